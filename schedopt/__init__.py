@@ -1,0 +1,53 @@
+"""schedopt: exact optimization models for scheduling and placement in GPU datacenters.
+
+>>> import schedopt
+>>> inst = schedopt.load("instances/admission/small-s0.json")  # doctest: +SKIP
+>>> result = schedopt.solve(inst, time_limit_s=5)                  # doctest: +SKIP
+>>> print(result.summary())                                       # doctest: +SKIP
+"""
+
+from schedopt.core import (
+    TIME_LIMIT_OVERHEAD_S,
+    InfeasibleError,
+    InvalidInstanceError,
+    ModelTooLargeError,
+    NoSolutionError,
+    Result,
+    SchedoptError,
+    SolveOptions,
+    Status,
+    UnknownMethodError,
+    ValidationFailedError,
+    Violation,
+    get_problem,
+    problems,
+    solve,
+)
+from schedopt.io import dump, load, load_solution, loads
+from schedopt.topology import Cluster
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "TIME_LIMIT_OVERHEAD_S",
+    "Cluster",
+    "InfeasibleError",
+    "InvalidInstanceError",
+    "ModelTooLargeError",
+    "NoSolutionError",
+    "Result",
+    "SchedoptError",
+    "SolveOptions",
+    "Status",
+    "UnknownMethodError",
+    "ValidationFailedError",
+    "Violation",
+    "__version__",
+    "dump",
+    "get_problem",
+    "load",
+    "load_solution",
+    "loads",
+    "problems",
+    "solve",
+]

@@ -1,0 +1,70 @@
+"""Run a CP-SAT model and report status and bound honestly."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ortools.sat.python import cp_model
+
+from schedopt.core.status import Status
+
+
+@dataclass(frozen=True)
+class CpsatRun:
+    status: Status
+    objective: float | None
+    bound: float | None
+    stats: Mapping[str, float | str]
+
+
+_STATUS = {
+    cp_model.OPTIMAL: Status.OPTIMAL,
+    cp_model.FEASIBLE: Status.FEASIBLE,
+    cp_model.INFEASIBLE: Status.INFEASIBLE,
+    cp_model.UNKNOWN: Status.NO_SOLUTION,
+    cp_model.MODEL_INVALID: Status.NO_SOLUTION,
+}
+
+
+def make_solver(
+    *, time_limit_s: float, mip_gap: float = 0.0, threads: int = 1, seed: int = 0,
+    verbose: bool = False,
+    linearization_level: int = 1,
+) -> cp_model.CpSolver:
+    solver = cp_model.CpSolver()
+    p = solver.parameters
+    p.max_time_in_seconds = max(time_limit_s, 0.01)
+    p.num_workers = threads
+    p.random_seed = seed
+    p.relative_gap_limit = mip_gap
+    p.log_search_progress = verbose
+    p.linearization_level = linearization_level
+    return solver
+
+
+def run(model: cp_model.CpModel, solver: cp_model.CpSolver) -> CpsatRun:
+    """Solve ``model``; a time-limited run is FEASIBLE (with a solution) or NO_SOLUTION."""
+    code = solver.solve(model)
+    if code == cp_model.MODEL_INVALID:
+        # A bug in a model builder, never a user error: say what CP-SAT says.
+        raise RuntimeError(f"CP-SAT rejected the model: {model.validate()}")
+    status = _STATUS[code]
+    has_objective = model.has_objective()
+    objective = solver.objective_value if status.has_solution and has_objective else None
+    bound = solver.best_objective_bound if has_objective and status.has_solution else None
+    if status is Status.OPTIMAL and solver.parameters.relative_gap_limit == 0 and has_objective:
+        bound = objective
+    stats = {
+        "solver": "cpsat",
+        "branches": float(solver.num_branches),
+        "conflicts": float(solver.num_conflicts),
+        "wall_s": float(solver.wall_time),
+    }
+    return CpsatRun(status, objective, bound, stats)
+
+
+def add_hint(model: cp_model.CpModel, values: Mapping[cp_model.IntVar, int]) -> None:
+    model.clear_hints()
+    for var, value in values.items():
+        model.add_hint(var, int(value))

@@ -1,0 +1,39 @@
+"""Options every method understands."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Seconds ``solve()`` may take beyond ``time_limit_s``: validation, solution extraction and
+#: the return from the solver's last callback. Measured in benchmarks/RESULTS.md; the tests
+#: assert it on a large instance.
+TIME_LIMIT_OVERHEAD_S = 1.0
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    """Limits and knobs shared by every method.
+
+    ``time_limit_s`` is a promise: ``solve`` returns within it plus
+    :data:`TIME_LIMIT_OVERHEAD_S`, with the best solution found, its bound and gap.
+    ``mip_gap`` is the relative gap at which an exact back-end may stop and still call the
+    result OPTIMAL (0.0 = prove exact optimality). ``hint`` is a solution of the same problem
+    used as a warm start. ``params`` carries method-specific parameters (heuristic knobs).
+    """
+
+    time_limit_s: float = 10.0
+    mip_gap: float = 0.0
+    threads: int = 1
+    seed: int = 0
+    hint: Any = None
+    verbose: bool = False
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.time_limit_s > 0:
+            raise ValueError(f"time_limit_s must be > 0 (got {self.time_limit_s})")
+        if not 0.0 <= self.mip_gap < 1.0:
+            raise ValueError(f"mip_gap must be in [0, 1) (got {self.mip_gap})")
+        if self.threads < 1:
+            raise ValueError(f"threads must be >= 1 (got {self.threads})")

@@ -1,0 +1,126 @@
+"""The method registry: which problems exist and which methods each one offers.
+
+A problem package registers one :class:`ProblemSpec`; each back-end (CP-SAT, MILP with a given
+solver, a named heuristic) is a :class:`MethodSpec` in it. ``solve()`` looks methods up here and
+nowhere else, so a method name is parsed in exactly one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel
+
+from .errors import UnknownMethodError
+from .options import SolveOptions
+from .result import ObjectiveTerm, Violation
+from .status import Status
+from .stopping import Deadline
+
+
+class MethodKind(str, Enum):
+    EXACT = "exact"
+    HEURISTIC = "heuristic"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a back-end hands back to ``solve()`` before validation and timing.
+
+    ``bound`` is a proven bound on the first objective level (instance units), or None.
+    ``proven_optimal`` says that every lexicographic level was proven optimal.
+    """
+
+    status: Status
+    solution: Any = None
+    bound: float | None = None
+    build_s: float = 0.0
+    solve_s: float = 0.0
+    explanation: str | None = None
+    stats: Mapping[str, Any] = field(default_factory=dict)
+
+
+Runner = Callable[[Any, SolveOptions, Deadline], Outcome]
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    name: str
+    kind: MethodKind
+    run: Runner
+    description: str
+    supports_hint: bool = False
+
+
+@dataclass(frozen=True)
+class ProblemSpec:
+    """Everything generic code needs to know about one problem."""
+
+    name: str
+    instance_type: type[BaseModel]
+    solution_type: type[BaseModel]
+    terms: tuple[ObjectiveTerm, ...]
+    validate: Callable[[Any, Any], list[Violation]]
+    evaluate: Callable[[Any, Any], tuple[float, ...]]
+    metrics: Callable[[Any, Any], dict[str, float]]
+    generate: Callable[[str, int], Any]
+    estimate_variables: Callable[[Any], int]
+    export_model: Callable[[Any, str, str], None] | None
+    methods: Mapping[str, MethodSpec]
+    auto_exact: str
+    auto_heuristics: Sequence[str]
+    description: str = ""
+
+    def method(self, name: str) -> MethodSpec:
+        try:
+            return self.methods[name]
+        except KeyError:
+            known = ", ".join(["auto", *self.methods])
+            raise UnknownMethodError(
+                f"unknown method {name!r} for problem {self.name!r}; known: {known}"
+            ) from None
+
+
+_PROBLEMS: dict[str, ProblemSpec] = {}
+
+
+def register_problem(spec: ProblemSpec) -> ProblemSpec:
+    if spec.name in _PROBLEMS and _PROBLEMS[spec.name] is not spec:
+        raise RuntimeError(f"problem {spec.name!r} registered twice")
+    _PROBLEMS[spec.name] = spec
+    return spec
+
+
+def _load_problem_packages() -> None:
+    # Importing the problems package registers every problem (each subpackage calls
+    # register_problem at import). Done lazily so that schedopt.core stays importable alone.
+    import schedopt.problems  # noqa: F401
+
+
+def problems() -> tuple[str, ...]:
+    _load_problem_packages()
+    return tuple(sorted(_PROBLEMS))
+
+
+def get_problem(name: str) -> ProblemSpec:
+    _load_problem_packages()
+    try:
+        return _PROBLEMS[name]
+    except KeyError:
+        raise UnknownMethodError(
+            f"unknown problem {name!r}; known: {', '.join(sorted(_PROBLEMS))}"
+        ) from None
+
+
+def problem_of(instance: object) -> ProblemSpec:
+    _load_problem_packages()
+    for spec in _PROBLEMS.values():
+        if isinstance(instance, spec.instance_type):
+            return spec
+    raise TypeError(
+        f"{type(instance).__name__} is not an instance of any registered problem "
+        f"({', '.join(sorted(_PROBLEMS))}); load it with schedopt.load(path)"
+    )

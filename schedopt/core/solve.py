@@ -1,0 +1,157 @@
+"""``schedopt.solve``: the one entry point for every problem and method.
+
+Time is measured here, once. Every solution is checked by the problem's independent validator
+before it is returned; a violation is a bug and raises :class:`ValidationFailedError`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from .errors import ValidationFailedError
+from .options import TIME_LIMIT_OVERHEAD_S, SolveOptions
+from .registry import MethodKind, Outcome, ProblemSpec, problem_of
+from .result import ObjectiveTerm, Result, Sense
+from .status import Status
+from .stopping import Deadline
+
+AUTO = "auto"
+
+#: Share of the time limit that ``auto`` gives the heuristics before the exact model starts.
+AUTO_HEURISTIC_SHARE = 0.2
+
+
+def lex_better(
+    a: Sequence[float], b: Sequence[float], terms: Sequence[ObjectiveTerm], rel_tol: float = 1e-9
+) -> bool:
+    """True when objective vector ``a`` is lexicographically strictly better than ``b``."""
+    for x, y, term in zip(a, b, terms, strict=True):
+        tol = rel_tol * max(1.0, abs(x), abs(y))
+        if abs(x - y) <= tol:
+            continue
+        return x > y if term.sense is Sense.MAXIMIZE else x < y
+    return False
+
+
+def solve(
+    instance: Any,
+    method: str = AUTO,
+    *,
+    time_limit_s: float = 10.0,
+    mip_gap: float = 0.0,
+    threads: int = 1,
+    seed: int = 0,
+    hint: Any = None,
+    params: dict[str, Any] | None = None,
+    verbose: bool = False,
+    options: SolveOptions | None = None,
+) -> Result[Any]:
+    """Solve ``instance`` with ``method`` and return a validated :class:`Result`.
+
+    ``method`` is ``"auto"`` (heuristics, then the exact model warm-started with the best of
+    them, the better answer returned with an honest status), an exact back-end (``"cpsat"``,
+    ``"milp:highs"``, ``"milp:cbc"``) or ``"heuristic:<name>"``; ``schedopt methods PROBLEM``
+    lists them. The call returns within ``time_limit_s`` plus ``TIME_LIMIT_OVERHEAD_S``.
+    """
+    started = time.perf_counter()
+    if options is None:
+        options = SolveOptions(
+            time_limit_s=time_limit_s,
+            mip_gap=mip_gap,
+            threads=threads,
+            seed=seed,
+            hint=hint,
+            verbose=verbose,
+            params=dict(params or {}),
+        )
+    spec = problem_of(instance)
+    deadline = Deadline(started + options.time_limit_s)
+    if method == AUTO:
+        name, outcome = _auto(spec, instance, options, deadline)
+    else:
+        name, outcome = method, spec.method(method).run(instance, options, deadline)
+    return _finish(spec, instance, name, outcome, options, started)
+
+
+def _auto(
+    spec: ProblemSpec, instance: Any, options: SolveOptions, deadline: Deadline
+) -> tuple[str, Outcome]:
+    heuristic_deadline = Deadline(time.perf_counter() + deadline.share(AUTO_HEURISTIC_SHARE))
+    best_name, best, best_obj = None, None, None
+    for name in spec.auto_heuristics:
+        if heuristic_deadline.expired() and best is not None:
+            break
+        outcome = spec.method(name).run(instance, options, heuristic_deadline)
+        if outcome.solution is None:
+            continue
+        obj = spec.evaluate(instance, outcome.solution)
+        if best_obj is None or lex_better(obj, best_obj, spec.terms):
+            best_name, best, best_obj = name, outcome, obj
+    hint = best.solution if best is not None else options.hint
+    exact = spec.method(spec.auto_exact).run(instance, replace(options, hint=hint), deadline)
+    label = f"auto({spec.auto_exact}"
+    if exact.status in (Status.OPTIMAL, Status.INFEASIBLE) or best is None:
+        return label + ")", exact
+    if exact.solution is not None:
+        exact_obj = spec.evaluate(instance, exact.solution)
+        if not lex_better(best_obj, exact_obj, spec.terms):
+            return label + ")", exact
+    # The heuristic's answer stands; the exact model still contributes its bound.
+    return f"{label} < {best_name})", replace(
+        best,
+        status=Status.FEASIBLE,
+        bound=exact.bound,
+        build_s=best.build_s + exact.build_s,
+        solve_s=best.solve_s + exact.solve_s,
+        explanation=exact.explanation or best.explanation,
+        stats={**exact.stats, "heuristic": best_name},
+    )
+
+
+def _finish(
+    spec: ProblemSpec,
+    instance: Any,
+    method: str,
+    outcome: Outcome,
+    options: SolveOptions,
+    started: float,
+) -> Result[Any]:
+    objectives = None
+    metrics: dict[str, float] = {}
+    status = outcome.status
+    if outcome.solution is not None:
+        violations = spec.validate(instance, outcome.solution)
+        if violations:
+            raise ValidationFailedError(method, violations)
+        objectives = spec.evaluate(instance, outcome.solution)
+        metrics = spec.metrics(instance, outcome.solution)
+        if not status.has_solution:
+            status = Status.FEASIBLE
+    elif status.has_solution:
+        status = Status.NO_SOLUTION
+    if status is Status.OPTIMAL and spec.methods.get(method, None) is not None:
+        # Only exact back-ends may prove optimality.
+        assert spec.methods[method].kind is MethodKind.EXACT, method
+    return Result(
+        problem=spec.name,
+        status=status,
+        method=method,
+        terms=spec.terms,
+        objectives=objectives,
+        best_bound=outcome.bound,
+        solution=outcome.solution,
+        seed=options.seed,
+        build_s=outcome.build_s,
+        solve_s=outcome.solve_s,
+        wall_s=time.perf_counter() - started,
+        time_limit_s=options.time_limit_s,
+        explanation=outcome.explanation,
+        metrics=metrics,
+        stats=dict(outcome.stats),
+    )
+
+
+__all__ = ["AUTO", "TIME_LIMIT_OVERHEAD_S", "lex_better", "solve"]

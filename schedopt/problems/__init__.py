@@ -1,0 +1,8 @@
+"""One sub-package per decision problem; importing this registers them all.
+
+Problem packages never import one another.
+"""
+
+from . import admission
+
+__all__ = ["admission"]

@@ -1,0 +1,67 @@
+"""Deadline admission (Chronus, SoCC'21; UniSched, TC'24). See ``formulations/admission.md``."""
+
+from schedopt.backends.milp import MilpSolver
+from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, register_problem
+from schedopt.core.result import ObjectiveTerm, Sense
+
+from . import cpsat, heuristics, milp
+from .data import build_data
+from .generate import generate, generate_custom
+from .heuristics import EdfParams, SlackParams
+from .instance import AdmissionInstance, DeadlineTier, Job, JobKind
+from .solution import AdmissionSolution, JobPlan, Rejection, RejectReason
+from .validate import evaluate, metrics, validate
+
+SPEC = register_problem(
+    ProblemSpec(
+        name="admission",
+        description="admit SLO jobs only if every admitted deadline can be met; "
+        "share the rest with best-effort jobs",
+        instance_type=AdmissionInstance,
+        solution_type=AdmissionSolution,
+        terms=(
+            ObjectiveTerm("guaranteed deadline value", Sense.MAXIMIZE),
+            ObjectiveTerm("best-effort progress", Sense.MAXIMIZE, "jobs"),
+            ObjectiveTerm("GPU-count changes", Sense.MINIMIZE, "GPUs"),
+        ),
+        validate=validate,
+        evaluate=evaluate,
+        metrics=metrics,
+        generate=generate,
+        estimate_variables=lambda inst: build_data(inst, check_size=False).num_variables,
+        export_model=milp.export,
+        methods={
+            "cpsat": MethodSpec("cpsat", MethodKind.EXACT, cpsat.solve,
+                                "CP-SAT, lexicographic by sequential solves", supports_hint=True),
+            "milp:highs": MethodSpec("milp:highs", MethodKind.EXACT,
+                                     milp.make_solver(MilpSolver.HIGHS),
+                                     "MILP (PuLP) solved by HiGHS", supports_hint=True),
+            "milp:cbc": MethodSpec("milp:cbc", MethodKind.EXACT, milp.make_solver(MilpSolver.CBC),
+                                   "MILP (PuLP) solved by CBC", supports_hint=True),
+            "heuristic:edf": MethodSpec("heuristic:edf", MethodKind.HEURISTIC,
+                                        heuristics.solve_edf,
+                                        "EDF with minimum satisfactory share (ElasticFlow)"),
+            "heuristic:slack": MethodSpec("heuristic:slack", MethodKind.HEURISTIC,
+                                          heuristics.solve_slack,
+                                          "slack-ordered greedy, latest slots first"),
+        },
+        auto_exact="cpsat",
+        auto_heuristics=heuristics.HEURISTICS,
+    )
+)
+
+__all__ = [
+    "SPEC",
+    "AdmissionInstance",
+    "AdmissionSolution",
+    "DeadlineTier",
+    "EdfParams",
+    "Job",
+    "JobKind",
+    "JobPlan",
+    "RejectReason",
+    "Rejection",
+    "SlackParams",
+    "generate",
+    "generate_custom",
+]

@@ -1,0 +1,171 @@
+"""The instance as the models see it: integer data computed once, in one place.
+
+Both exact back-ends (``cpsat.py``, ``milp.py``) and the heuristics read this; the validator
+does not (it re-derives everything from the raw instance). Every scaling of real data to
+integers is here — see "Integer scaling" in ``formulations/admission.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+from schedopt.core.errors import ModelTooLargeError
+
+from .instance import AdmissionInstance, JobKind
+
+#: Tier values are resolved to 1/VALUE_SCALE.
+VALUE_SCALE = 1000
+#: The largest L2 coefficient after scaling.
+PROGRESS_SCALE = 10**6
+#: Refuse to build exact models with more decision variables than this (≈ 1–2 GB in CP-SAT).
+MAX_MODEL_VARIABLES = 3_000_000
+
+
+@dataclass(frozen=True)
+class Option:
+    """One way a job can run in a slot: ``n`` GPUs of ``gpu_type``, ``work`` iterations/slot (ω)."""
+
+    gpu_type: str
+    n: int
+    work: int
+
+
+@dataclass(frozen=True)
+class Tier:
+    slots_before: int  # e_jk
+    value: float  # v_jk, instance units
+    value_scaled: int
+
+
+@dataclass(frozen=True)
+class JobData:
+    index: int
+    id: str
+    kind: JobKind
+    arrival: int  # a_j
+    work: int  # W_j
+    options: tuple[Option, ...]
+    tiers: tuple[Tier, ...]
+    admitted_before: bool
+    current_gpus: int
+    be_coef: tuple[int, ...]  # scaled β_j γ^t / W_j per slot (best-effort jobs), else ()
+
+    @property
+    def is_slo(self) -> bool:
+        return self.kind.is_slo
+
+    @property
+    def slots(self) -> range:
+        """Slots the job may run in (C2)."""
+        return range(self.arrival, len(self.be_coef) if self.be_coef else 10**9)
+
+
+@dataclass(frozen=True)
+class ModelData:
+    instance: AdmissionInstance
+    T: int
+    jobs: tuple[JobData, ...]
+    levels: dict[str, tuple[int, ...]]  # L_g
+    chunk_capacity: dict[tuple[str, int], int]  # κ_gs
+    host_size: dict[str, int]  # σ_g
+    progress_unit: float  # L2 in instance units = scaled L2 * progress_unit
+
+    def run_slots(self, job: JobData) -> range:
+        return range(min(job.arrival, self.T), self.T)
+
+    @staticmethod
+    def usage(option: Option, level: int) -> int:
+        """GPUs that ``option`` takes from level ``level`` of C3."""
+        return option.n if option.n >= level else 0
+
+    @cached_property
+    def num_variables(self) -> int:
+        n = 0
+        for j in self.jobs:
+            slots = len(self.run_slots(j))
+            n += slots * len(j.options) + 2 * self.T + len(j.tiers) + 1
+        return n
+
+    def best_alone_tier(self, job: JobData) -> int | None:
+        """Earliest tier job can meet alone on the empty cluster (None: none)."""
+        fitting = [o.work for o in job.options if self.fits_alone(o)]
+        if not fitting:
+            return None
+        per_slot = max(fitting)
+        for k, tier in enumerate(job.tiers):
+            slots = max(0, min(tier.slots_before, self.T) - job.arrival)
+            if slots * per_slot >= job.work:
+                return k
+        return None
+
+    def fits_alone(self, option: Option) -> bool:
+        return all(
+            self.usage(option, s) <= self.chunk_capacity[(option.gpu_type, s)]
+            for s in self.levels[option.gpu_type]
+        )
+
+
+def _levels(sigma: int) -> tuple[int, ...]:
+    out, s = [], 1
+    while s <= sigma:
+        out.append(s)
+        s *= 2
+    return tuple(out)
+
+
+def build_data(inst: AdmissionInstance, *, check_size: bool = True) -> ModelData:
+    T = inst.slots
+    free = inst.free_gpus_by_host
+    host_size = dict(inst.host_size)
+    levels = {g: _levels(s) for g, s in host_size.items()}
+    chunk: dict[tuple[str, int], int] = {}
+    for g, ls in levels.items():
+        for s in ls:
+            chunk[(g, s)] = sum(
+                s * (free[h] // s) for h, hg in inst.host_type.items() if hg == g
+            )
+    raw_coef: list[list[float]] = []
+    for job in inst.jobs:
+        if job.kind is JobKind.BEST_EFFORT:
+            raw_coef.append(
+                [job.weight * inst.be_discount**t / job.remaining_iterations for t in range(T)]
+            )
+        else:
+            raw_coef.append([])
+    top = max((c for row in raw_coef for c in row), default=1.0)
+    unit = top / PROGRESS_SCALE
+    jobs = []
+    for i, job in enumerate(inst.jobs):
+        options = tuple(
+            Option(g, n, math.floor(rate * inst.slot_s + 1e-9))
+            for (g, n), rate in sorted(inst.usable_options(job).items())
+        )
+        tiers = tuple(
+            Tier(inst.slots_before(t.deadline_s), t.value, round(t.value * VALUE_SCALE))
+            for t in job.deadlines
+        )
+        jobs.append(
+            JobData(
+                index=i,
+                id=job.id,
+                kind=job.kind,
+                arrival=inst.arrival_slot(job),
+                work=job.remaining_iterations,
+                options=options,
+                tiers=tiers,
+                admitted_before=job.admitted,
+                current_gpus=job.current_gpus,
+                be_coef=tuple(round(c / unit) for c in raw_coef[i]),
+            )
+        )
+    data = ModelData(inst, T, tuple(jobs), levels, chunk, host_size, unit)
+    if check_size and data.num_variables > MAX_MODEL_VARIABLES:
+        raise ModelTooLargeError(
+            "jobs",
+            f"the exact model would have about {data.num_variables:,} variables "
+            f"(limit {MAX_MODEL_VARIABLES:,}); shorten the horizon, coarsen slot_s, or use "
+            f"method='heuristic:edf'",
+        )
+    return data

@@ -1,0 +1,211 @@
+"""Heuristic fallbacks for deadline admission.
+
+- ``edf``: earliest deadline first with the *minimum satisfactory share* (ElasticFlow, ASPLOS'23):
+  each SLO job gets the smallest allowed GPU count that still finishes by its deadline, filled
+  backwards from the deadline against the free-GPU profile; a job is admitted only if it fits
+  beside every job admitted before it, so no admitted guarantee is ever broken.
+- ``slack``: slack-ordered greedy (least slack, then least work, then fewest GPUs first), taking
+  the latest feasible slots first, optionally a few sizes above the minimum share.
+
+Both keep the jobs admitted in earlier rounds first, respect C3 through one capacity ledger, and
+give the leftover GPUs to best-effort jobs by smallest remaining GPU-time. Their parameters are
+plain dataclasses so that :mod:`schedopt.tuning` can set them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+
+from schedopt.core.options import SolveOptions
+from schedopt.core.registry import Outcome
+from schedopt.core.status import Status
+from schedopt.core.stopping import Deadline
+
+from .assemble import RawPlan, assemble
+from .data import JobData, ModelData, Option, build_data
+from .instance import AdmissionInstance
+
+
+@dataclass(frozen=True)
+class EdfParams:
+    """``laxity_weight`` 0 orders by deadline (EDF), 1 by laxity (deadline minus fastest run
+    time); ``value_weight`` moves valuable jobs forward (slots earlier per unit of value)."""
+
+    laxity_weight: float = 0.0
+    value_weight: float = 0.0
+
+
+@dataclass(frozen=True)
+class SlackParams:
+    """Sort key: slack + ``work_weight``·work + ``gpu_weight``·GPUs (all in slots);
+    ``share_boost`` takes that many sizes above the minimum satisfactory share when it fits."""
+
+    work_weight: float = 1.0
+    gpu_weight: float = 1.0
+    share_boost: int = 0
+
+
+class Ledger:
+    """GPUs used per (slot, type, size level) against the packable capacity of C3."""
+
+    def __init__(self, data: ModelData):
+        self.data = data
+        self.used: defaultdict[tuple[int, str, int], int] = defaultdict(int)
+
+    def fits(self, t: int, opt: Option) -> bool:
+        cap = self.data.chunk_capacity
+        return all(
+            self.used[t, opt.gpu_type, s] + ModelData.usage(opt, s) <= cap[opt.gpu_type, s]
+            for s in self.data.levels[opt.gpu_type]
+        )
+
+    def take(self, t: int, opt: Option, sign: int = 1) -> None:
+        for s in self.data.levels[opt.gpu_type]:
+            self.used[t, opt.gpu_type, s] += sign * ModelData.usage(opt, s)
+
+
+def _fill_backwards(
+    data: ModelData, ledger: Ledger, job: JobData, option: int, end: int
+) -> list[int] | None:
+    """Slots (latest first) in [arrival, end) where ``option`` fits until the work is done."""
+    opt = job.options[option]
+    if opt.work <= 0:
+        return None
+    chosen, done = [], 0
+    for t in range(min(end, data.T) - 1, job.arrival - 1, -1):
+        if ledger.fits(t, opt):
+            chosen.append(t)
+            done += opt.work
+            if done >= job.work:
+                return chosen
+    return None
+
+
+def _place_slo(
+    data: ModelData, ledger: Ledger, job: JobData, raw: RawPlan, boost: int = 0
+) -> bool:
+    """Try tiers from the earliest; for each, the smallest share that finishes (plus boost)."""
+    by_size = sorted(range(len(job.options)), key=lambda o: (job.options[o].n, -job.options[o].work))
+    for k, tier in enumerate(job.tiers):
+        feasible = []
+        for o in by_size:
+            slots = _fill_backwards(data, ledger, job, o, tier.slots_before)
+            if slots is not None:
+                feasible.append((o, slots))
+                if len(feasible) > boost:
+                    break
+        if feasible:
+            o, slots = feasible[-1]
+            for t in slots:
+                ledger.take(t, job.options[o])
+                raw.run[t] = o
+            raw.admitted, raw.tier = True, k
+            return True
+    raw.admitted = False
+    return False
+
+
+def _fill_best_effort(data: ModelData, ledger: Ledger, raw: list[RawPlan]) -> None:
+    """Leftover GPUs to best-effort jobs, smallest remaining GPU-time first, slot by slot."""
+    be = [j for j in data.jobs if not j.is_slo]
+    left = {j.index: j.work for j in be}
+
+    def gpu_time(j: JobData) -> float:
+        return min(o.n * left[j.index] / o.work for o in j.options if o.work > 0)
+
+    for t in range(data.T):
+        active = [j for j in be if left[j.index] > 0 and t >= j.arrival
+                  and any(o.work > 0 for o in j.options)]
+        for job in sorted(active, key=lambda j: (gpu_time(j), j.id)):
+            fitting = [i for i, o in enumerate(job.options) if o.work > 0 and ledger.fits(t, o)]
+            if not fitting:
+                continue
+            finishing = [i for i in fitting if job.options[i].work >= left[job.index]]
+            if finishing:  # the fewest GPUs that finish the job now
+                o = min(finishing, key=lambda i: (job.options[i].n, -job.options[i].work))
+            else:  # otherwise the most progress, on the fewest GPUs
+                o = max(fitting, key=lambda i: (job.options[i].work, -job.options[i].n))
+            ledger.take(t, job.options[o])
+            raw[job.index].run[t] = o
+            left[job.index] -= min(left[job.index], job.options[o].work)
+
+
+def _greedy(
+    data: ModelData, order: Callable[[JobData], tuple], boost: int = 0
+) -> tuple[list[RawPlan], list[str]]:
+    ledger = Ledger(data)
+    raw = [RawPlan([None] * data.T) for _ in data.jobs]
+    broken = []
+    slo = [j for j in data.jobs if j.is_slo]
+    for job in sorted((j for j in slo if j.admitted_before), key=order):
+        if not _place_slo(data, ledger, job, raw[job.index]):
+            broken.append(job.id)
+    for job in sorted((j for j in slo if not j.admitted_before), key=order):
+        _place_slo(data, ledger, job, raw[job.index], boost)
+    _fill_best_effort(data, ledger, raw)
+    return raw, broken
+
+
+def _fastest_slots(job: JobData) -> float:
+    best = max((o.work for o in job.options), default=0)
+    return job.work / best if best > 0 else float("inf")
+
+
+def edf_order(p: EdfParams) -> Callable[[JobData], tuple]:
+    def key(j: JobData) -> tuple:
+        first = j.tiers[0]
+        value_per_slot = first.value / max(_fastest_slots(j), 1e-9)
+        return (first.slots_before - p.laxity_weight * _fastest_slots(j)
+                - p.value_weight * value_per_slot, j.id)
+    return key
+
+
+def slack_order(p: SlackParams) -> Callable[[JobData], tuple]:
+    def key(j: JobData) -> tuple:
+        slack = j.tiers[-1].slots_before - j.arrival - _fastest_slots(j)
+        gpus = min(o.n for o in j.options)
+        return (slack + p.work_weight * _fastest_slots(j) + p.gpu_weight * gpus, j.id)
+    return key
+
+
+def _params(cls, given: dict) -> object:
+    known = {f.name for f in fields(cls)}
+    unknown = set(given) - known
+    if unknown:
+        raise ValueError(f"unknown parameters {sorted(unknown)} for {cls.__name__}; known {sorted(known)}")
+    return cls(**given)
+
+
+def run_edf(data: ModelData, params: EdfParams) -> tuple[list[RawPlan], list[str]]:
+    return _greedy(data, edf_order(params))
+
+
+def run_slack(data: ModelData, params: SlackParams) -> tuple[list[RawPlan], list[str]]:
+    return _greedy(data, slack_order(params), boost=params.share_boost)
+
+
+def _method(run: Callable[[ModelData, object], tuple[list[RawPlan], list[str]]], cls: type):
+    def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
+        t0 = time.perf_counter()
+        data = build_data(inst, check_size=False)
+        build_s = time.perf_counter() - t0
+        raw, broken = run(data, _params(cls, options.params))
+        solve_s = time.perf_counter() - t0 - build_s
+        if broken:
+            return Outcome(
+                Status.NO_SOLUTION, build_s=build_s, solve_s=solve_s,
+                explanation="the heuristic could not keep the guarantee of earlier-admitted "
+                f"jobs {broken} (not a proof of infeasibility; try an exact method)",
+            )
+        return Outcome(Status.FEASIBLE, solution=assemble(data, raw, optimal_admission=False),
+                       build_s=build_s, solve_s=solve_s)
+    return solve
+
+
+solve_edf = _method(run_edf, EdfParams)
+solve_slack = _method(run_slack, SlackParams)
+
+HEURISTICS: Sequence[str] = ("heuristic:edf", "heuristic:slack")

@@ -1,0 +1,211 @@
+"""The deadline-admission instance: the typed, validated form of an instance file.
+
+Field-level checks come from pydantic; the cross-field checks (ids, deadlines against arrival and
+horizon, gang sizes against the topology) live in the model validator of :class:`AdmissionInstance`
+and name the field path in their message. See ``formulations/admission.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import Enum
+from functools import cached_property
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from schedopt.core.errors import FieldProblems
+from schedopt.topology import Cluster
+
+PROBLEM = "admission"
+
+
+class JobKind(str, Enum):
+    STRICT_SLO = "strict_slo"
+    SOFT_SLO = "soft_slo"
+    BEST_EFFORT = "best_effort"
+
+    @property
+    def is_slo(self) -> bool:
+        return self is not JobKind.BEST_EFFORT
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class DeadlineTier(_Frozen):
+    """Meeting ``deadline_s`` (seconds from now) is worth ``value``."""
+
+    deadline_s: float = Field(gt=0)
+    value: float = Field(gt=0)
+
+
+class Job(_Frozen):
+    id: str = Field(min_length=1)
+    kind: JobKind
+    tenant: str = "default"
+    arrival_s: float = Field(default=0.0, ge=0)
+    remaining_iterations: int = Field(gt=0)
+    throughput: dict[int, float] | None = Field(
+        default=None, description="iterations/s at each allowed GPU count, on every GPU type"
+    )
+    throughput_by_type: dict[str, dict[int, float]] | None = Field(
+        default=None, description="iterations/s per GPU type and allowed GPU count"
+    )
+    deadlines: tuple[DeadlineTier, ...] = ()
+    admitted: bool = False
+    weight: float = Field(default=1.0, gt=0)
+    current_gpus: int = Field(default=0, ge=0)
+
+    def options(self, gpu_types: tuple[str, ...]) -> dict[str, dict[int, float]]:
+        """Throughput per (GPU type, count) this job may use, before topology restrictions."""
+        if self.throughput_by_type is not None:
+            return {g: dict(t) for g, t in self.throughput_by_type.items()}
+        assert self.throughput is not None
+        return {g: dict(self.throughput) for g in gpu_types}
+
+
+class AdmissionInstance(_Frozen):
+    problem: Literal["admission"] = PROBLEM
+    schema_version: Literal[1] = 1
+    name: str = "admission"
+    cluster: Cluster
+    unavailable_gpus: tuple[str, ...] = ()
+    slots: int = Field(ge=1, le=10_000)
+    slot_s: float = Field(gt=0)
+    be_discount: float = Field(default=0.8, gt=0, le=1)
+    jobs: tuple[Job, ...]
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> AdmissionInstance:
+        problems: list[str] = []
+        gpus = set(self.cluster.gpus())
+        for i, gpu in enumerate(self.unavailable_gpus):
+            if gpu not in gpus:
+                problems.append(f"unavailable_gpus[{i}]: unknown GPU {gpu!r}")
+        seen: dict[str, int] = {}
+        horizon = self.slots * self.slot_s
+        types = self.cluster.gpu_types()
+        for i, job in enumerate(self.jobs):
+            where = f"jobs[{i}]"
+            if job.id in seen:
+                problems.append(f"{where}.id: duplicate job id {job.id!r} (also jobs[{seen[job.id]}])")
+            seen[job.id] = i
+            problems.extend(_check_throughput(where, job, types))
+            problems.extend(_check_deadlines(where, job, horizon))
+            if not problems and not self.usable_options(job):
+                problems.append(
+                    f"{where}.throughput: none of its GPU counts can be hosted on this cluster "
+                    f"(hosts hold {self.host_size}; wider jobs need whole hosts, a multiple of it)"
+                )
+            if job.admitted and not job.kind.is_slo:
+                problems.append(f"{where}.admitted: only SLO jobs are admitted (kind is best_effort)")
+        if problems:
+            raise FieldProblems(problems)
+        return self
+
+    # --- derived views (computed once; the instance is frozen) ----------------------------
+    @cached_property
+    def free_gpus_by_host(self) -> dict[str, int]:
+        out = set(self.unavailable_gpus)
+        return {h: sum(1 for g in self.cluster.gpus_on(h) if g not in out) for h in self.cluster.hosts()}
+
+    @cached_property
+    def host_type(self) -> dict[str, str | None]:
+        types: dict[str, str | None] = {}
+        for h in self.cluster.hosts():
+            on = self.cluster.gpus_on(h)
+            types[h] = self.cluster.gpu(on[0]).gpu_type if on else None
+        return types
+
+    @cached_property
+    def host_size(self) -> dict[str, int]:
+        """σ_g: the most GPUs on one host of each type."""
+        size: dict[str, int] = {}
+        for h, g in self.host_type.items():
+            if g is not None:
+                size[g] = max(size.get(g, 0), len(self.cluster.gpus_on(h)))
+        return size
+
+    def job(self, job_id: str) -> Job:
+        return self.jobs[self.job_index[job_id]]
+
+    @cached_property
+    def job_index(self) -> dict[str, int]:
+        return {j.id: i for i, j in enumerate(self.jobs)}
+
+    def arrival_slot(self, job: Job) -> int:
+        return math.ceil(job.arrival_s / self.slot_s - 1e-9)
+
+    def slots_before(self, deadline_s: float) -> int:
+        """e = ⌊d/Δ⌋: slots that end by the deadline."""
+        return math.floor(deadline_s / self.slot_s + 1e-9)
+
+    def usable_options(self, job: Job) -> dict[tuple[str, int], float]:
+        """(type, count) → iterations/s, keeping only what the topology can host (see C3)."""
+        result: dict[tuple[str, int], float] = {}
+        for g, table in job.options(self.cluster.gpu_types()).items():
+            sigma = self.host_size.get(g, 0)
+            for n, rate in table.items():
+                if n <= sigma or (_is_pow2(sigma) and n % sigma == 0):
+                    result[(g, n)] = rate
+        return result
+
+
+def _is_pow2(n: int) -> bool:
+    return n >= 1 and n & (n - 1) == 0
+
+
+def _check_throughput(where: str, job: Job, types: tuple[str, ...]) -> list[str]:
+    if (job.throughput is None) == (job.throughput_by_type is None):
+        return [f"{where}.throughput: give exactly one of throughput and throughput_by_type"]
+    tables = (
+        {"": job.throughput}
+        if job.throughput is not None
+        else {f"[{g!r}]": t for g, t in (job.throughput_by_type or {}).items()}
+    )
+    field = "throughput" if job.throughput is not None else "throughput_by_type"
+    problems = []
+    if job.throughput_by_type is not None:
+        for g in job.throughput_by_type:
+            if g not in types:
+                problems.append(f"{where}.{field}[{g!r}]: GPU type not in the cluster {list(types)}")
+    for key, table in tables.items():
+        if not table:
+            problems.append(f"{where}.{field}{key}: empty throughput table")
+        for n, rate in table.items():
+            if not _is_pow2(n):
+                problems.append(
+                    f"{where}.{field}{key}[{n}]: GPU count must be a power of two (1, 2, 4, 8, …)"
+                )
+            if not (rate > 0 and math.isfinite(rate)):
+                problems.append(f"{where}.{field}{key}[{n}]: throughput must be > 0 (got {rate})")
+    return problems
+
+
+def _check_deadlines(where: str, job: Job, horizon: float) -> list[str]:
+    problems = []
+    tiers = job.deadlines
+    if job.kind is JobKind.STRICT_SLO and len(tiers) != 1:
+        problems.append(f"{where}.deadlines: a strict_slo job has exactly one deadline (got {len(tiers)})")
+    if job.kind is JobKind.SOFT_SLO and not tiers:
+        problems.append(f"{where}.deadlines: a soft_slo job needs at least one deadline tier")
+    if job.kind is JobKind.BEST_EFFORT and tiers:
+        problems.append(f"{where}.deadlines: a best_effort job has no deadlines")
+    for k, tier in enumerate(tiers):
+        if tier.deadline_s <= job.arrival_s:
+            problems.append(
+                f"{where}.deadlines[{k}].deadline_s: must be after arrival_s "
+                f"(got {tier.deadline_s:g} <= {job.arrival_s:g})"
+            )
+        if tier.deadline_s > horizon + 1e-9:
+            problems.append(
+                f"{where}.deadlines[{k}].deadline_s: {tier.deadline_s:g} s is beyond the horizon "
+                f"slots*slot_s = {horizon:g} s; lengthen the horizon"
+            )
+        if k and tier.deadline_s <= tiers[k - 1].deadline_s:
+            problems.append(f"{where}.deadlines[{k}].deadline_s: tiers must have increasing deadlines")
+        if k and tier.value > tiers[k - 1].value:
+            problems.append(f"{where}.deadlines[{k}].value: a later tier cannot be worth more")
+    return problems

@@ -1,0 +1,59 @@
+"""The admission decision: who is admitted, GPUs per job and slot, and the first-slot placement."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class RejectReason(str, Enum):
+    DEADLINE_UNREACHABLE_ALONE = "deadline_unreachable_alone"
+    CONFLICTS_WITH_ADMITTED = "conflicts_with_admitted"
+
+
+class Rejection(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    reason: RejectReason
+    proven: bool
+    detail: str = ""
+
+
+class JobPlan(BaseModel):
+    """One job's decision. ``gpus[t]`` GPUs of type ``gpu_types[t]`` in slot t (0 / None = idle)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    job_id: str
+    admitted: bool | None = Field(
+        default=None, description="SLO jobs: admitted (guaranteed) or not; None for best-effort"
+    )
+    tier: int | None = Field(default=None, description="index of the guaranteed deadline tier")
+    gpus: tuple[int, ...]
+    gpu_types: tuple[str | None, ...]
+    rejection: Rejection | None = None
+
+
+class AdmissionSolution(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    problem: str = "admission"
+    plans: tuple[JobPlan, ...]
+    placement: dict[str, tuple[str, ...]] = Field(
+        default_factory=dict, description="job id → the GPU ids it runs on in slot 0"
+    )
+
+    def plan(self, job_id: str) -> JobPlan:
+        for p in self.plans:
+            if p.job_id == job_id:
+                return p
+        raise KeyError(job_id)
+
+    @property
+    def admitted(self) -> tuple[str, ...]:
+        return tuple(p.job_id for p in self.plans if p.admitted)
+
+    @property
+    def rejected(self) -> tuple[str, ...]:
+        return tuple(p.job_id for p in self.plans if p.admitted is False)
