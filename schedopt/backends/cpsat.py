@@ -28,7 +28,11 @@ _STATUS = {
 
 
 def make_solver(
-    *, time_limit_s: float, mip_gap: float = 0.0, threads: int = 1, seed: int = 0,
+    *,
+    time_limit_s: float,
+    mip_gap: float = 0.0,
+    threads: int = 1,
+    seed: int = 0,
     verbose: bool = False,
     linearization_level: int = 1,
 ) -> cp_model.CpSolver:

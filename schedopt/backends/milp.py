@@ -15,6 +15,7 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
+from pathlib import Path
 
 import highspy
 import pulp
@@ -157,7 +158,7 @@ def _solve_cbc(prob, time_limit_s, mip_gap, threads, seed, hint, msg) -> MilpRun
                 options=[f"randomCbcSeed {seed + 1}"],
             )
             prob.solve(cmd)
-        log = open(log_path).read() if os.path.exists(log_path) else ""
+        log = Path(log_path).read_text() if os.path.exists(log_path) else ""
     sol = prob.sol_status
     objective = pulp.value(prob.objective) if sol in (1, 2) else None
     if objective is not None:

@@ -36,22 +36,16 @@ class InvalidInstanceError(SchedoptError, ValueError):
 
 
 class FieldProblems(ValueError):
-    """Raised inside pydantic model validators for cross-field checks.
+    """Cross-field problems found inside a pydantic model validator, as ``(path, reason)`` pairs.
 
-    Each problem is ``"path: reason"`` with ``path`` relative to the model being validated;
-    :func:`schedopt.io.parse_instance` turns it into an :class:`InvalidInstanceError`.
+    Paths are relative to the model being validated. Pydantic keeps this exception in its error's
+    ``ctx["error"]``; :func:`schedopt.core.pydantic_errors.invalid_instance_error` recovers every
+    problem with its full path from there.
     """
 
-    def __init__(self, problems: Sequence[str]):
-        self.problems = tuple(problems)
-        super().__init__("; ".join(self.problems))
-
-    def split(self) -> list[tuple[str, str]]:
-        out = []
-        for p in self.problems:
-            path, sep, reason = p.partition(": ")
-            out.append((path, reason) if sep else ("", p))
-        return out
+    def __init__(self, problems: Sequence[tuple[str, str]]):
+        self.problems: tuple[tuple[str, str], ...] = tuple(problems)
+        super().__init__("; ".join(f"{path}: {reason}" for path, reason in self.problems))
 
 
 class ModelTooLargeError(InvalidInstanceError):

@@ -12,56 +12,13 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from schedopt.core.errors import FieldProblems, InvalidInstanceError
+from schedopt.core.errors import InvalidInstanceError
+from schedopt.core.pydantic_errors import invalid_instance_error
 from schedopt.core.registry import get_problem, problem_of, problems
 
 SCHEMA_VERSION = 1
 #: Files larger than this are refused before parsing.
 MAX_FILE_BYTES = 512 * 1024 * 1024
-
-
-def _path(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += ("." if out else "") + str(part)
-    return out
-
-
-def _join(prefix: str, path: str) -> str:
-    if not prefix:
-        return path
-    if not path:
-        return prefix
-    return prefix + path if path.startswith("[") else f"{prefix}.{path}"
-
-
-def from_validation_error(err: ValidationError) -> InvalidInstanceError:
-    found: list[tuple[str, str]] = []
-    for e in err.errors():
-        where = _path(tuple(p for p in e["loc"] if not _is_union_tag(p)))
-        ctx_error = (e.get("ctx") or {}).get("error")
-        if isinstance(ctx_error, FieldProblems):
-            found.extend((_join(where, p), r) for p, r in ctx_error.split())
-            continue
-        msg = e["msg"].removeprefix("Value error, ")
-        if e["type"] == "missing":
-            msg = "required field is missing"
-        elif e["type"] == "extra_forbidden":
-            msg = "unknown field"
-        elif "input" in e and e["type"] not in ("model_type",):
-            shown = repr(e["input"])
-            msg += f" (got {shown[:60]}{'…' if len(shown) > 60 else ''})"
-        found.append((where, msg))
-    path, reason = found[0] if found else ("", str(err))
-    return InvalidInstanceError(path, reason, found)
-
-
-def _is_union_tag(part: Any) -> bool:
-    # pydantic inserts the member type name into the location of union errors.
-    return isinstance(part, str) and (part.startswith("function-") or part in {"dict[str,any]"})
 
 
 def _reject_constants(token: str) -> float:
@@ -84,7 +41,7 @@ def parse_instance(doc: Any) -> BaseModel:
     try:
         return spec.instance_type.model_validate(doc)
     except ValidationError as err:
-        raise from_validation_error(err) from None
+        raise invalid_instance_error(err) from None
     except RecursionError:
         raise InvalidInstanceError("", "the document is nested too deeply") from None
 
@@ -107,7 +64,9 @@ def load(path: str | Path) -> BaseModel:
     try:
         size = p.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise InvalidInstanceError("", f"{p} is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}")
+            raise InvalidInstanceError(
+                "", f"{p} is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}"
+            )
         data = p.read_bytes()
     except OSError as err:
         raise InvalidInstanceError("", f"cannot read {p}: {err.strerror or err}") from None
@@ -134,7 +93,7 @@ def load_solution(instance: BaseModel, path: str | Path) -> BaseModel:
     except json.JSONDecodeError as err:
         raise InvalidInstanceError(f"line {err.lineno}", f"malformed JSON: {err.msg}") from None
     except ValidationError as err:
-        raise from_validation_error(err) from None
+        raise invalid_instance_error(err) from None
 
 
 def json_schema(problem: str) -> dict[str, Any]:

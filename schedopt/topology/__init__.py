@@ -26,7 +26,7 @@ from schedopt.topology.builders import (
     heterogeneous,
     leaf_spine,
 )
-from schedopt.topology.cluster import Cluster, invalid_instance_from_validation_error
+from schedopt.topology.cluster import Cluster
 from schedopt.topology.nccl import NVLINK_LINK_GBPS, SM_TO_GPU_TYPE, from_nccl_xml
 from schedopt.topology.spec import (
     ClusterSpec,
@@ -34,7 +34,6 @@ from schedopt.topology.spec import (
     HostSpec,
     LinkKind,
     LinkSpec,
-    SpecProblems,
     SwitchSpec,
     SwitchTier,
     id_sort_key,
@@ -53,7 +52,6 @@ __all__ = [
     "HostSpec",
     "LinkKind",
     "LinkSpec",
-    "SpecProblems",
     "SwitchSpec",
     "SwitchTier",
     "dgx",
@@ -61,6 +59,5 @@ __all__ = [
     "from_nccl_xml",
     "heterogeneous",
     "id_sort_key",
-    "invalid_instance_from_validation_error",
     "leaf_spine",
 ]

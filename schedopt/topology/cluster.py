@@ -42,61 +42,15 @@ from pydantic import GetCoreSchemaHandler, ValidationError
 from pydantic_core import CoreSchema, core_schema
 
 from schedopt.core.errors import InvalidInstanceError
-from schedopt.topology.spec import ClusterSpec, GpuSpec, HostSpec, SpecProblems, id_sort_key
+from schedopt.core.pydantic_errors import invalid_instance_error
+from schedopt.topology.spec import ClusterSpec, GpuSpec, HostSpec, id_sort_key
 
 if TYPE_CHECKING:
     from schedopt.topology.builders import GpuTypeInfo
 
-__all__ = ["Cluster", "invalid_instance_from_validation_error"]
+__all__ = ["Cluster"]
 
 _MAX_CACHED_SOURCES = 128  # widest-path / hop trees kept per cluster (each is O(nodes))
-_MAX_GOT_REPR = 40  # longest offending value quoted in an error reason
-
-
-def _loc_to_path(loc: Sequence[int | str]) -> str:
-    """``("links", 3, "bandwidth_gbps")`` -> ``"links[3].bandwidth_gbps"``."""
-    path = ""
-    for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        else:
-            path += f".{part}" if path else str(part)
-    return path
-
-
-def _join_path(prefix: str, sub: str) -> str:
-    if not prefix:
-        return sub
-    return f"{prefix}{sub}" if sub.startswith("[") else f"{prefix}.{sub}"
-
-
-def invalid_instance_from_validation_error(err: ValidationError) -> InvalidInstanceError:
-    """Translate a pydantic ``ValidationError`` into an :class:`InvalidInstanceError`.
-
-    Works for a :class:`ClusterSpec` and for any model with a ``cluster: Cluster`` field (paths
-    then start with ``cluster.``). Field errors keep pydantic's location, written the way the
-    instance file reads (``links[3].bandwidth_gbps``); cross-field problems
-    raised by the spec's model validator (:class:`SpecProblems`) contribute one entry each, with
-    the sub-path they carry. The first problem becomes ``path``/``reason``; all are in
-    ``problems``.
-    """
-    problems: list[tuple[str, str]] = []
-    for e in err.errors():
-        prefix = _loc_to_path(e["loc"])
-        inner = (e.get("ctx") or {}).get("error")
-        if isinstance(inner, SpecProblems):
-            problems.extend((_join_path(prefix, p), r) for p, r in inner.problems)
-            continue
-        reason = e["msg"]
-        if e["type"] != "missing":
-            got = repr(e.get("input"))
-            if len(got) <= _MAX_GOT_REPR:
-                reason += f" (got {got})"
-        problems.append((prefix, reason))
-    if not problems:  # pragma: no cover - pydantic always reports at least one error
-        problems.append(("", str(err)))
-    path, reason = problems[0]
-    return InvalidInstanceError(path, reason, problems=problems)
 
 
 class Cluster:
@@ -189,7 +143,7 @@ class Cluster:
         try:
             spec = ClusterSpec.model_validate(data)
         except ValidationError as err:
-            raise invalid_instance_from_validation_error(err) from None
+            raise invalid_instance_error(err) from None
         return cls(spec)
 
     def to_spec(self) -> ClusterSpec:
@@ -600,7 +554,7 @@ class Cluster:
                 links=links,
             )
         except ValidationError as err:
-            problem = invalid_instance_from_validation_error(err)
+            problem = invalid_instance_error(err)
             raise InvalidInstanceError(
                 "failed", f"without these {len(gone)} GPUs, {problem.reason}"
             ) from None

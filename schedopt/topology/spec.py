@@ -24,7 +24,8 @@ Example (one host with two NVLinked GPUs)::
 
 Field-level problems (wrong type, a bandwidth of 0, an unknown link kind) are reported by pydantic
 with their own location. The cross-field checks of :class:`ClusterSpec` (unique ids, known link
-endpoints, no self-loops or parallel links, a connected graph) raise :class:`SpecProblems`, a
+endpoints, no self-loops or parallel links, a connected graph) raise
+:class:`~schedopt.core.errors.FieldProblems`, a
 ``ValueError`` whose message starts with the offending sub-path, e.g.
 ``links[3].b: unknown node 'x'``; :meth:`schedopt.topology.Cluster.from_dict` turns either kind
 into an :class:`~schedopt.core.errors.InvalidInstanceError` with that path.
@@ -37,10 +38,11 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from schedopt.core.errors import FieldProblems
 
 __all__ = [
     "ClusterSpec",
@@ -48,7 +50,6 @@ __all__ = [
     "HostSpec",
     "LinkKind",
     "LinkSpec",
-    "SpecProblems",
     "SwitchSpec",
     "SwitchTier",
     "id_sort_key",
@@ -114,19 +115,6 @@ class LinkSpec(_Frozen):
     bandwidth_gbps: PositiveFloat
 
 
-class SpecProblems(ValueError):
-    """The cross-field problems of a :class:`ClusterSpec`, as ``(path, reason)`` pairs.
-
-    Raised inside the model validator; pydantic wraps it in its ``ValidationError`` and keeps the
-    original in the error's ``ctx["error"]``, which is how ``Cluster.from_dict`` recovers every
-    problem with its path.
-    """
-
-    def __init__(self, problems: Sequence[tuple[str, str]]):
-        self.problems: tuple[tuple[str, str], ...] = tuple(problems)
-        super().__init__("; ".join(f"{path}: {reason}" for path, reason in self.problems))
-
-
 class ClusterSpec(_Frozen):
     """A whole cluster: its GPUs, hosts, switches and the links between them.
 
@@ -152,7 +140,7 @@ class ClusterSpec(_Frozen):
         if not problems:
             problems = _connectivity_problems(self)
         if problems:
-            raise SpecProblems(problems)
+            raise FieldProblems(problems)
         return self
 
 

@@ -12,12 +12,12 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from schedopt.core.errors import InvalidInstanceError
+from schedopt.core.pydantic_errors import invalid_instance_error
 from schedopt.topology import (
     Cluster,
     ClusterSpec,
     dgx,
     heterogeneous,
-    invalid_instance_from_validation_error,
     leaf_spine,
 )
 
@@ -249,7 +249,7 @@ def test_nested_errors_convert_to_invalid_instance() -> None:
     bad["links"][1]["b"] = "zz"
     with pytest.raises(ValidationError) as info:
         Instance(cluster=bad)
-    err = invalid_instance_from_validation_error(info.value)
+    err = invalid_instance_error(info.value)
     assert (err.path, err.reason) == ("cluster.links[1].b", "unknown node 'zz'")
 
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedopt.core.errors import InvalidInstanceError
-from schedopt.topology import Cluster, ClusterSpec, SpecProblems, dgx, heterogeneous
+from schedopt.core.errors import FieldProblems, InvalidInstanceError
+from schedopt.topology import Cluster, ClusterSpec, dgx, heterogeneous
 
 HYPOTHESIS = settings(derandomize=True, deadline=None, max_examples=50)
 
@@ -136,7 +136,7 @@ def test_spec_raises_value_error_with_sub_path() -> None:
     with pytest.raises(ValueError, match=r"links\[2\]\.a: unknown node 'x'") as info:
         ClusterSpec.model_validate(d)
     inner = info.value.errors()[0]["ctx"]["error"]  # type: ignore[attr-defined]
-    assert isinstance(inner, SpecProblems)
+    assert isinstance(inner, FieldProblems)
     assert inner.problems == (("links[2].a", "unknown node 'x'"),)
 
 

@@ -192,8 +192,9 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
                 )
             bound = None if run.bound is None else run.bound / VALUE_SCALE
             if not run.status.has_solution:
-                return Outcome(Status.NO_SOLUTION, bound=bound, build_s=build_s,
-                               solve_s=solve_s, stats=stats)
+                return Outcome(
+                    Status.NO_SOLUTION, bound=bound, build_s=build_s, solve_s=solve_s, stats=stats
+                )
         if not run.status.has_solution:
             break  # keep the previous level's solution
         proven[i] = run.status is Status.OPTIMAL

@@ -123,9 +123,7 @@ def build_data(inst: AdmissionInstance, *, check_size: bool = True) -> ModelData
     chunk: dict[tuple[str, int], int] = {}
     for g, ls in levels.items():
         for s in ls:
-            chunk[(g, s)] = sum(
-                s * (free[h] // s) for h, hg in inst.host_type.items() if hg == g
-            )
+            chunk[(g, s)] = sum(s * (free[h] // s) for h, hg in inst.host_type.items() if hg == g)
     raw_coef: list[list[float]] = []
     for job in inst.jobs:
         if job.kind is JobKind.BEST_EFFORT:

@@ -46,8 +46,13 @@ def generate(size: str = "small", seed: int = 0) -> AdmissionInstance:
         raise ValueError(f"unknown size {size!r}; choose from {sorted(SIZES)}")
     s = SIZES[size]
     return generate_custom(
-        hosts=s.hosts, gpus_per_host=s.gpus_per_host, jobs=s.jobs, slots=s.slots,
-        slot_s=s.slot_s, seed=seed, name=f"admission-{size}-s{seed}",
+        hosts=s.hosts,
+        gpus_per_host=s.gpus_per_host,
+        jobs=s.jobs,
+        slots=s.slots,
+        slot_s=s.slot_s,
+        seed=seed,
+        name=f"admission-{size}-s{seed}",
     )
 
 
@@ -68,7 +73,7 @@ def generate_custom(
     leaf = min(hosts, 16)
     cluster = Cluster.dgx(nodes=hosts, gpus_per_node=gpus_per_host, leaf_size=leaf)
     gpu_ids = list(cluster.gpus())
-    n_out = int(round(unavailable_fraction * len(gpu_ids)))
+    n_out = round(unavailable_fraction * len(gpu_ids))
     unavailable = sorted(rng.choice(gpu_ids, size=n_out, replace=False).tolist()) if n_out else []
     free = len(gpu_ids) - n_out
     max_n = max(1, min(32, free))
@@ -88,11 +93,17 @@ def generate_custom(
         run_slots = float(np.clip(rng.exponential(gpu_slots_per_job / n0), 0.3, 0.7 * slots))
         work = max(1, int(table[n0] * slot_s * run_slots))
         kind = rng.choice(["strict_slo", "soft_slo", "best_effort"], p=[0.45, 0.2, 0.35])
-        arrival = 0.0 if rng.random() < 0.85 else float(rng.integers(1, max(2, slots // 2)) * slot_s)
+        arrival = (
+            0.0 if rng.random() < 0.85 else float(rng.integers(1, max(2, slots // 2)) * slot_s)
+        )
         fastest = work / (max(table.values()) * slot_s)  # slots at the fastest count
         job: dict = {
-            "id": f"j{i}", "kind": str(kind), "tenant": f"vc{int(rng.integers(0, 5))}",
-            "arrival_s": arrival, "remaining_iterations": work, "throughput": table,
+            "id": f"j{i}",
+            "kind": str(kind),
+            "tenant": f"vc{int(rng.integers(0, 5))}",
+            "arrival_s": arrival,
+            "remaining_iterations": work,
+            "throughput": table,
         }
         if kind != "best_effort":
             base = arrival + slot_s * math.ceil(fastest * float(rng.uniform(1.1, 3.0)) + 1)
@@ -102,7 +113,9 @@ def generate_custom(
                 d = min(horizon, arrival + (base - arrival) * f)
                 d = math.floor(d / slot_s) * slot_s
                 if d > last:
-                    tiers.append({"deadline_s": d, "value": SOFT_VALUES[k] if kind == "soft_slo" else 10.0})
+                    tiers.append(
+                        {"deadline_s": d, "value": SOFT_VALUES[k] if kind == "soft_slo" else 10.0}
+                    )
                     last = d
             if not tiers:
                 tiers = [{"deadline_s": horizon, "value": 10.0}]
@@ -113,14 +126,20 @@ def generate_custom(
 
     doc = {
         "name": name or f"admission-{hosts}x{gpus_per_host}-{jobs}j-s{seed}",
-        "cluster": cluster.to_dict(), "unavailable_gpus": unavailable,
-        "slots": slots, "slot_s": slot_s, "jobs": raw_jobs,
+        "cluster": cluster.to_dict(),
+        "unavailable_gpus": unavailable,
+        "slots": slots,
+        "slot_s": slot_s,
+        "jobs": raw_jobs,
     }
     draft = AdmissionInstance.model_validate(doc)
     # Jobs admitted in earlier rounds: about a third of the SLO jobs present now, kept only if
     # EDF can honour all of them together (so the instance is feasible by construction).
-    candidates = [j["id"] for j in raw_jobs if j["kind"] != "best_effort"
-                  and j["arrival_s"] == 0 and rng.random() < 0.35]
+    candidates = [
+        j["id"]
+        for j in raw_jobs
+        if j["kind"] != "best_effort" and j["arrival_s"] == 0 and rng.random() < 0.35
+    ]
     kept = _keepable(draft, candidates)
     for j in raw_jobs:
         if j["id"] in kept:

@@ -84,11 +84,11 @@ def _fill_backwards(
     return None
 
 
-def _place_slo(
-    data: ModelData, ledger: Ledger, job: JobData, raw: RawPlan, boost: int = 0
-) -> bool:
+def _place_slo(data: ModelData, ledger: Ledger, job: JobData, raw: RawPlan, boost: int = 0) -> bool:
     """Try tiers from the earliest; for each, the smallest share that finishes (plus boost)."""
-    by_size = sorted(range(len(job.options)), key=lambda o: (job.options[o].n, -job.options[o].work))
+    by_size = sorted(
+        range(len(job.options)), key=lambda o: (job.options[o].n, -job.options[o].work)
+    )
     for k, tier in enumerate(job.tiers):
         feasible = []
         for o in by_size:
@@ -117,8 +117,11 @@ def _fill_best_effort(data: ModelData, ledger: Ledger, raw: list[RawPlan]) -> No
         return min(o.n * left[j.index] / o.work for o in j.options if o.work > 0)
 
     for t in range(data.T):
-        active = [j for j in be if left[j.index] > 0 and t >= j.arrival
-                  and any(o.work > 0 for o in j.options)]
+        active = [
+            j
+            for j in be
+            if left[j.index] > 0 and t >= j.arrival and any(o.work > 0 for o in j.options)
+        ]
         for job in sorted(active, key=lambda j: (gpu_time(j), j.id)):
             fitting = [i for i, o in enumerate(job.options) if o.work > 0 and ledger.fits(t, o)]
             if not fitting:
@@ -158,8 +161,13 @@ def edf_order(p: EdfParams) -> Callable[[JobData], tuple]:
     def key(j: JobData) -> tuple:
         first = j.tiers[0]
         value_per_slot = first.value / max(_fastest_slots(j), 1e-9)
-        return (first.slots_before - p.laxity_weight * _fastest_slots(j)
-                - p.value_weight * value_per_slot, j.id)
+        return (
+            first.slots_before
+            - p.laxity_weight * _fastest_slots(j)
+            - p.value_weight * value_per_slot,
+            j.id,
+        )
+
     return key
 
 
@@ -168,6 +176,7 @@ def slack_order(p: SlackParams) -> Callable[[JobData], tuple]:
         slack = j.tiers[-1].slots_before - j.arrival - _fastest_slots(j)
         gpus = min(o.n for o in j.options)
         return (slack + p.work_weight * _fastest_slots(j) + p.gpu_weight * gpus, j.id)
+
     return key
 
 
@@ -175,7 +184,9 @@ def _params(cls, given: dict) -> object:
     known = {f.name for f in fields(cls)}
     unknown = set(given) - known
     if unknown:
-        raise ValueError(f"unknown parameters {sorted(unknown)} for {cls.__name__}; known {sorted(known)}")
+        raise ValueError(
+            f"unknown parameters {sorted(unknown)} for {cls.__name__}; known {sorted(known)}"
+        )
     return cls(**given)
 
 
@@ -196,12 +207,19 @@ def _method(run: Callable[[ModelData, object], tuple[list[RawPlan], list[str]]],
         solve_s = time.perf_counter() - t0 - build_s
         if broken:
             return Outcome(
-                Status.NO_SOLUTION, build_s=build_s, solve_s=solve_s,
+                Status.NO_SOLUTION,
+                build_s=build_s,
+                solve_s=solve_s,
                 explanation="the heuristic could not keep the guarantee of earlier-admitted "
                 f"jobs {broken} (not a proof of infeasibility; try an exact method)",
             )
-        return Outcome(Status.FEASIBLE, solution=assemble(data, raw, optimal_admission=False),
-                       build_s=build_s, solve_s=solve_s)
+        return Outcome(
+            Status.FEASIBLE,
+            solution=assemble(data, raw, optimal_admission=False),
+            build_s=build_s,
+            solve_s=solve_s,
+        )
+
     return solve
 
 

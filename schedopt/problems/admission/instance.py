@@ -90,7 +90,9 @@ class AdmissionInstance(_Frozen):
         for i, job in enumerate(self.jobs):
             where = f"jobs[{i}]"
             if job.id in seen:
-                problems.append(f"{where}.id: duplicate job id {job.id!r} (also jobs[{seen[job.id]}])")
+                problems.append(
+                    f"{where}.id: duplicate job id {job.id!r} (also jobs[{seen[job.id]}])"
+                )
             seen[job.id] = i
             problems.extend(_check_throughput(where, job, types))
             problems.extend(_check_deadlines(where, job, horizon))
@@ -100,16 +102,20 @@ class AdmissionInstance(_Frozen):
                     f"(hosts hold {self.host_size}; wider jobs need whole hosts, a multiple of it)"
                 )
             if job.admitted and not job.kind.is_slo:
-                problems.append(f"{where}.admitted: only SLO jobs are admitted (kind is best_effort)")
+                problems.append(
+                    f"{where}.admitted: only SLO jobs are admitted (kind is best_effort)"
+                )
         if problems:
-            raise FieldProblems(problems)
+            raise FieldProblems([_split(p) for p in problems])
         return self
 
     # --- derived views (computed once; the instance is frozen) ----------------------------
     @cached_property
     def free_gpus_by_host(self) -> dict[str, int]:
         out = set(self.unavailable_gpus)
-        return {h: sum(1 for g in self.cluster.gpus_on(h) if g not in out) for h in self.cluster.hosts()}
+        return {
+            h: sum(1 for g in self.cluster.gpus_on(h) if g not in out) for h in self.cluster.hosts()
+        }
 
     @cached_property
     def host_type(self) -> dict[str, str | None]:
@@ -153,6 +159,11 @@ class AdmissionInstance(_Frozen):
         return result
 
 
+def _split(problem: str) -> tuple[str, str]:
+    path, _, reason = problem.partition(": ")
+    return path, reason
+
+
 def _is_pow2(n: int) -> bool:
     return n >= 1 and n & (n - 1) == 0
 
@@ -170,7 +181,9 @@ def _check_throughput(where: str, job: Job, types: tuple[str, ...]) -> list[str]
     if job.throughput_by_type is not None:
         for g in job.throughput_by_type:
             if g not in types:
-                problems.append(f"{where}.{field}[{g!r}]: GPU type not in the cluster {list(types)}")
+                problems.append(
+                    f"{where}.{field}[{g!r}]: GPU type not in the cluster {list(types)}"
+                )
     for key, table in tables.items():
         if not table:
             problems.append(f"{where}.{field}{key}: empty throughput table")
@@ -188,7 +201,9 @@ def _check_deadlines(where: str, job: Job, horizon: float) -> list[str]:
     problems = []
     tiers = job.deadlines
     if job.kind is JobKind.STRICT_SLO and len(tiers) != 1:
-        problems.append(f"{where}.deadlines: a strict_slo job has exactly one deadline (got {len(tiers)})")
+        problems.append(
+            f"{where}.deadlines: a strict_slo job has exactly one deadline (got {len(tiers)})"
+        )
     if job.kind is JobKind.SOFT_SLO and not tiers:
         problems.append(f"{where}.deadlines: a soft_slo job needs at least one deadline tier")
     if job.kind is JobKind.BEST_EFFORT and tiers:
@@ -205,7 +220,9 @@ def _check_deadlines(where: str, job: Job, horizon: float) -> list[str]:
                 f"slots*slot_s = {horizon:g} s; lengthen the horizon"
             )
         if k and tier.deadline_s <= tiers[k - 1].deadline_s:
-            problems.append(f"{where}.deadlines[{k}].deadline_s: tiers must have increasing deadlines")
+            problems.append(
+                f"{where}.deadlines[{k}].deadline_s: tiers must have increasing deadlines"
+            )
         if k and tier.value > tiers[k - 1].value:
             problems.append(f"{where}.deadlines[{k}].value: a later tier cannot be worth more")
     return problems

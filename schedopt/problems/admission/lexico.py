@@ -1,4 +1,4 @@
-"""Lexicographic objectives by sequential solves (see "How the order is kept" in the formulation)."""
+"""Lexicographic objectives by sequential solves ("How the order is kept" in the formulation)."""
 
 from __future__ import annotations
 

@@ -41,7 +41,10 @@ class AdmissionMilp:
             for t in data.run_slots(job):
                 for o in range(len(job.options)):
                     self.x[j, t, o] = pulp.LpVariable(f"x_{j}_{t}_{o}", cat=pulp.LpBinary)
-                prob += _lin((self.x[j, t, o], 1) for o in range(len(job.options))) <= 1, f"C1_{j}_{t}"
+                prob += (
+                    _lin((self.x[j, t, o], 1) for o in range(len(job.options))) <= 1,
+                    f"C1_{j}_{t}",
+                )
             if job.is_slo:
                 z = self.z[j] = pulp.LpVariable(f"z_{j}", cat=pulp.LpBinary)
                 for k in range(len(job.tiers)):
@@ -76,8 +79,11 @@ class AdmissionMilp:
             prev: list[tuple[pulp.LpVariable, float]] = []
             prev_const = float(job.current_gpus)
             for t in range(T):
-                now = [(self.x[j, t, o], opt.n) for o, opt in enumerate(job.options)
-                       if (j, t, o) in self.x]
+                now = [
+                    (self.x[j, t, o], opt.n)
+                    for o, opt in enumerate(job.options)
+                    if (j, t, o) in self.x
+                ]
                 c = self.c[j, t] = pulp.LpVariable(f"c_{j}_{t}", 0)
                 diff_up = _lin([(c, 1)] + [(v, -a) for v, a in now] + prev)
                 diff_dn = _lin([(c, 1)] + [(v, a) for v, a in now] + [(v, -a) for v, a in prev])
@@ -165,21 +171,35 @@ def make_solver(solver: MilpSolver):
             model.prob.setObjective(level.expr)
             t1 = time.perf_counter()
             run = solve_pulp(
-                model.prob, solver, time_limit_s=max(budget, 0.01), mip_gap=options.mip_gap,
-                threads=options.threads, seed=options.seed, hint=hint, msg=options.verbose,
+                model.prob,
+                solver,
+                time_limit_s=max(budget, 0.01),
+                mip_gap=options.mip_gap,
+                threads=options.threads,
+                seed=options.seed,
+                hint=hint,
+                msg=options.verbose,
             )
             solve_s += time.perf_counter() - t1
             stats[f"{level.name}_status"] = run.status.value
             if i == 0:
                 if run.status is Status.INFEASIBLE:
                     return Outcome(
-                        Status.INFEASIBLE, build_s=build_s, solve_s=solve_s, stats=stats,
+                        Status.INFEASIBLE,
+                        build_s=build_s,
+                        solve_s=solve_s,
+                        stats=stats,
                         explanation=explain_infeasible(data, deadline, feasible_together),
                     )
                 bound = None if run.bound is None else run.bound / VALUE_SCALE
                 if not run.status.has_solution:
-                    return Outcome(Status.NO_SOLUTION, bound=bound, build_s=build_s,
-                                   solve_s=solve_s, stats=stats)
+                    return Outcome(
+                        Status.NO_SOLUTION,
+                        bound=bound,
+                        build_s=build_s,
+                        solve_s=solve_s,
+                        stats=stats,
+                    )
             if not run.status.has_solution:
                 break
             proven[i] = run.status is Status.OPTIMAL
@@ -195,7 +215,10 @@ def make_solver(solver: MilpSolver):
         return Outcome(
             Status.OPTIMAL if all(proven) else Status.FEASIBLE,
             solution=assemble(data, best_raw, optimal_admission=proven[0]),
-            bound=bound, build_s=build_s, solve_s=solve_s, stats=stats,
+            bound=bound,
+            build_s=build_s,
+            solve_s=solve_s,
+            stats=stats,
         )
 
     return solve

@@ -44,7 +44,8 @@ def place_first_slot(
 def _whole_hosts(inst: AdmissionInstance, free, g: str, count: int) -> list[str]:
     size = inst.host_size[g]
     whole = [
-        h for h in free
+        h
+        for h in free
         if inst.host_type[h] == g and len(free[h]) == size == len(inst.cluster.gpus_on(h))
     ]
     if len(whole) < count:

@@ -52,9 +52,7 @@ def validate(inst: AdmissionInstance, sol: AdmissionSolution) -> list[Violation]
 
     gpu_type_of = {g: inst.cluster.gpu(g).gpu_type for g in inst.cluster.gpus()}
     unavailable = set(inst.unavailable_gpus)
-    free_by_type: Counter[str] = Counter(
-        t for g, t in gpu_type_of.items() if g not in unavailable
-    )
+    free_by_type: Counter[str] = Counter(t for g, t in gpu_type_of.items() if g not in unavailable)
     used = [Counter[str]() for _ in range(inst.slots)]
 
     for plan in sol.plans:
@@ -76,7 +74,9 @@ def validate(inst: AdmissionInstance, sol: AdmissionSolution) -> list[Violation]
             if _rate(job, g or "", n) is None:
                 out.append(Violation("V2", f"{name}: {n}×{g} in slot {t} is not an allowed option"))
             if t < first_slot:
-                out.append(Violation("V3", f"{name}: runs in slot {t} before arriving (slot {first_slot})"))
+                out.append(
+                    Violation("V3", f"{name}: runs in slot {t} before arriving (slot {first_slot})")
+                )
             used[t][g or ""] += n
 
         # V6: admission bookkeeping
@@ -96,22 +96,31 @@ def validate(inst: AdmissionInstance, sol: AdmissionSolution) -> list[Violation]
             out.append(Violation("V6", f"{name}: best-effort jobs carry no admission or tier"))
 
         # V5: the guaranteed deadline is met
-        if job.kind.is_slo and plan.admitted and plan.tier is not None and 0 <= plan.tier < len(job.deadlines):
+        if (
+            job.kind.is_slo
+            and plan.admitted
+            and plan.tier is not None
+            and 0 <= plan.tier < len(job.deadlines)
+        ):
             deadline = job.deadlines[plan.tier].deadline_s
             ends_by = math.floor(deadline / inst.slot_s + EPS)
             done = _iterations(inst, job, plan, ends_by)
             if done < job.remaining_iterations:
-                out.append(Violation(
-                    "V5",
-                    f"{name}: {done} of {job.remaining_iterations} iterations done by the "
-                    f"tier-{plan.tier} deadline {deadline:g} s",
-                ))
+                out.append(
+                    Violation(
+                        "V5",
+                        f"{name}: {done} of {job.remaining_iterations} iterations done by the "
+                        f"tier-{plan.tier} deadline {deadline:g} s",
+                    )
+                )
 
     # V4: capacity per slot and GPU type
     for t, per_type in enumerate(used):
         for g, n in per_type.items():
             if n > free_by_type.get(g, 0):
-                out.append(Violation("V4", f"slot {t}: {n} {g} GPUs used, {free_by_type.get(g, 0)} free"))
+                out.append(
+                    Violation("V4", f"slot {t}: {n} {g} GPUs used, {free_by_type.get(g, 0)} free")
+                )
 
     out.extend(_validate_placement(inst, sol, gpu_type_of, unavailable))
     return out
@@ -136,7 +145,11 @@ def _validate_placement(inst, sol, gpu_type_of, unavailable) -> list[Violation]:
             out.append(Violation("V7", f"job {job_id!r} is placed but does not run in slot 0"))
             continue
         if len(gpu_ids) != plan.gpus[0]:
-            out.append(Violation("V7", f"job {job_id!r}: {len(gpu_ids)} GPUs placed, {plan.gpus[0]} planned"))
+            out.append(
+                Violation(
+                    "V7", f"job {job_id!r}: {len(gpu_ids)} GPUs placed, {plan.gpus[0]} planned"
+                )
+            )
         hosts = set()
         for gpu in gpu_ids:
             if gpu not in gpu_type_of:
@@ -145,7 +158,9 @@ def _validate_placement(inst, sol, gpu_type_of, unavailable) -> list[Violation]:
             if gpu in unavailable:
                 out.append(Violation("V7", f"job {job_id!r}: GPU {gpu!r} is unavailable"))
             if gpu_type_of[gpu] != plan.gpu_types[0]:
-                out.append(Violation("V7", f"job {job_id!r}: GPU {gpu!r} is not {plan.gpu_types[0]}"))
+                out.append(
+                    Violation("V7", f"job {job_id!r}: GPU {gpu!r} is not {plan.gpu_types[0]}")
+                )
             if gpu in owner:
                 out.append(Violation("V7", f"GPU {gpu!r} given to {owner[gpu]!r} and {job_id!r}"))
             owner[gpu] = job_id
@@ -155,12 +170,18 @@ def _validate_placement(inst, sol, gpu_type_of, unavailable) -> list[Violation]:
         n = plan.gpus[0]
         if n <= max_host.get(plan.gpu_types[0] or "", 0):
             if len(hosts) > 1:
-                out.append(Violation("V7", f"job {job_id!r}: {n} GPUs fit one host but span {sorted(hosts)}"))
+                out.append(
+                    Violation(
+                        "V7", f"job {job_id!r}: {n} GPUs fit one host but span {sorted(hosts)}"
+                    )
+                )
         else:
             for h in hosts:
                 whole = set(cluster.gpus_on(h))
                 if not whole <= set(gpu_ids):
-                    out.append(Violation("V7", f"job {job_id!r}: wider than a host but uses part of {h!r}"))
+                    out.append(
+                        Violation("V7", f"job {job_id!r}: wider than a host but uses part of {h!r}")
+                    )
     return out
 
 
