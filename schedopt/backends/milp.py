@@ -160,9 +160,11 @@ def _solve_cbc(prob, time_limit_s, mip_gap, threads, seed, hint, msg) -> MilpRun
             prob.solve(cmd)
         log = Path(log_path).read_text() if os.path.exists(log_path) else ""
     sol = prob.sol_status
-    objective = pulp.value(prob.objective) if sol in (1, 2) else None
-    if objective is not None:
-        objective = float(objective)
+    objective: float | None = None
+    if sol in (1, 2):
+        # An empty objective (e.g. no SLO job at all) has no value in PuLP: it is 0.
+        value = pulp.value(prob.objective) if prob.objective is not None else None
+        objective = float(value) if value is not None else 0.0
     bound: float | None = None
     if sol == pulp.LpSolutionOptimal:
         status, bound = Status.OPTIMAL, objective
