@@ -17,10 +17,11 @@ from schedopt.core import (
     SolveOptions,
     Status,
     UnknownMethodError,
+    UnknownProblemError,
     ValidationFailedError,
     Violation,
     get_problem,
-    problems,
+    problem_names,
     solve,
 )
 from schedopt.io import dump, load, load_solution, loads
@@ -40,6 +41,7 @@ __all__ = [
     "SolveOptions",
     "Status",
     "UnknownMethodError",
+    "UnknownProblemError",
     "ValidationFailedError",
     "Violation",
     "__version__",
@@ -48,6 +50,6 @@ __all__ = [
     "load",
     "load_solution",
     "loads",
-    "problems",
+    "problem_names",
     "solve",
 ]

@@ -7,10 +7,11 @@ from .errors import (
     NoSolutionError,
     SchedoptError,
     UnknownMethodError,
+    UnknownProblemError,
     ValidationFailedError,
 )
 from .options import TIME_LIMIT_OVERHEAD_S, SolveOptions
-from .registry import MethodKind, MethodSpec, Outcome, ProblemSpec, get_problem, problems
+from .registry import MethodKind, MethodSpec, Outcome, ProblemSpec, get_problem, problem_names
 from .result import ObjectiveTerm, Result, Sense, Violation
 from .solve import solve
 from .status import Status
@@ -34,9 +35,10 @@ __all__ = [
     "SolveOptions",
     "Status",
     "UnknownMethodError",
+    "UnknownProblemError",
     "ValidationFailedError",
     "Violation",
     "get_problem",
-    "problems",
+    "problem_names",
     "solve",
 ]

@@ -56,6 +56,10 @@ class UnknownMethodError(SchedoptError, ValueError):
     """A ``method=`` name that no registered back-end answers to."""
 
 
+class UnknownProblemError(SchedoptError, ValueError):
+    """A problem name that no registered problem package answers to."""
+
+
 class InfeasibleError(SchedoptError):
     """Raised by ``Result.raise_for_status()`` when the instance was proven infeasible."""
 

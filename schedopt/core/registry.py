@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .errors import UnknownMethodError
+from .errors import UnknownMethodError, UnknownProblemError
 from .options import SolveOptions
 from .result import ObjectiveTerm, Violation
 from .status import Status
@@ -67,6 +67,7 @@ class ProblemSpec:
     evaluate: Callable[[Any, Any], tuple[float, ...]]
     metrics: Callable[[Any, Any], dict[str, float]]
     generate: Callable[[str, int], Any]
+    sizes: tuple[str, ...]  # what ``generate`` accepts, smallest first
     estimate_variables: Callable[[Any], int]
     export_model: Callable[[Any, str, str], None] | None
     methods: Mapping[str, MethodSpec]
@@ -100,7 +101,7 @@ def _load_problem_packages() -> None:
     import schedopt.problems  # noqa: F401
 
 
-def problems() -> tuple[str, ...]:
+def problem_names() -> tuple[str, ...]:
     _load_problem_packages()
     return tuple(sorted(_PROBLEMS))
 
@@ -110,7 +111,7 @@ def get_problem(name: str) -> ProblemSpec:
     try:
         return _PROBLEMS[name]
     except KeyError:
-        raise UnknownMethodError(
+        raise UnknownProblemError(
             f"unknown problem {name!r}; known: {', '.join(sorted(_PROBLEMS))}"
         ) from None
 

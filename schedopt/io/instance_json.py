@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from schedopt.core.errors import InvalidInstanceError
 from schedopt.core.pydantic_errors import invalid_instance_error
-from schedopt.core.registry import get_problem, problem_of, problems
+from schedopt.core.registry import get_problem, problem_names, problem_of
 
 SCHEMA_VERSION = 1
 #: Files larger than this are refused before parsing.
@@ -30,8 +30,10 @@ def parse_instance(doc: Any) -> BaseModel:
     if not isinstance(doc, dict):
         raise InvalidInstanceError("", f"an instance is a JSON object (got {type(doc).__name__})")
     name = doc.get("problem")
-    if name not in problems():
-        raise InvalidInstanceError("problem", f"must be one of {list(problems())} (got {name!r})")
+    if name not in problem_names():
+        raise InvalidInstanceError(
+            "problem", f"must be one of {list(problem_names())} (got {name!r})"
+        )
     version = doc.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
         raise InvalidInstanceError(
@@ -46,31 +48,37 @@ def parse_instance(doc: Any) -> BaseModel:
         raise InvalidInstanceError("", "the document is nested too deeply") from None
 
 
-def loads(text: str | bytes) -> BaseModel:
+def _decode(text: str | bytes) -> object:
     try:
-        doc = json.loads(text, parse_constant=_reject_constants)
+        return json.loads(text, parse_constant=_reject_constants)
     except json.JSONDecodeError as err:
         raise InvalidInstanceError(
             f"line {err.lineno} column {err.colno}", f"malformed JSON: {err.msg}"
         ) from None
     except (UnicodeDecodeError, RecursionError) as err:
         raise InvalidInstanceError("", f"not a readable JSON document: {err}") from None
-    return parse_instance(doc)
 
 
-def load(path: str | Path) -> BaseModel:
-    """Read an instance file of any problem and return its typed, validated instance."""
-    p = Path(path)
+def _read(p: Path) -> bytes:
     try:
         size = p.stat().st_size
         if size > MAX_FILE_BYTES:
             raise InvalidInstanceError(
                 "", f"{p} is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}"
             )
-        data = p.read_bytes()
+        return p.read_bytes()
     except OSError as err:
         raise InvalidInstanceError("", f"cannot read {p}: {err.strerror or err}") from None
-    return loads(data)
+
+
+def loads(text: str | bytes) -> BaseModel:
+    """Parse instance file contents of any problem."""
+    return parse_instance(_decode(text))
+
+
+def load(path: str | Path) -> BaseModel:
+    """Read an instance file of any problem and return its typed, validated instance."""
+    return loads(_read(Path(path)))
 
 
 def to_json(obj: BaseModel) -> str:
@@ -83,15 +91,13 @@ def dump(obj: BaseModel, path: str | Path) -> None:
 
 
 def load_solution(instance: BaseModel, path: str | Path) -> BaseModel:
-    """Read a solution file for ``instance``'s problem."""
+    """Read a solution file for ``instance``'s problem (same checks as instance files)."""
     spec = problem_of(instance)
+    doc = _decode(_read(Path(path)))
+    if not isinstance(doc, dict):
+        raise InvalidInstanceError("", f"a solution is a JSON object (got {type(doc).__name__})")
     try:
-        doc = json.loads(Path(path).read_text(), parse_constant=_reject_constants)
         return spec.solution_type.model_validate(doc)
-    except OSError as err:
-        raise InvalidInstanceError("", f"cannot read {path}: {err.strerror or err}") from None
-    except json.JSONDecodeError as err:
-        raise InvalidInstanceError(f"line {err.lineno}", f"malformed JSON: {err.msg}") from None
     except ValidationError as err:
         raise invalid_instance_error(err) from None
 

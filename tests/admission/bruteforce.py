@@ -18,7 +18,9 @@ from schedopt.problems.admission import AdmissionInstance
 def _options(inst: AdmissionInstance, job) -> list[tuple[str, int, int]]:
     types = inst.cluster.gpu_types()
     tables = job.throughput_by_type or {g: job.throughput for g in types}
-    return [(g, n, math.floor(r * inst.slot_s + 1e-9)) for g, t in tables.items() for n, r in t.items()]
+    return [
+        (g, n, math.floor(r * inst.slot_s + 1e-9)) for g, t in tables.items() for n, r in t.items()
+    ]
 
 
 def packable(inst: AdmissionInstance, items: list[tuple[str, int]]) -> bool:
@@ -40,8 +42,11 @@ def packable(inst: AdmissionInstance, items: list[tuple[str, int]]) -> bool:
             return True
         g, n = items[i]
         if n > biggest.get(g, 0):
-            whole = [k for k, (hg, free, size) in enumerate(hosts)
-                     if hg == g and free == size == biggest[g]]
+            whole = [
+                k
+                for k, (hg, free, size) in enumerate(hosts)
+                if hg == g and free == size == biggest[g]
+            ]
             need = n // biggest[g]
             if n % biggest[g] or len(whole) < need:
                 return False

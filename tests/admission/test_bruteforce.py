@@ -12,7 +12,9 @@ from schedopt.problems.admission.strategies import instances
 from .bruteforce import best_first_level
 
 SETTINGS = settings(
-    derandomize=True, deadline=None, max_examples=40,
+    derandomize=True,
+    deadline=None,
+    max_examples=40,
     suppress_health_check=[HealthCheck.too_slow],
 )
 EXACT = ["cpsat", "milp:highs", "milp:cbc"]

@@ -6,7 +6,7 @@ from schedopt.core.result import ObjectiveTerm, Sense
 
 from . import cpsat, heuristics, milp
 from .data import build_data
-from .generate import generate, generate_custom
+from .generate import SIZES, generate, generate_custom
 from .heuristics import EdfParams, SlackParams
 from .instance import AdmissionInstance, DeadlineTier, Job, JobKind
 from .solution import AdmissionSolution, JobPlan, Rejection, RejectReason
@@ -28,6 +28,7 @@ SPEC = register_problem(
         evaluate=evaluate,
         metrics=metrics,
         generate=generate,
+        sizes=tuple(SIZES),
         estimate_variables=lambda inst: build_data(inst, check_size=False).num_variables,
         export_model=milp.export,
         methods={

@@ -31,6 +31,8 @@ class AdmissionCpsat:
         self.x: dict[tuple[int, int, int], cp_model.IntVar] = {}
         self.z: dict[int, cp_model.IntVar] = {}
         self.y: dict[tuple[int, int], cp_model.IntVar] = {}
+        self.p: dict[tuple[int, int], cp_model.IntVar] = {}
+        self.c: dict[tuple[int, int], cp_model.IntVar] = {}
         gpus: dict[tuple[int, int], cp_model.LinearExpr] = {}
         l1, l2, l3 = [], [], []
 
@@ -67,7 +69,7 @@ class AdmissionCpsat:
                 cap = min(job.work, max(o.work for o in job.options))
                 ps = []
                 for t in data.run_slots(job):
-                    p = m.new_int_var(0, cap, f"p[{job.id},{t}]")
+                    p = self.p[j, t] = m.new_int_var(0, cap, f"p[{job.id},{t}]")
                     m.add(p <= sum(o.work * self.x[j, t, i] for i, o in enumerate(job.options)))
                     ps.append(p)
                     l2.append(job.be_coef[t] * p)
@@ -79,44 +81,68 @@ class AdmissionCpsat:
             top = max(max(o.n for o in job.options), job.current_gpus)
             for t in range(T):
                 now = gpus.get((j, t), 0)
-                c = m.new_int_var(0, top, f"c[{job.id},{t}]")
+                c = self.c[j, t] = m.new_int_var(0, top, f"c[{job.id},{t}]")
                 m.add(c >= now - prev)
                 m.add(c >= prev - now)
                 l3.append(c)
                 prev = now
 
         # C3 capacity, packable: per slot, GPU type and size level.
-        for t in range(T):
-            for g, levels in data.levels.items():
-                for s in levels:
-                    terms = [
-                        ModelData.usage(opt, s) * self.x[job.index, t, o]
-                        for job in self.jobs
-                        if t >= job.arrival
-                        for o, opt in enumerate(job.options)
-                        if opt.gpu_type == g and ModelData.usage(opt, s)
-                    ]
-                    if terms:
-                        m.add(sum(terms) <= data.chunk_capacity[g, s])
+        by_level: dict[tuple[str, int], list[tuple[JobData, int, int]]] = {}
+        for job in self.jobs:
+            for o, opt in enumerate(job.options):
+                for s in data.levels[opt.gpu_type]:
+                    if ModelData.usage(opt, s):
+                        by_level.setdefault((opt.gpu_type, s), []).append(
+                            (job, o, ModelData.usage(opt, s))
+                        )
+        for (g, s), entries in by_level.items():
+            for t in range(T):
+                live = [(self.x[job.index, t, o], u) for job, o, u in entries if t >= job.arrival]
+                if live:
+                    m.add(
+                        cp_model.LinearExpr.weighted_sum([v for v, _ in live], [u for _, u in live])
+                        <= data.chunk_capacity[g, s]
+                    )
 
         self.levels = (
             Level("L1", sum(l1), maximize=True),
             Level("L2", sum(l2), maximize=True),
             Level("L3", sum(l3), maximize=False),
         )
-        self._vars = list(self.x.values()) + list(self.z.values()) + list(self.y.values())
+        self._vars = [
+            *self.x.values(),
+            *self.z.values(),
+            *self.y.values(),
+            *self.p.values(),
+            *self.c.values(),
+        ]
 
     def hint(self, raw: Sequence[RawPlan]) -> None:
+        """A complete hint (p and c derived as C8 and C9 define them), so CP-SAT starts from a
+        feasible point instead of having to repair a partial one."""
         self.model.clear_hints()
+        add = self.model.add_hint
         for job in self.jobs:
-            r = raw[job.index]
-            for t in self.data.run_slots(job):
-                for o in range(len(job.options)):
-                    self.model.add_hint(self.x[job.index, t, o], int(r.run[t] == o))
+            j, r = job.index, raw[job.index]
+            left, prev = job.work, job.current_gpus
+            for t in range(self.data.T):
+                o = r.run[t] if t >= job.arrival else None
+                for i in range(len(job.options)):
+                    if (j, t, i) in self.x:
+                        add(self.x[j, t, i], int(o == i))
+                n = 0 if o is None else job.options[o].n
+                add(self.c[j, t], abs(n - prev))
+                prev = n
+                if (j, t) in self.p:
+                    got = 0 if o is None else min(left, job.options[o].work)
+                    got = min(got, self.p[j, t].proto.domain[-1])
+                    add(self.p[j, t], got)
+                    left -= got
             if job.is_slo:
-                self.model.add_hint(self.z[job.index], int(bool(r.admitted)))
+                add(self.z[j], int(bool(r.admitted)))
                 for k in range(len(job.tiers)):
-                    self.model.add_hint(self.y[job.index, k], int(bool(r.admitted) and r.tier == k))
+                    add(self.y[j, k], int(bool(r.admitted) and r.tier == k))
 
     def hint_from(self, solver: cp_model.CpSolver) -> None:
         self.model.clear_hints()

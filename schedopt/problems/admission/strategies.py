@@ -61,12 +61,21 @@ def instance_dicts(
         if kind != "best_effort":
             room = slots - arrival_slot  # distinct slot ends available for tiers
             n_tiers = 1 if kind == "strict_slo" else draw(st.integers(1, min(3, room)))
-            ends = sorted(draw(st.lists(st.integers(arrival_slot + 1, slots), min_size=n_tiers,
-                                        max_size=n_tiers, unique=True)))
+            ends = sorted(
+                draw(
+                    st.lists(
+                        st.integers(arrival_slot + 1, slots),
+                        min_size=n_tiers,
+                        max_size=n_tiers,
+                        unique=True,
+                    )
+                )
+            )
             if not ends:
                 ends = [slots]
-            values = sorted((draw(st.sampled_from([2.0, 5.0, 8.0, 10.0])) for _ in ends),
-                            reverse=True)
+            values = sorted(
+                (draw(st.sampled_from([2.0, 5.0, 8.0, 10.0])) for _ in ends), reverse=True
+            )
             job["deadlines"] = [
                 {"deadline_s": min(e * SLOT_S, horizon), "value": v}
                 for e, v in zip(ends, values, strict=True)
@@ -123,8 +132,19 @@ def bad_texts(draw: st.DrawFn) -> str:
     """Instance file contents that are not valid instances: truncated or corrupted JSON."""
     text = json.dumps(draw(mutated_dicts()))
     cut = draw(st.integers(0, len(text)))
-    return draw(st.sampled_from([text[:cut], text[:cut] + "}" + text[cut:], text.replace(
-        '"', "'", 1), "NaN", "[]", "null", text]))
+    return draw(
+        st.sampled_from(
+            [
+                text[:cut],
+                text[:cut] + "}" + text[cut:],
+                text.replace('"', "'", 1),
+                "NaN",
+                "[]",
+                "null",
+                text,
+            ]
+        )
+    )
 
 
 def _paths(node: Any, prefix: tuple = ()) -> Any:

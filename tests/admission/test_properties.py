@@ -1,0 +1,100 @@
+"""Hypothesis properties: every method's answer is valid and honest; bad input is refused."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import schedopt
+from schedopt.core.solve import lex_better
+from schedopt.core.status import Status
+from schedopt.problems.admission import SPEC
+from schedopt.problems.admission.strategies import bad_texts, instances, mutated_dicts
+
+SETTINGS = settings(
+    derandomize=True, deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow]
+)
+METHODS = ["cpsat", "milp:highs", "milp:cbc", "heuristic:edf", "heuristic:slack", "auto"]
+
+
+@pytest.mark.parametrize("method", METHODS)
+@SETTINGS
+@given(inst=instances())
+def test_every_solution_is_valid_and_honest(method: str, inst) -> None:
+    result = schedopt.solve(inst, method, time_limit_s=10)
+    if result.solution is not None:
+        # solve() validated it already; check again from the outside.
+        assert SPEC.validate(inst, result.solution) == []
+        assert result.status in (Status.OPTIMAL, Status.FEASIBLE)
+        value = result.objective
+        if result.best_bound is not None:
+            assert value <= result.best_bound + 1e-6  # maximisation: never above the bound
+    else:
+        assert result.status in (Status.INFEASIBLE, Status.NO_SOLUTION)
+    if method.startswith("heuristic:"):
+        assert result.status is not Status.OPTIMAL
+
+
+@SETTINGS
+@given(inst=instances())
+def test_no_heuristic_beats_a_proven_optimum(inst) -> None:
+    exact = schedopt.solve(inst, "cpsat", time_limit_s=10)
+    if exact.status is not Status.OPTIMAL:
+        return
+    for name in ("heuristic:edf", "heuristic:slack"):
+        h = schedopt.solve(inst, name, time_limit_s=5)
+        if h.objectives is not None:
+            assert not lex_better(h.objectives, exact.objectives, SPEC.terms)
+
+
+@SETTINGS
+@given(inst=instances(allow_admitted=False))
+def test_without_earlier_guarantees_every_method_finds_a_solution(inst) -> None:
+    # Rejecting everything is always feasible, so no method may come back empty-handed.
+    for method in METHODS:
+        assert schedopt.solve(inst, method, time_limit_s=10).status.has_solution
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(doc=mutated_dicts())
+def test_mutated_documents_load_or_raise_invalid_instance(doc) -> None:
+    try:
+        inst = schedopt.io.parse_instance(doc)
+    except schedopt.InvalidInstanceError as err:
+        assert str(err)
+        for path, reason in err.problems:
+            assert reason, path
+        return
+    # Still valid after mutation: it must then also solve cleanly.
+    result = schedopt.solve(inst, "heuristic:edf", time_limit_s=5)
+    assert result.status in (Status.FEASIBLE, Status.NO_SOLUTION)
+
+
+@settings(derandomize=True, deadline=None, max_examples=200)
+@given(text=bad_texts())
+def test_corrupted_files_raise_invalid_instance(text: str) -> None:
+    with contextlib.suppress(schedopt.InvalidInstanceError):
+        schedopt.loads(text)
+
+
+@settings(derandomize=True, deadline=None, max_examples=100)
+@given(
+    value=st.one_of(
+        st.integers(),
+        st.floats(),
+        st.text(max_size=5),
+        st.none(),
+        st.lists(st.integers(), max_size=2),
+    )
+)
+def test_any_value_for_slots_is_refused_or_accepted_cleanly(value) -> None:
+    doc = json.loads(schedopt.io.to_json(schedopt.load("instances/admission/small-s0.json")))
+    doc["slots"] = value
+    try:
+        schedopt.io.parse_instance(doc)
+    except schedopt.InvalidInstanceError as err:
+        assert err.path.startswith("slots") or err.path.startswith("jobs")

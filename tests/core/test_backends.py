@@ -1,0 +1,58 @@
+"""The solver adapters report status, objective and bound honestly, in the model's own sense."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pulp
+import pytest
+
+from schedopt.backends.milp import MilpSolver, solve_pulp
+from schedopt.core.status import Status
+
+
+def knapsack(sense: int, n: int, seed: int = 3) -> pulp.LpProblem:
+    rng = random.Random(seed)
+    prob = pulp.LpProblem("knapsack", sense)
+    x = [pulp.LpVariable(f"x{i}", cat="Binary") for i in range(n)]
+    sign = 1 if sense == pulp.LpMaximize else -1
+    prob += pulp.lpSum(sign * rng.randint(50, 100) * v for v in x)
+    for _ in range(30):
+        prob += pulp.lpSum(rng.randint(1, 50) * v for v in x) <= n * 5
+    return prob
+
+
+@pytest.mark.parametrize("solver", list(MilpSolver))
+@pytest.mark.parametrize("sense", [pulp.LpMaximize, pulp.LpMinimize])
+def test_time_limited_run_is_feasible_with_a_bound_on_the_right_side(solver, sense) -> None:
+    prob = knapsack(sense, 2000)
+    started = time.perf_counter()
+    run = solve_pulp(prob, solver, time_limit_s=1.0)
+    assert time.perf_counter() - started < 2.0
+    assert run.status is Status.FEASIBLE  # never "optimal" on a time-out
+    assert run.objective is not None and run.bound is not None
+    if sense == pulp.LpMaximize:
+        assert run.bound >= run.objective
+    else:
+        assert run.bound <= run.objective
+    assert pulp.value(prob.objective) == pytest.approx(run.objective)
+
+
+@pytest.mark.parametrize("solver", list(MilpSolver))
+def test_small_run_is_optimal_and_infeasible_is_infeasible(solver) -> None:
+    prob = knapsack(pulp.LpMaximize, 12)
+    run = solve_pulp(prob, solver, time_limit_s=10)
+    assert run.status is Status.OPTIMAL and run.bound == pytest.approx(run.objective)
+    bad = pulp.LpProblem("bad", pulp.LpMaximize)
+    y = pulp.LpVariable("y", 0, 1, cat="Integer")
+    bad += y
+    bad += y >= 2
+    assert solve_pulp(bad, solver, time_limit_s=5).status is Status.INFEASIBLE
+
+
+@pytest.mark.parametrize("solver", list(MilpSolver))
+def test_hint_is_accepted(solver) -> None:
+    prob = knapsack(pulp.LpMaximize, 30)
+    hint = {v: 0.0 for v in prob.variables()}
+    assert solve_pulp(prob, solver, time_limit_s=10, hint=hint).status is Status.OPTIMAL
