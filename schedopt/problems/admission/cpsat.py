@@ -177,6 +177,9 @@ def feasible_together(data: ModelData, jobs: Sequence[JobData], time_limit_s: fl
 def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     t0 = time.perf_counter()
     data = build_data(inst)
+    reason = data.too_big_for(deadline.remaining())
+    if reason:
+        return Outcome(Status.NO_SOLUTION, explanation=reason)
     model = AdmissionCpsat(data)
     if options.hint is not None:
         model.hint(raw_from_solution(data, options.hint))

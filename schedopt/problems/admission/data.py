@@ -19,6 +19,10 @@ from .instance import AdmissionInstance, JobKind
 VALUE_SCALE = 1000
 #: The largest L2 coefficient after scaling.
 PROGRESS_SCALE = 10**6
+#: Conservative model-building cost, measured on the 1,024-GPU benchmark (≈11 µs/variable for
+#: CP-SAT, ≈15 µs for PuLP); an exact method that cannot build its model in the time left
+#: returns NO_SOLUTION at once instead of breaking the time limit.
+BUILD_S_PER_VARIABLE = 2.5e-5
 #: Refuse to build exact models with more decision variables than this (≈ 1–2 GB in CP-SAT).
 MAX_MODEL_VARIABLES = 3_000_000
 
@@ -79,6 +83,16 @@ class ModelData:
     def usage(option: Option, level: int) -> int:
         """GPUs that ``option`` takes from level ``level`` of C3."""
         return option.n if option.n >= level else 0
+
+    def too_big_for(self, seconds: float) -> str | None:
+        """Why building the exact model would not fit in ``seconds`` (None: it fits)."""
+        estimate = self.num_variables * BUILD_S_PER_VARIABLE
+        if estimate < seconds:
+            return None
+        return (
+            f"not enough time to build the exact model ({self.num_variables:,} variables, "
+            f"about {estimate:.1f} s to build; {seconds:.1f} s left)"
+        )
 
     @cached_property
     def num_variables(self) -> int:

@@ -155,6 +155,9 @@ def make_solver(solver: MilpSolver):
     def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
         t0 = time.perf_counter()
         data = build_data(inst)
+        reason = data.too_big_for(deadline.remaining())
+        if reason:
+            return Outcome(Status.NO_SOLUTION, explanation=reason)
         model = AdmissionMilp(data)
         hint = model.hint(raw_from_solution(data, options.hint)) if options.hint else None
         build_s = time.perf_counter() - t0
