@@ -555,6 +555,41 @@ def cmd_info(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_tune(args: argparse.Namespace) -> int:
+    from schedopt.tuning import save_tuned, tune
+
+    spec = get_problem(args.problem)
+    if args.size not in spec.sizes:
+        raise CliError(
+            f"unknown size {args.size!r}; choose from {', '.join(spec.sizes)}", EXIT_USAGE
+        )
+    seeds = range(args.first_seed, args.first_seed + args.instances)
+    instances = [spec.generate(args.size, s) for s in seeds]
+    err = _stderr()
+
+    def progress(call: int, params: dict, score: float) -> None:
+        shown = ", ".join(f"{k}={v:.3g}" for k, v in params.items())
+        err.print(f"  [{call:>3}/{args.n_calls}] score {score:+.5f}  {escape(shown)}")
+
+    err.print(
+        f"tuning {args.method} on {len(instances)} {args.size} instances "
+        f"(seeds {seeds.start}..{seeds.stop - 1}), {args.n_calls} evaluations"
+    )
+    result = tune(args.method, instances, n_calls=args.n_calls, seed=args.seed, progress=progress)
+    console = _stdout()
+    console.print(
+        f"best score {result.score:+.5f} (defaults {result.default_score:+.5f}; "
+        f"lower is better) in {result.seconds:.1f} s"
+    )
+    for k, v in result.params.items():
+        console.print(f"  {k} = {v}")
+    if args.save:
+        names = [f"{args.size}-s{s}" for s in seeds]
+        path = save_tuned(spec.name, args.method, result.entry(names))
+        console.print(f"saved to {escape(str(path))}; method='auto' uses it from now on")
+    return EXIT_OK
+
+
 # --- parser -----------------------------------------------------------------------------------
 def _subparser(
     sub: Any, name: str, help_: str, description: str, example: str, common: argparse.ArgumentParser
@@ -710,6 +745,42 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file", metavar="FILE", help="instance JSON file")
     p.set_defaults(func=cmd_info)
+
+    p = _subparser(
+        sub,
+        "tune",
+        "tune a heuristic's parameters by Bayesian optimisation",
+        "Tune the parameters of a heuristic (scikit-optimize gp_minimize) on generated\n"
+        "instances. The score is the mean objective normalised by the defaults' (defaults =\n"
+        "-1.0 for a maximised first objective; lower is better). --save records the result\n"
+        "in schedopt/tuning/params/PROBLEM.json, which method='auto' reads.",
+        "  schedopt tune admission --method heuristic:edf --size medium --instances 6 \\\n"
+        "      --n-calls 30 --save\n",
+        common,
+    )
+    p.add_argument("problem", metavar="PROBLEM", help="problem name, e.g. admission")
+    p.add_argument("--method", required=True, help="a heuristic, e.g. heuristic:edf")
+    p.add_argument("--size", default="medium", help="instance size (medium)")
+    p.add_argument(
+        "--instances", type=_int_at_least(1), default=6, metavar="N", help="training instances (6)"
+    )
+    p.add_argument(
+        "--first-seed",
+        type=_int_at_least(0),
+        default=100,
+        metavar="N",
+        help="seed of the first training instance (100; keep benchmark seeds apart)",
+    )
+    p.add_argument(
+        "--n-calls",
+        type=_int_at_least(6),
+        default=30,
+        metavar="N",
+        help="evaluations of the objective (30)",
+    )
+    p.add_argument("--seed", type=_int_at_least(0), default=0, metavar="N", help="seed (0)")
+    p.add_argument("--save", action="store_true", help="record the tuned parameters")
+    p.set_defaults(func=cmd_tune)
     return parser
 
 

@@ -53,6 +53,9 @@ class MethodSpec:
     run: Runner
     description: str
     supports_hint: bool = False
+    #: For tunable heuristics: a frozen dataclass of parameters with a ``SPACE`` class attribute
+    #: (field → (low, high)); ``options.params`` holds values for its fields.
+    params: type | None = None
 
 
 @dataclass(frozen=True)

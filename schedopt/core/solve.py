@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from schedopt.tuning.store import load_tuned
+
 from .errors import ValidationFailedError
 from .options import TIME_LIMIT_OVERHEAD_S, SolveOptions
 from .registry import MethodKind, Outcome, ProblemSpec, problem_of
@@ -80,11 +82,15 @@ def _auto(
     spec: ProblemSpec, instance: Any, options: SolveOptions, deadline: Deadline
 ) -> tuple[str, Outcome]:
     heuristic_deadline = Deadline(time.perf_counter() + deadline.share(AUTO_HEURISTIC_SHARE))
+    tuned = load_tuned(spec.name)
     best_name, best, best_obj = None, None, None
     for name in spec.auto_heuristics:
         if heuristic_deadline.expired() and best is not None:
             break
-        outcome = spec.method(name).run(instance, options, heuristic_deadline)
+        # Heuristics run with their tuned parameters (schedopt/tuning/params), if any.
+        outcome = spec.method(name).run(
+            instance, replace(options, params=tuned.get(name, {})), heuristic_deadline
+        )
         if outcome.solution is None:
             continue
         obj = spec.evaluate(instance, outcome.solution)

@@ -18,6 +18,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
+from typing import ClassVar
 
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
@@ -37,6 +38,12 @@ class EdfParams:
     laxity_weight: float = 0.0
     value_weight: float = 0.0
 
+    #: Ranges for Bayesian tuning (schedopt.tuning): field → (low, high).
+    SPACE: ClassVar[dict[str, tuple[float, float]]] = {
+        "laxity_weight": (0.0, 1.0),
+        "value_weight": (0.0, 2.0),
+    }
+
 
 @dataclass(frozen=True)
 class SlackParams:
@@ -46,6 +53,12 @@ class SlackParams:
     work_weight: float = 1.0
     gpu_weight: float = 1.0
     share_boost: int = 0
+
+    SPACE: ClassVar[dict[str, tuple[float, float]]] = {
+        "work_weight": (0.0, 3.0),
+        "gpu_weight": (0.0, 3.0),
+        "share_boost": (0, 2),
+    }
 
 
 class Ledger:
@@ -199,6 +212,8 @@ def run_slack(data: ModelData, params: SlackParams) -> tuple[list[RawPlan], list
 
 
 def _method(run: Callable[[ModelData, object], tuple[list[RawPlan], list[str]]], cls: type):
+    """A registered method around a heuristic; ``options.params`` sets its parameters."""
+
     def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
         t0 = time.perf_counter()
         data = build_data(inst, check_size=False)

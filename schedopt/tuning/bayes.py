@@ -1,0 +1,132 @@
+"""Bayesian tuning of heuristic parameters with scikit-optimize's ``gp_minimize``.
+
+The score of a parameter vector is the mean, over the training instances, of the heuristic's
+lexicographic objective collapsed to one number: each level normalised by a reference (the
+default parameters' value, so 1.0 = as good as the defaults), weighted 1, 1e-3, 1e-6 by level so
+that the first objective dominates. Lower is better (it is minimised).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+# A module import (not ``from … import solve``): core.solve reads the tuned-parameter store of
+# this package, so the two import each other and the name is looked up only at call time.
+import schedopt.core.solve as core_solve
+from schedopt.core.registry import MethodKind, problem_of
+from schedopt.core.result import Sense
+
+LEVEL_WEIGHTS = (1.0, 1e-3, 1e-6)
+
+
+@dataclass(frozen=True)
+class TuningResult:
+    problem: str
+    method: str
+    params: dict[str, Any]
+    score: float  # mean normalised score of ``params`` (lower is better; defaults = -1.0)
+    default_score: float
+    evaluations: int
+    seconds: float
+
+    def entry(self, tuned_on: Sequence[str]) -> dict[str, Any]:
+        return {
+            "params": self.params,
+            "score": self.score,
+            "default_score": self.default_score,
+            "evaluations": self.evaluations,
+            "tuned_on": list(tuned_on),
+        }
+
+
+def _score(spec, results, reference) -> float:
+    total = 0.0
+    for objectives, ref in zip(results, reference, strict=True):
+        if objectives is None:
+            total += 10.0  # no solution: far worse than any solution
+            continue
+        for w, term, value, base in zip(LEVEL_WEIGHTS, spec.terms, objectives, ref, strict=False):
+            scale = max(abs(base), 1e-9)
+            signed = -value if term.sense is Sense.MAXIMIZE else value
+            total += w * signed / scale
+    return total / len(results)
+
+
+def tune(
+    method: str,
+    instances: Sequence[Any],
+    *,
+    n_calls: int = 20,
+    seed: int = 0,
+    time_limit_s: float = 10.0,
+    progress: Callable[[int, dict[str, Any], float], None] | None = None,
+) -> TuningResult:
+    """Tune ``method`` (a heuristic with a ``params`` dataclass) on ``instances``."""
+    from skopt import gp_minimize  # heavy import, only when tuning
+    from skopt.space import Integer, Real
+
+    if not instances:
+        raise ValueError("tune needs at least one instance")
+    spec = problem_of(instances[0])
+    m = spec.method(method)
+    if m.kind is not MethodKind.HEURISTIC or m.params is None:
+        raise ValueError(f"{method!r} has no tunable parameters")
+    names = [f.name for f in fields(m.params)]
+    space = []
+    for name in names:
+        low, high = m.params.SPACE[name]
+        is_int = isinstance(getattr(m.params(), name), int)
+        space.append(
+            Integer(int(low), int(high), name=name) if is_int else Real(low, high, name=name)
+        )
+
+    def run(params: dict[str, Any]) -> list[tuple[float, ...] | None]:
+        return [
+            core_solve.solve(inst, method, time_limit_s=time_limit_s, params=params).objectives
+            for inst in instances
+        ]
+
+    started = time.perf_counter()
+    reference = [r if r is not None else (1.0,) * len(spec.terms) for r in run({})]
+    default_score = _score(spec, reference, reference)
+    calls = 0
+
+    def objective(x: list[Any]) -> float:
+        nonlocal calls
+        params = {
+            n: (int(v) if isinstance(space[i], Integer) else float(v))
+            for i, (n, v) in enumerate(zip(names, x, strict=True))
+        }
+        value = _score(spec, run(params), reference)
+        calls += 1
+        if progress:
+            progress(calls, params, value)
+        return value
+
+    defaults = [getattr(m.params(), n) for n in names]
+    n_calls = max(n_calls, 6)  # the defaults, then at least five more points
+    res = gp_minimize(
+        objective,
+        space,
+        n_calls=n_calls,
+        x0=[defaults],
+        random_state=seed,
+        n_initial_points=min(5, n_calls - 1),
+    )
+    best = {
+        n: (int(v) if isinstance(space[i], Integer) else float(v))
+        for i, (n, v) in enumerate(zip(names, res.x, strict=True))
+    }
+    if res.fun > default_score:  # never record something worse than the defaults
+        best, score = {n: getattr(m.params(), n) for n in names}, default_score
+    else:
+        score = float(res.fun)
+    return TuningResult(
+        spec.name, method, best, score, default_score, calls, time.perf_counter() - started
+    )
+
+
+__all__ = ["TuningResult", "tune"]
