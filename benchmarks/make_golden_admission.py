@@ -25,8 +25,11 @@ def candidates():
     for seed in range(4):
         yield f"small-s{seed}", generate("small", seed)
     for seed in (0, 2):
-        yield f"4x8-20j-s{seed}", generate_custom(
-            hosts=4, jobs=20, slots=8, seed=seed, name=f"admission-4x8-20j-s{seed}"
+        yield (
+            f"4x8-20j-s{seed}",
+            generate_custom(
+                hosts=4, jobs=20, slots=8, seed=seed, name=f"admission-4x8-20j-s{seed}"
+            ),
         )
 
 
@@ -42,7 +45,11 @@ def main() -> int:
                 return 1
             found[method] = r.objectives
         values = list(found.values())
-        if any(abs(a - b) > 1e-6 * max(1, abs(a)) for v in values for a, b in zip(v, values[0])):
+        if any(
+            abs(a - b) > 1e-6 * max(1, abs(a))
+            for v in values
+            for a, b in zip(v, values[0], strict=True)
+        ):
             print(f"{name}: back-ends disagree {found}", file=sys.stderr)
             return 1
         schedopt.dump(inst, OUT / f"{name}.json")

@@ -1,0 +1,95 @@
+"""Core types: gaps, lexicographic comparison, result summaries, options, registry errors."""
+
+from __future__ import annotations
+
+import pytest
+
+import schedopt
+from schedopt.core.result import ObjectiveTerm, Result, Sense, relative_gap
+from schedopt.core.solve import lex_better
+from schedopt.core.status import Status
+
+MAX, MIN = Sense.MAXIMIZE, Sense.MINIMIZE
+TERMS = (ObjectiveTerm("value", MAX), ObjectiveTerm("changes", MIN, "GPUs"))
+
+
+def test_relative_gap() -> None:
+    assert relative_gap(90.0, 100.0, MAX) == pytest.approx(0.1)
+    assert relative_gap(110.0, 100.0, MIN) == pytest.approx(10 / 110)
+    assert relative_gap(100.0, 100.0, MAX) == 0.0
+    assert relative_gap(0.0, 0.0, MAX) == 0.0
+    assert relative_gap(None, 1.0, MAX) is None
+    assert relative_gap(1.0, None, MAX) is None
+    assert relative_gap(5.0, float("inf"), MAX) is None
+
+
+def test_lex_better_respects_order_and_sense() -> None:
+    assert lex_better((2, 9), (1, 0), TERMS)  # first level decides
+    assert lex_better((1, 3), (1, 5), TERMS)  # tie, then fewer changes wins
+    assert not lex_better((1, 5), (1, 5), TERMS)
+    assert not lex_better((1, 5), (1, 3), TERMS)
+
+
+def _result(status: Status, objectives, bound) -> Result:
+    return Result(
+        problem="p",
+        status=status,
+        method="m",
+        terms=TERMS,
+        objectives=objectives,
+        best_bound=bound,
+        solution=None,
+        seed=0,
+        build_s=0.1,
+        solve_s=0.2,
+        wall_s=0.3,
+        time_limit_s=1.0,
+        explanation="why",
+    )
+
+
+def test_summary_names_status_objectives_bound_gap() -> None:
+    text = _result(Status.FEASIBLE, (90.0, 4.0), 100.0).summary()
+    assert "FEASIBLE" in text and "value" in text and "changes" in text
+    assert "10.00%" in text and "why" in text
+
+
+def test_raise_for_status() -> None:
+    ok = _result(Status.FEASIBLE, (1.0, 1.0), None)
+    assert ok.raise_for_status() is ok
+    with pytest.raises(schedopt.InfeasibleError, match="why"):
+        _result(Status.INFEASIBLE, None, None).raise_for_status()
+    with pytest.raises(schedopt.NoSolutionError):
+        _result(Status.NO_SOLUTION, None, None).raise_for_status()
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"time_limit_s": 0}, {"mip_gap": -0.1}, {"mip_gap": 1.0}, {"threads": 0}]
+)
+def test_bad_options_are_refused(kwargs) -> None:
+    with pytest.raises(ValueError):
+        schedopt.SolveOptions(**kwargs)
+
+
+def test_unknown_method_and_problem() -> None:
+    inst = schedopt.load("instances/admission/small-s0.json")
+    with pytest.raises(schedopt.UnknownMethodError, match="known: auto, cpsat"):
+        schedopt.solve(inst, "gurobi")
+    with pytest.raises(schedopt.UnknownProblemError):
+        schedopt.get_problem("nope")
+    with pytest.raises(TypeError, match="not an instance of any registered problem"):
+        schedopt.solve({"problem": "admission"})
+    assert "admission" in schedopt.problem_names()
+
+
+def test_validation_failure_is_raised_not_returned() -> None:
+    from schedopt.core.registry import Outcome
+    from schedopt.core.solve import _finish
+    from schedopt.problems.admission import SPEC
+
+    inst = schedopt.load("instances/admission/small-s0.json")
+    good = schedopt.solve(inst, "heuristic:edf").solution
+    broken = good.model_copy(update={"plans": good.plans[1:]})
+    outcome = Outcome(Status.FEASIBLE, solution=broken)
+    with pytest.raises(schedopt.ValidationFailedError, match="V1"):
+        _finish(SPEC, inst, "heuristic:edf", outcome, schedopt.SolveOptions(), 0.0)
