@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from ortools.sat.python import cp_model
 
 from schedopt.backends import cpsat as backend
+from schedopt.core.lexico import LEVEL_TIME_SHARE, Level
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
@@ -17,7 +18,6 @@ from .assemble import RawPlan, assemble, raw_from_solution
 from .data import VALUE_SCALE, JobData, ModelData, build_data
 from .explain import explain_infeasible
 from .instance import AdmissionInstance
-from .lexico import LEVEL_TIME_SHARE, Level
 
 
 class AdmissionCpsat:

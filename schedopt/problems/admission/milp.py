@@ -7,6 +7,7 @@ import time
 import pulp
 
 from schedopt.backends.milp import MilpSolver, solve_pulp, var_value, write_model
+from schedopt.core.lexico import LEVEL_TIME_SHARE, Level
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
@@ -17,7 +18,6 @@ from .cpsat import feasible_together
 from .data import VALUE_SCALE, ModelData, build_data
 from .explain import explain_infeasible
 from .instance import AdmissionInstance
-from .lexico import LEVEL_TIME_SHARE, Level
 
 
 def _lin(pairs) -> pulp.LpAffineExpression:
