@@ -15,7 +15,7 @@ from schedopt.core.status import Status
 def knapsack(sense: int, n: int, seed: int = 3) -> pulp.LpProblem:
     rng = random.Random(seed)
     prob = pulp.LpProblem("knapsack", sense)
-    x = [pulp.LpVariable(f"x{i}", cat="Binary") for i in range(n)]
+    x = [prob.add_variable(f"x{i}", cat="Binary") for i in range(n)]
     sign = 1 if sense == pulp.LpMaximize else -1
     prob += pulp.lpSum(sign * rng.randint(50, 100) * v for v in x)
     for _ in range(30):
@@ -45,7 +45,7 @@ def test_small_run_is_optimal_and_infeasible_is_infeasible(solver) -> None:
     run = solve_pulp(prob, solver, time_limit_s=10)
     assert run.status is Status.OPTIMAL and run.bound == pytest.approx(run.objective)
     bad = pulp.LpProblem("bad", pulp.LpMaximize)
-    y = pulp.LpVariable("y", 0, 1, cat="Integer")
+    y = bad.add_variable("y", 0, 1, cat="Integer")
     bad += y
     bad += y >= 2
     assert solve_pulp(bad, solver, time_limit_s=5).status is Status.INFEASIBLE

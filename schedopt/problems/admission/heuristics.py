@@ -97,12 +97,21 @@ def _fill_backwards(
     return None
 
 
-def _place_slo(data: ModelData, ledger: Ledger, job: JobData, raw: RawPlan, boost: int = 0) -> bool:
-    """Try tiers from the earliest; for each, the smallest share that finishes (plus boost)."""
+def _place_slo(
+    data: ModelData,
+    ledger: Ledger,
+    job: JobData,
+    raw: RawPlan,
+    boost: int = 0,
+    latest_tier_first: bool = False,
+) -> bool:
+    """Try tiers from the earliest (most value) or, to keep a guarantee at any value, from the
+    latest; for each tier the smallest share that finishes (plus ``boost``)."""
     by_size = sorted(
         range(len(job.options)), key=lambda o: (job.options[o].n, -job.options[o].work)
     )
-    for k, tier in enumerate(job.tiers):
+    tiers = list(enumerate(job.tiers))
+    for k, tier in reversed(tiers) if latest_tier_first else tiers:
         feasible = []
         for o in by_size:
             slots = _fill_backwards(data, ledger, job, o, tier.slots_before)
@@ -152,13 +161,22 @@ def _fill_best_effort(data: ModelData, ledger: Ledger, raw: list[RawPlan]) -> No
 def _greedy(
     data: ModelData, order: Callable[[JobData], tuple], boost: int = 0
 ) -> tuple[list[RawPlan], list[str]]:
-    ledger = Ledger(data)
-    raw = [RawPlan([None] * data.T) for _ in data.jobs]
-    broken = []
     slo = [j for j in data.jobs if j.is_slo]
-    for job in sorted((j for j in slo if j.admitted_before), key=order):
-        if not _place_slo(data, ledger, job, raw[job.index]):
-            broken.append(job.id)
+    kept = sorted((j for j in slo if j.admitted_before), key=order)
+    # Earlier guarantees first, each at its most valuable tier; if one then no longer fits,
+    # start again with every earlier guarantee at its loosest tier (keeping them beats value).
+    for latest_tier_first in (False, True):
+        ledger = Ledger(data)
+        raw = [RawPlan([None] * data.T) for _ in data.jobs]
+        broken = [
+            job.id
+            for job in kept
+            if not _place_slo(
+                data, ledger, job, raw[job.index], latest_tier_first=latest_tier_first
+            )
+        ]
+        if not broken:
+            break
     for job in sorted((j for j in slo if not j.admitted_before), key=order):
         _place_slo(data, ledger, job, raw[job.index], boost)
     _fill_best_effort(data, ledger, raw)

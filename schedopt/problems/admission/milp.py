@@ -40,15 +40,15 @@ class AdmissionMilp:
             # C1 gang, one size per slot; C2 nothing before arrival (no variable exists).
             for t in data.run_slots(job):
                 for o in range(len(job.options)):
-                    self.x[j, t, o] = pulp.LpVariable(f"x_{j}_{t}_{o}", cat=pulp.LpBinary)
+                    self.x[j, t, o] = prob.add_variable(f"x_{j}_{t}_{o}", cat=pulp.LpBinary)
                 prob += (
                     _lin((self.x[j, t, o], 1) for o in range(len(job.options))) <= 1,
                     f"C1_{j}_{t}",
                 )
             if job.is_slo:
-                z = self.z[j] = pulp.LpVariable(f"z_{j}", cat=pulp.LpBinary)
+                z = self.z[j] = prob.add_variable(f"z_{j}", cat=pulp.LpBinary)
                 for k in range(len(job.tiers)):
-                    self.y[j, k] = pulp.LpVariable(f"y_{j}_{k}", cat=pulp.LpBinary)
+                    self.y[j, k] = prob.add_variable(f"y_{j}_{k}", cat=pulp.LpBinary)
                 ys = [self.y[j, k] for k in range(len(job.tiers))]
                 prob += _lin([(v, 1) for v in ys] + [(z, -1)]) == 0, f"C4_{j}"
                 if job.admitted_before:
@@ -68,7 +68,7 @@ class AdmissionMilp:
             else:
                 cap = min(job.work, max(o.work for o in job.options))
                 for t in data.run_slots(job):
-                    p = self.p[j, t] = pulp.LpVariable(f"p_{j}_{t}", 0, cap, cat=pulp.LpInteger)
+                    p = self.p[j, t] = prob.add_variable(f"p_{j}_{t}", 0, cap, cat=pulp.LpInteger)
                     row = [(p, 1)] + [(self.x[j, t, i], -o.work) for i, o in enumerate(job.options)]
                     prob += _lin(row) <= 0, f"C8a_{j}_{t}"
                     l2.append((p, job.be_coef[t]))
@@ -84,7 +84,7 @@ class AdmissionMilp:
                     for o, opt in enumerate(job.options)
                     if (j, t, o) in self.x
                 ]
-                c = self.c[j, t] = pulp.LpVariable(f"c_{j}_{t}", 0)
+                c = self.c[j, t] = prob.add_variable(f"c_{j}_{t}", 0)
                 diff_up = _lin([(c, 1)] + [(v, -a) for v, a in now] + prev)
                 diff_dn = _lin([(c, 1)] + [(v, a) for v, a in now] + [(v, -a) for v, a in prev])
                 prob += diff_up >= -prev_const, f"C9a_{j}_{t}"

@@ -1,0 +1,83 @@
+"""CSV reading shared by the trace loaders: rows with their line numbers, typed fields that
+name ``file:line N.column`` when they are malformed, and the power-of-two rounding rule."""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from schedopt.core.errors import InvalidInstanceError
+
+
+class Row:
+    """One CSV row; the typed getters raise ``InvalidInstanceError`` naming line and column."""
+
+    def __init__(self, name: str, line: int, values: dict[str, str | None]):
+        self.name, self.line, self.values = name, line, values
+
+    def where(self, column: str) -> str:
+        return f"{self.name}:line {self.line}.{column}"
+
+    def error(self, column: str, reason: str) -> InvalidInstanceError:
+        return InvalidInstanceError(self.where(column), reason)
+
+    def text(self, column: str) -> str:
+        value = self.values.get(column)
+        if value is None:
+            raise self.error(column, "missing value (the row has too few fields)")
+        return value.strip()
+
+    def integer(self, column: str) -> int:
+        raw = self.text(column)
+        try:
+            number = float(raw)
+        except ValueError:
+            raise self.error(column, f"not a number: {raw!r}") from None
+        if not math.isfinite(number) or number != int(number):
+            raise self.error(column, f"not a whole number: {raw!r}")
+        return int(number)
+
+    def number(self, column: str) -> float:
+        raw = self.text(column)
+        try:
+            number = float(raw)
+        except ValueError:
+            raise self.error(column, f"not a number: {raw!r}") from None
+        if not math.isfinite(number):
+            raise self.error(column, f"not a finite number: {raw!r}")
+        return number
+
+    def numbers(self, column: str, sep: str = "-") -> list[float]:
+        raw = self.text(column)
+        try:
+            out = [float(part) for part in raw.split(sep)]
+        except ValueError:
+            raise self.error(column, f"not a {sep!r}-separated list of numbers: {raw!r}") from None
+        if not all(math.isfinite(x) for x in out):
+            raise self.error(column, f"not finite numbers: {raw!r}")
+        return out
+
+
+def read_rows(path: Path, columns: Sequence[str]) -> Iterator[Row]:
+    """The data rows of ``path`` (header on line 1), after checking the header has ``columns``."""
+    with path.open(newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        header = reader.fieldnames or []
+        missing = [c for c in columns if c not in header]
+        if missing:
+            raise InvalidInstanceError(
+                f"{path.name}:line 1", f"missing columns {missing} (header is {list(header)})"
+            )
+        for values in reader:
+            yield Row(path.name, reader.line_num, values)
+
+
+def round_up_pow2(n: int) -> int:
+    """The smallest power of two >= n (n >= 1)."""
+    return 1 << (n - 1).bit_length()
+
+
+def count(tally: dict[str, int], reason: str) -> None:
+    tally[reason] = tally.get(reason, 0) + 1

@@ -1,0 +1,69 @@
+"""Heuristic behaviour that matters to a scheduler calling them every round."""
+
+from __future__ import annotations
+
+import schedopt
+from schedopt.core.status import Status
+from schedopt.problems.admission import AdmissionInstance
+from schedopt.topology import Cluster
+
+
+def test_earlier_guarantees_are_kept_even_when_an_upgrade_would_break_one() -> None:
+    # 'a' could take its first tier (both GPUs, slots 0-1) but then 'b' misses its deadline;
+    # the heuristic must fall back to 'a''s second tier rather than give up.
+    inst = AdmissionInstance.model_validate(
+        {
+            "cluster": Cluster.dgx(nodes=1, gpus_per_node=2).to_dict(),
+            "slots": 4,
+            "slot_s": 100.0,
+            "jobs": [
+                {
+                    "id": "a",
+                    "kind": "soft_slo",
+                    "remaining_iterations": 1000,
+                    "throughput": {1: 4.0, 2: 8.0},
+                    "admitted": True,
+                    "deadlines": [
+                        {"deadline_s": 200, "value": 10},
+                        {"deadline_s": 400, "value": 8},
+                    ],
+                },
+                {
+                    "id": "b",
+                    "kind": "strict_slo",
+                    "remaining_iterations": 300,
+                    "throughput": {1: 3.0, 2: 6.0},
+                    "admitted": True,
+                    "deadlines": [{"deadline_s": 200, "value": 10}],
+                },
+            ],
+        }
+    )
+    for method in ("heuristic:edf", "heuristic:slack"):
+        result = schedopt.solve(inst, method)
+        assert result.status is Status.FEASIBLE, method
+        assert set(result.solution.admitted) == {"a", "b"}
+    assert schedopt.solve(inst, "cpsat").objective == 20.0  # the optimum keeps both at tier 0
+
+
+def test_minimum_satisfactory_share_prefers_fewer_gpus() -> None:
+    # One job that finishes by its deadline on 1 GPU must not be given 4.
+    inst = AdmissionInstance.model_validate(
+        {
+            "cluster": Cluster.dgx(nodes=1, gpus_per_node=4).to_dict(),
+            "slots": 4,
+            "slot_s": 100.0,
+            "jobs": [
+                {
+                    "id": "j",
+                    "kind": "strict_slo",
+                    "remaining_iterations": 300,
+                    "throughput": {1: 1.0, 4: 3.5},
+                    "deadlines": [{"deadline_s": 400, "value": 10}],
+                }
+            ],
+        }
+    )
+    plan = schedopt.solve(inst, "heuristic:edf").solution.plan("j")
+    assert plan.admitted and max(plan.gpus) == 1
+    assert plan.gpus == (0, 1, 1, 1)  # filled backwards from the deadline
