@@ -74,6 +74,24 @@ def read_rows(path: Path, columns: Sequence[str]) -> Iterator[Row]:
             yield Row(path.name, reader.line_num, values)
 
 
+SKIP_NO_GPU = "num_gpu == 0"
+ADJUST_POW2 = "num_gpu rounded up to a power of two"
+
+
+def gang_size(row: Row, skipped: dict[str, int], adjusted: dict[str, int]) -> int | None:
+    """The row's ``num_gpu`` as a power of two; None (and counted) for a job without GPUs."""
+    num_gpu = row.integer("num_gpu")
+    if num_gpu < 0:
+        raise row.error("num_gpu", f"must be >= 0 (got {num_gpu})")
+    if num_gpu == 0:
+        count(skipped, SKIP_NO_GPU)
+        return None
+    if round_up_pow2(num_gpu) != num_gpu:
+        count(adjusted, ADJUST_POW2)
+        return round_up_pow2(num_gpu)
+    return num_gpu
+
+
 def round_up_pow2(n: int) -> int:
     """The smallest power of two >= n (n >= 1)."""
     return 1 << (n - 1).bit_length()

@@ -30,8 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._csv import count, read_rows, round_up_pow2
-from .philly_chronus import ADJUST_POW2, SKIP_NO_GPU
+from ._csv import gang_size, read_rows
 from .record import TraceJob, TraceLoad
 
 COLUMNS = ("job_id", "submission_time", "duration", "num_gpu")
@@ -59,15 +58,9 @@ def load_elasticflow(
     for row in read_rows(path, COLUMNS):
         if limit is not None and len(jobs) >= limit:
             break
-        num_gpu = row.integer("num_gpu")
-        if num_gpu < 0:
-            raise row.error("num_gpu", f"must be >= 0 (got {num_gpu})")
-        if num_gpu == 0:
-            count(skipped, SKIP_NO_GPU)
+        num_gpu = gang_size(row, skipped, adjusted)
+        if num_gpu is None:
             continue
-        if round_up_pow2(num_gpu) != num_gpu:
-            num_gpu = round_up_pow2(num_gpu)
-            count(adjusted, ADJUST_POW2)
         submit = row.number("submission_time")
         if submit < 0:
             raise row.error("submission_time", f"must be >= 0 (got {submit:g})")

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ._csv import Row, count, read_rows, round_up_pow2
+from ._csv import Row, gang_size, read_rows
 from .record import TraceJob, TraceLoad
 
 COLUMNS = (
@@ -54,8 +54,6 @@ COLUMNS = (
 )
 KIND = {"strict": "strict_slo", "soft": "soft_slo", "best": "best_effort"}
 MINUTE_S = 60.0
-SKIP_NO_GPU = "num_gpu == 0"
-ADJUST_POW2 = "num_gpu rounded up to a power of two"
 
 
 def load_philly_chronus(path: str | Path, limit: int | None = None) -> TraceLoad:
@@ -67,15 +65,9 @@ def load_philly_chronus(path: str | Path, limit: int | None = None) -> TraceLoad
     for row in read_rows(path, COLUMNS):
         if limit is not None and len(jobs) >= limit:
             break
-        num_gpu = row.integer("num_gpu")
-        if num_gpu < 0:
-            raise row.error("num_gpu", f"must be >= 0 (got {num_gpu})")
-        if num_gpu == 0:
-            count(skipped, SKIP_NO_GPU)
+        num_gpu = gang_size(row, skipped, adjusted)
+        if num_gpu is None:
             continue
-        if round_up_pow2(num_gpu) != num_gpu:
-            num_gpu = round_up_pow2(num_gpu)
-            count(adjusted, ADJUST_POW2)
         jobs.append(_job(row, num_gpu))
     return TraceLoad(jobs, skipped, adjusted)
 
