@@ -125,8 +125,12 @@ def _int_at_least(low: int) -> Callable[[str], int]:
 
 
 # --- output helpers ---------------------------------------------------------------------------
+#: Width of tables when stdout is a file or a pipe (rich would use 80 and squeeze columns).
+PIPE_WIDTH = 120
+
+
 def _stdout() -> Console:
-    return Console(highlight=False)
+    return Console(highlight=False, width=None if sys.stdout.isatty() else PIPE_WIDTH)
 
 
 def _stderr() -> Console:
