@@ -98,3 +98,22 @@ def test_any_value_for_slots_is_refused_or_accepted_cleanly(value) -> None:
         schedopt.io.parse_instance(doc)
     except schedopt.InvalidInstanceError as err:
         assert err.path.startswith("slots") or err.path.startswith("jobs")
+
+
+@pytest.mark.parametrize("method", ["cpsat", "milp:highs", "milp:cbc"])
+@SETTINGS
+@given(inst=instances(allow_admitted=False))
+def test_a_hinted_exact_method_is_never_worse_than_its_hint(method: str, inst) -> None:
+    hint = schedopt.solve(inst, "heuristic:slack", time_limit_s=5)
+    result = schedopt.solve(inst, method, time_limit_s=10, hint=hint.solution)
+    assert result.objective >= hint.objective - 1e-9
+
+
+def test_auto_keeps_the_heuristic_when_the_exact_model_has_no_time() -> None:
+    from schedopt.problems.admission import generate
+
+    inst = generate("large", 1)
+    best = max(schedopt.solve(inst, h).objective for h in ("heuristic:edf", "heuristic:slack"))
+    result = schedopt.solve(inst, "auto", time_limit_s=1.0)
+    assert result.status is Status.FEASIBLE
+    assert result.objective >= best

@@ -67,6 +67,15 @@ def _why_rejected(data: ModelData, job, optimal_admission: bool) -> Rejection:
     )
 
 
+def guaranteed_value(data: ModelData, raw: list[RawPlan]) -> int:
+    """L1 of a raw plan in the models' scaled units (VALUE_SCALE)."""
+    return sum(
+        job.tiers[r.tier].value_scaled
+        for job, r in zip(data.jobs, raw, strict=True)
+        if job.is_slo and r.admitted and r.tier is not None
+    )
+
+
 def raw_from_solution(data: ModelData, sol: AdmissionSolution) -> list[RawPlan]:
     """Map a solution (e.g. a hint) back to option indices; unknown options become idle."""
     raw = []

@@ -158,6 +158,26 @@ def _fill_best_effort(data: ModelData, ledger: Ledger, raw: list[RawPlan]) -> No
             left[job.index] -= min(left[job.index], job.options[o].work)
 
 
+def refill_best_effort(data: ModelData, raw: list[RawPlan]) -> list[RawPlan]:
+    """``raw`` with its SLO plans kept and every best-effort job re-planned by the greedy fill.
+
+    The exact models hand this to the L2 stage as its warm start: L1 is untouched (SLO plans
+    are kept), and the start's best-effort progress is at least the heuristics' own.
+    """
+    ledger = Ledger(data)
+    out = []
+    for job, r in zip(data.jobs, raw, strict=True):
+        if job.is_slo:
+            for t, o in enumerate(r.run):
+                if o is not None:
+                    ledger.take(t, job.options[o])
+            out.append(RawPlan(list(r.run), r.admitted, r.tier))
+        else:
+            out.append(RawPlan([None] * data.T))
+    _fill_best_effort(data, ledger, out)
+    return out
+
+
 def _greedy(
     data: ModelData, order: Callable[[JobData], tuple], boost: int = 0
 ) -> tuple[list[RawPlan], list[str]]:

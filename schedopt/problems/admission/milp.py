@@ -17,6 +17,7 @@ from .assemble import RawPlan, assemble, raw_from_solution
 from .cpsat import feasible_together
 from .data import VALUE_SCALE, ModelData, build_data
 from .explain import explain_infeasible
+from .heuristics import refill_best_effort
 from .instance import AdmissionInstance
 
 
@@ -208,6 +209,9 @@ def make_solver(solver: MilpSolver):
             proven[i] = run.status is Status.OPTIMAL
             best_raw = model.extract()
             hint = model.current_values()
+            if i == 0:  # as in cpsat.py: start L2 from a greedy best-effort re-plan
+                best_raw = refill_best_effort(data, best_raw)
+                hint = model.hint(best_raw)
             # Fix the level at its (integer) value; a half unit absorbs solver tolerances.
             value = round(run.objective or 0.0)
             if level.maximize:
