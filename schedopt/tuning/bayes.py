@@ -2,8 +2,9 @@
 
 The score of a parameter vector is the mean, over the training instances, of the heuristic's
 lexicographic objective collapsed to one number: each level normalised by a reference (the
-default parameters' value, so 1.0 = as good as the defaults), weighted 1, 1e-3, 1e-6 by level so
-that the first objective dominates. Lower is better (it is minimised).
+default parameters' value, so 1.0 = as good as the defaults; where the defaults find nothing, the
+first solution found), weighted 1, 1e-3, 1e-6 by level so that the first objective dominates,
+signed so that lower is better (it is minimised); an instance without a solution scores +10.
 """
 
 from __future__ import annotations
@@ -45,11 +46,13 @@ class TuningResult:
 def _score(spec, results, reference) -> float:
     total = 0.0
     for objectives, ref in zip(results, reference, strict=True):
-        if objectives is None:
-            total += 10.0  # no solution: far worse than any solution
+        if objectives is None or ref is None:
+            total += 10.0  # no solution: far worse than any solution (each level scores ~1)
             continue
         for w, term, value, base in zip(LEVEL_WEIGHTS, spec.terms, objectives, ref, strict=False):
-            scale = max(abs(base), 1e-9)
+            # A level whose reference is ~0 (no best-effort progress at all) is scored in its
+            # own units; dividing by ~0 would let it drown the first level.
+            scale = max(abs(base), 1.0)
             signed = -value if term.sense is Sense.MAXIMIZE else value
             total += w * signed / scale
     return total / len(results)
@@ -90,9 +93,20 @@ def tune(
         ]
 
     started = time.perf_counter()
-    reference = [r if r is not None else (1.0,) * len(spec.terms) for r in run({})]
-    default_score = _score(spec, reference, reference)
+    defaults_found = run({})
+    # Per-instance normalisers: the defaults' objectives; where the defaults found nothing,
+    # the first solution any evaluation finds (fixed from then on), so that one instance the
+    # defaults fail on does not weigh hundreds of times more than the rest.
+    reference: list[tuple[float, ...] | None] = list(defaults_found)
     calls = 0
+
+    def score(found: list[tuple[float, ...] | None]) -> float:
+        for i, objectives in enumerate(found):
+            if reference[i] is None and objectives is not None:
+                reference[i] = objectives
+        return _score(spec, found, reference)
+
+    default_score = score(defaults_found)
 
     def objective(x: list[Any]) -> float:
         nonlocal calls
@@ -100,7 +114,7 @@ def tune(
             n: (int(v) if isinstance(space[i], Integer) else float(v))
             for i, (n, v) in enumerate(zip(names, x, strict=True))
         }
-        value = _score(spec, run(params), reference)
+        value = score(run(params))
         calls += 1
         if progress:
             progress(calls, params, value)

@@ -112,8 +112,14 @@ def test_a_hinted_exact_method_is_never_worse_than_its_hint(method: str, inst) -
 def test_auto_keeps_the_heuristic_when_the_exact_model_has_no_time() -> None:
     from schedopt.problems.admission import generate
 
+    from schedopt.tuning import load_tuned
+
     inst = generate("large", 1)
-    best = max(schedopt.solve(inst, h).objective for h in ("heuristic:edf", "heuristic:slack"))
+    tuned = load_tuned("admission")  # auto runs the heuristics with their tuned parameters
+    best = max(
+        schedopt.solve(inst, h, params=tuned.get(h, {})).objective
+        for h in ("heuristic:edf", "heuristic:slack")
+    )
     result = schedopt.solve(inst, "auto", time_limit_s=1.0)
     assert result.status is Status.FEASIBLE
     assert result.objective >= best

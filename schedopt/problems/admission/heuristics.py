@@ -182,15 +182,21 @@ def _greedy(
     data: ModelData, order: Callable[[JobData], tuple], boost: int = 0
 ) -> tuple[list[RawPlan], list[str]]:
     slo = [j for j in data.jobs if j.is_slo]
-    kept = sorted((j for j in slo if j.admitted_before), key=order)
-    # Earlier guarantees first, each at its most valuable tier; if one then no longer fits,
-    # start again with every earlier guarantee at its loosest tier (keeping them beats value).
-    for latest_tier_first in (False, True):
+    kept = [j for j in slo if j.admitted_before]
+    # Earlier guarantees first: in the heuristic's order at their most valuable tier; if one
+    # no longer fits, at their loosest tier; if still not, by the loosest deadline first
+    # (EDF on the guarantees). Keeping every guarantee beats any value.
+    attempts = (
+        (sorted(kept, key=order), False),
+        (sorted(kept, key=order), True),
+        (sorted(kept, key=lambda j: (j.tiers[-1].slots_before, j.id)), True),
+    )
+    for ordered, latest_tier_first in attempts:
         ledger = Ledger(data)
         raw = [RawPlan([None] * data.T) for _ in data.jobs]
         broken = [
             job.id
-            for job in kept
+            for job in ordered
             if not _place_slo(
                 data, ledger, job, raw[job.index], latest_tier_first=latest_tier_first
             )
