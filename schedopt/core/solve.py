@@ -13,7 +13,7 @@ from typing import Any
 
 from schedopt.tuning.store import load_tuned
 
-from .errors import ValidationFailedError
+from .errors import InvalidInstanceError, ValidationFailedError
 from .options import TIME_LIMIT_OVERHEAD_S, SolveOptions
 from .registry import MethodKind, Outcome, ProblemSpec, problem_of
 from .result import ObjectiveTerm, Result, Sense
@@ -70,6 +70,13 @@ def solve(
             params=dict(params or {}),
         )
     spec = problem_of(instance)
+    if options.hint is not None and not isinstance(options.hint, spec.solution_type):
+        raise InvalidInstanceError(
+            "hint",
+            f"must be a solution of this problem, {spec.solution_type.__name__} "
+            f"(got {type(options.hint).__name__}); "
+            "load one with schedopt.load_solution(instance, path)",
+        )
     deadline = Deadline(started + options.time_limit_s)
     if method == AUTO:
         name, outcome = _auto(spec, instance, options, deadline)

@@ -82,6 +82,15 @@ def test_unknown_method_and_problem() -> None:
     assert "admission" in schedopt.problem_names()
 
 
+def test_a_hint_of_the_wrong_type_is_refused() -> None:
+    inst = schedopt.load("instances/admission/small-s0.json")
+    with pytest.raises(
+        schedopt.InvalidInstanceError,
+        match="hint: must be a solution of this problem, AdmissionSolution",
+    ):
+        schedopt.solve(inst, "cpsat", hint={"plans": []})
+
+
 def test_validation_failure_is_raised_not_returned() -> None:
     from schedopt.core.registry import Outcome
     from schedopt.core.solve import _finish
