@@ -15,6 +15,7 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -403,11 +404,35 @@ def cmd_solve(args: argparse.Namespace) -> int:
                 _stderr().print(f"wrote the solution to {escape(args.out)}")
         else:
             _stderr().print(f"no solution to write to {escape(args.out)}")
+    if args.plot and result.solution is not None:
+        _write_plot(problem_of(inst), inst, result.solution, args.plot, quiet=args.json)
     if args.json:
         _write_json(_result_json(result))
     else:
         _render_result(_stdout(), inst, result)
     return STATUS_EXIT.get(result.status, EXIT_INTERNAL)
+
+
+def _write_plot(spec: ProblemSpec, inst: Any, sol: Any, path: str, quiet: bool = False) -> None:
+    if spec.plot is None:
+        raise CliError(f"{spec.name} has no plot yet", EXIT_USAGE)
+    Path(path).write_text(spec.plot(inst, sol))
+    if not quiet:
+        _stderr().print(f"wrote the plot to {escape(path)}")
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    inst = _load(args.file)
+    spec = problem_of(inst)
+    sol = _load_solution(inst, args.solution)
+    violations = spec.validate(inst, sol)
+    if violations:
+        for v in violations:
+            _stderr().print(f"[{v.constraint_id}] {escape(v.message)}", soft_wrap=True)
+        _stderr().print("error: the solution is not valid; nothing plotted")
+        return EXIT_VALIDATION_FAILED
+    _write_plot(spec, inst, sol, args.out)
+    return EXIT_OK
 
 
 # --- validate ---------------------------------------------------------------------------------
@@ -666,6 +691,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="relative MIP gap at which OPTIMAL may be claimed (default: 0, exact)",
     )
     p.add_argument("--out", metavar="SOLUTION.json", help="write the solution as JSON")
+    p.add_argument("--plot", metavar="PLAN.svg", help="draw the decision as an SVG picture")
     p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
     p.add_argument("--verbose", action="store_true", help="show the solver's log")
     p.set_defaults(func=cmd_solve)
@@ -749,6 +775,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file", metavar="FILE", help="instance JSON file")
     p.set_defaults(func=cmd_info)
+
+    p = _subparser(
+        sub,
+        "plot",
+        "draw a solution as an SVG picture",
+        "Validate SOLUTION against FILE and draw it as SVG: for admission, the GPUs of every\n"
+        "job in every slot, stacked, against the free-GPU capacity, with guaranteed deadlines\n"
+        "marked on the time axis. Hover a block for the job and its GPUs.",
+        "  schedopt solve example.json --out sol.json && schedopt plot example.json sol.json "
+        "--out plan.svg\n",
+        common,
+    )
+    p.add_argument("file", metavar="FILE", help="instance JSON file")
+    p.add_argument("solution", metavar="SOLUTION.json", help="solution JSON file")
+    p.add_argument("--out", metavar="PLAN.svg", required=True, help="the SVG file to write")
+    p.set_defaults(func=cmd_plot)
 
     p = _subparser(
         sub,

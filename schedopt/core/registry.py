@@ -77,6 +77,8 @@ class ProblemSpec:
     auto_exact: str
     auto_heuristics: Sequence[str]
     description: str = ""
+    #: ``plot(instance, solution) -> SVG text``, where the problem has a picture.
+    plot: Callable[[Any, Any], str] | None = None
 
     def method(self, name: str) -> MethodSpec:
         try:

@@ -4,7 +4,7 @@ from schedopt.backends.milp import MilpSolver
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, register_problem
 from schedopt.core.result import ObjectiveTerm, Sense
 
-from . import cpsat, heuristics, milp
+from . import cpsat, heuristics, milp, plot
 from .data import build_data
 from .generate import SIZES, generate, generate_custom
 from .heuristics import EdfParams, SlackParams
@@ -69,6 +69,7 @@ SPEC = register_problem(
             ),
         },
         auto_exact="cpsat",
+        plot=plot.to_svg,
         auto_heuristics=heuristics.HEURISTICS,
     )
 )
