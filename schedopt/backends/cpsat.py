@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -56,7 +57,11 @@ def run(model: cp_model.CpModel, solver: cp_model.CpSolver) -> CpsatRun:
     status = _STATUS[code]
     has_objective = model.has_objective()
     objective = solver.objective_value if status.has_solution and has_objective else None
-    bound = solver.best_objective_bound if has_objective and status.has_solution else None
+    # CP-SAT's bound is valid whenever it did not prove infeasibility, solution or not.
+    bound = None
+    if has_objective and status is not Status.INFEASIBLE:
+        b = solver.best_objective_bound
+        bound = b if math.isfinite(b) else None
     if status is Status.OPTIMAL and solver.parameters.relative_gap_limit == 0 and has_objective:
         bound = objective
     stats = {
