@@ -244,6 +244,32 @@ def _gpus_string(gpus: tuple[int, ...]) -> str:
     return shown
 
 
+@renderer("fairshare")
+def _render_fairshare(console: Console, inst: Any, result: Result[Any]) -> None:
+    by_tenant: dict[str, list[Any]] = {}
+    tenant_of = {j.id: j.tenant for j in inst.jobs}
+    for alloc in result.solution.allocations:
+        by_tenant.setdefault(tenant_of.get(alloc.job_id, "?"), []).append(alloc)
+    table = Table(title="allocation by tenant", title_justify="left", show_edge=False)
+    for col in ("tenant", "weight", "LTGF share", "GPUs", "jobs running"):
+        table.add_column(col, no_wrap=True, justify="left" if col == "tenant" else "right")
+    for t in inst.tenants[:MAX_ROWS]:
+        allocs = by_tenant.get(t.id, [])
+        gpus = sum(sum(a.hosts.values()) for a in allocs)
+        running = sum(1 for a in allocs if a.hosts)
+        share = result.metrics.get(f"share[{t.id}]")
+        table.add_row(
+            escape(t.id),
+            f"{t.weight:g}",
+            "-" if share is None else f"{share:.4g}",
+            str(gpus),
+            f"{running}/{len(allocs)}",
+        )
+    console.print(table)
+    if len(inst.tenants) > MAX_ROWS:
+        console.print(f"… {len(inst.tenants) - MAX_ROWS} more tenants (use --json or --out)")
+
+
 @renderer("admission")
 def _render_admission(console: Console, inst: Any, result: Result[Any]) -> None:
     sol = result.solution

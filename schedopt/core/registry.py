@@ -41,6 +41,8 @@ class Outcome:
     solve_s: float = 0.0
     explanation: str | None = None
     stats: Mapping[str, Any] = field(default_factory=dict)
+    #: Measurements the method makes beyond the validator's (merged into Result.metrics).
+    metrics: Mapping[str, float] = field(default_factory=dict)
 
 
 Runner = Callable[[Any, SolveOptions, Deadline], Outcome]

@@ -140,7 +140,7 @@ def _finish(
         if violations:
             raise ValidationFailedError(method, violations)
         objectives = spec.evaluate(instance, outcome.solution)
-        metrics = spec.metrics(instance, outcome.solution)
+        metrics = {**spec.metrics(instance, outcome.solution), **outcome.metrics}
         if not status.has_solution:
             status = Status.FEASIBLE
     elif status.has_solution:

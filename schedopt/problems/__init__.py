@@ -3,6 +3,6 @@
 Problem packages never import one another.
 """
 
-from . import admission
+from . import admission, fairshare
 
-__all__ = ["admission"]
+__all__ = ["admission", "fairshare"]

@@ -111,7 +111,6 @@ def test_a_hinted_exact_method_is_never_worse_than_its_hint(method: str, inst) -
 
 def test_auto_keeps_the_heuristic_when_the_exact_model_has_no_time() -> None:
     from schedopt.problems.admission import generate
-
     from schedopt.tuning import load_tuned
 
     inst = generate("large", 1)

@@ -1,15 +1,30 @@
-"""Loaders for public GPU-cluster job traces, returning :class:`TraceJob` records.
+"""Loaders for public GPU-cluster traces, returning plain frozen records.
 
 - :func:`load_philly_chronus`: the Philly traces with deadlines of the Chronus artifact;
 - :func:`load_elasticflow`: the Microsoft ITP traces of the ElasticFlow artifact (deadlines
-  attached by a slack rule).
+  attached by a slack rule);
+- :func:`load_gavel_throughputs`: Gavel's measured per-GPU-type throughputs;
+- :func:`load_astraea_shares`: the Astraea artifact's Philly tenant shares.
 
 The records do not depend on any problem package; ``schedopt.problems.admission.driver``
-replays them lease round by lease round.
+replays job traces lease round by lease round, and the fair-share generator can use the
+throughputs and shares.
 """
 
+from .astraea import TenantShare, load_astraea_shares
 from .elasticflow import load_elasticflow
+from .gavel import GavelJobType, load_gavel_throughputs
 from .philly_chronus import load_philly_chronus
 from .record import KINDS, TraceJob, TraceLoad
 
-__all__ = ["KINDS", "TraceJob", "TraceLoad", "load_elasticflow", "load_philly_chronus"]
+__all__ = [
+    "KINDS",
+    "GavelJobType",
+    "TenantShare",
+    "TraceJob",
+    "TraceLoad",
+    "load_astraea_shares",
+    "load_elasticflow",
+    "load_gavel_throughputs",
+    "load_philly_chronus",
+]

@@ -1,0 +1,177 @@
+"""Fair-share benchmark: every method on generated rounds of 64 to 4,096 GPUs (H100/A100/V100).
+
+    python benchmarks/fairshare.py                  # the full suite (about 15 minutes)
+    python benchmarks/fairshare.py --quick          # one seed, 64 to 1,024 GPUs (about 3 minutes)
+    python benchmarks/fairshare.py --methods auto,heuristic:astraea --time-limit 5
+    python benchmarks/fairshare.py --quick --gavel ../shared/data/gavel/simulation_throughputs.json
+
+For each instance and method it reports the minimum tenant LTGF after the round (L1), the proven
+bound on it and the gap, the Jain index and max/min ratio of the tenants' shares, the normalised
+effective throughput (L2), restart + fragmentation cost (L3), preemptions, the Gavel LP's
+minimum share when the method reports it, and model build, solve and wall seconds. Rows are
+appended as JSON lines to benchmarks/results/fairshare.jsonl; a summary goes into
+benchmarks/RESULTS.md by hand, with the command that produced it.
+
+``--gavel PATH`` replaces the generated throughputs by Gavel's measured ones (OSDI'20 artifact,
+``simulation_throughputs.json``, read through ``schedopt.io.traces.gavel``): the cluster becomes
+K80/P100/V100 pools (1:2:1 by hosts) and every job a random Gavel job type at its own scale
+factor, with nothing running before the round.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+import schedopt
+from schedopt.io.traces.gavel import load_gavel_throughputs
+from schedopt.problems.fairshare import FairshareInstance, generate_custom
+from schedopt.topology import Cluster, GpuTypeInfo
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+from common import append_rows, print_table, run_cases
+
+#: (GPUs, tenants, jobs): the issue's range, 64 to 4,096 GPUs, 10 to 100 tenants, 100 to 5,000 jobs.
+SHAPES = ((64, 10, 100), (256, 20, 300), (1024, 50, 1000), (4096, 100, 5000))
+METHODS = (
+    "heuristic:astraea",
+    "heuristic:gavel-round",
+    "cpsat",
+    "milp:highs",
+    "milp:cbc",
+    "auto",
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    gpus: int
+    tenants: int
+    jobs: int
+    seed: int
+    method: str
+    time_limit_s: float
+    gavel: str | None = None
+
+
+#: Defaults for the Gavel GPU types missing from schedopt.topology.GPU_TYPES (speed vs H100).
+GAVEL_TYPES = {
+    "K80": GpuTypeInfo(memory_gib=12.0, nvlink_gbps=None, speed=0.05),
+    "P100": GpuTypeInfo(memory_gib=16.0, nvlink_gbps=None, speed=0.15),
+}
+
+
+def gavel_instance(case: Case) -> FairshareInstance:
+    """The generated round with Gavel's measured throughputs on a K80/P100/V100 cluster."""
+    inst = generate_custom(
+        gpus=case.gpus, tenants=case.tenants, jobs=case.jobs, seed=case.seed, running_fraction=0
+    )
+    types = [t for t in load_gavel_throughputs(case.gavel) if t.scale_factor <= 8]
+    hosts = max(3, case.gpus // 8)
+    pools = [("V100", hosts // 4, 8), ("P100", hosts - 2 * (hosts // 4), 8), ("K80", hosts // 4, 8)]
+    cluster = Cluster.heterogeneous(pools=pools, gpu_types=GAVEL_TYPES)
+    rng = np.random.default_rng(case.seed)
+    doc = inst.model_dump(mode="json")
+    doc["cluster"] = cluster.to_dict()
+    for job in doc["jobs"]:
+        t = types[int(rng.integers(len(types)))]
+        job["throughput"] = {
+            g.upper(): {t.scale_factor: r} for g, r in t.throughput.items() if r > 0
+        }
+        job["previous"] = None
+    return FairshareInstance.model_validate(doc)
+
+
+def run(case: Case) -> dict:
+    if case.gavel:
+        inst = gavel_instance(case)
+    else:
+        inst = generate_custom(gpus=case.gpus, tenants=case.tenants, jobs=case.jobs, seed=case.seed)
+    r = schedopt.solve(inst, case.method, time_limit_s=case.time_limit_s, seed=0)
+    obj = r.objectives
+    return {
+        "instance": f"{case.gpus}gpu-{case.tenants}t-{case.jobs}j-s{case.seed}"
+        + ("-gavel" if case.gavel else ""),
+        "gpus": case.gpus,
+        "tenants": case.tenants,
+        "jobs": case.jobs,
+        "seed": case.seed,
+        "method": r.method,
+        "status": r.status.value,
+        "min_share": None if obj is None else obj[0],
+        "bound": r.best_bound,
+        "gap": r.gap,
+        "jain": r.metrics.get("jain_index"),
+        "max_min": r.metrics.get("max_min_share_ratio"),
+        "throughput": None if obj is None else obj[1],
+        "cost_s": None if obj is None else obj[2],
+        "preemptions": r.metrics.get("preemptions"),
+        "gavel_lp": r.stats.get("gavel_lp_min_share"),
+        "build_s": r.build_s,
+        "solve_s": r.solve_s,
+        "wall_s": r.wall_s,
+        "time_limit_s": case.time_limit_s,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--quick", action="store_true", help="one seed, the three smaller shapes")
+    ap.add_argument("--seeds", type=int, default=2, help="seeds per shape (2)")
+    ap.add_argument("--methods", default=",".join(METHODS), help="comma-separated methods")
+    ap.add_argument("--time-limit", type=float, default=10.0, help="seconds per solve (10)")
+    ap.add_argument(
+        "--workers", type=int, default=1, help="parallel solves (1; timings comparable only at 1)"
+    )
+    ap.add_argument("--gavel", default=None, help="Gavel simulation_throughputs.json to use")
+    args = ap.parse_args(argv)
+    shapes = SHAPES[:3] if args.quick else SHAPES
+    seeds = range(1 if args.quick else args.seeds)
+    cases = [
+        Case(g, t, j, seed, m, args.time_limit, args.gavel)
+        for g, t, j in shapes
+        for seed in seeds
+        for m in args.methods.split(",")
+    ]
+    rows = []
+    for row in run_cases(run, cases, args.workers):
+        rows.append(row)
+        print(
+            f"  {row['instance']:<24} {row['method']:<34} {row['status']:<9} "
+            f"min share {row['min_share']}  gap {row['gap']}  wall {row['wall_s']:.2f} s",
+            flush=True,
+        )
+    print_table(
+        "fair share",
+        rows,
+        [
+            "instance",
+            "method",
+            "status",
+            "min_share",
+            "bound",
+            "gap",
+            "jain",
+            "max_min",
+            "throughput",
+            "preemptions",
+            "gavel_lp",
+            "build_s",
+            "solve_s",
+            "wall_s",
+        ],
+    )
+    path = append_rows(
+        "fairshare", rows, "python benchmarks/fairshare.py " + " ".join(argv or sys.argv[1:])
+    )
+    print(f"appended {len(rows)} rows to {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""Long-term fair share (Astraea, TPDS'22; Gavel, OSDI'20). See ``formulations/fairshare.md``."""
+
+from schedopt.backends.milp import MilpSolver
+from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, register_problem
+from schedopt.core.result import ObjectiveTerm, Sense
+
+from . import cpsat, heuristics, milp
+from .data import build_data
+from .gavel import GavelAllocation, JobFractions, solve_gavel_lp
+from .generate import SIZES, generate, generate_custom
+from .heuristics import AstraeaParams, GavelRoundParams
+from .instance import FairshareInstance, Job, Previous, Tenant
+from .rounds import RoundRecord, apply_round, run_rounds
+from .solution import Allocation, FairshareSolution
+from .validate import evaluate, metrics, validate
+
+SPEC = register_problem(
+    ProblemSpec(
+        name="fairshare",
+        description="one allocation round: maximise the worst tenant's long-term GPU-time "
+        "fairness, then effective throughput, then few restarts",
+        instance_type=FairshareInstance,
+        solution_type=FairshareSolution,
+        terms=(
+            ObjectiveTerm("minimum tenant LTGF", Sense.MAXIMIZE, "share"),
+            ObjectiveTerm("effective throughput", Sense.MAXIMIZE, "jobs"),
+            ObjectiveTerm("restart + fragmentation cost", Sense.MINIMIZE, "s"),
+        ),
+        validate=validate,
+        evaluate=evaluate,
+        metrics=metrics,
+        generate=generate,
+        sizes=tuple(SIZES),
+        estimate_variables=lambda inst: build_data(inst, check_size=False).num_variables,
+        export_model=milp.export,
+        methods={
+            "cpsat": MethodSpec(
+                "cpsat",
+                MethodKind.EXACT,
+                cpsat.solve,
+                "CP-SAT (shares in 1/10^4), lexicographic by sequential solves",
+                supports_hint=True,
+            ),
+            "milp:highs": MethodSpec(
+                "milp:highs",
+                MethodKind.EXACT,
+                milp.make_solver(MilpSolver.HIGHS),
+                "MILP (PuLP) solved by HiGHS",
+                supports_hint=True,
+            ),
+            "milp:cbc": MethodSpec(
+                "milp:cbc",
+                MethodKind.EXACT,
+                milp.make_solver(MilpSolver.CBC),
+                "MILP (PuLP) solved by CBC",
+                supports_hint=True,
+            ),
+            "heuristic:astraea": MethodSpec(
+                "heuristic:astraea",
+                MethodKind.HEURISTIC,
+                heuristics.solve_astraea,
+                "Astraea water-filling: lowest long-term share first",
+                params=AstraeaParams,
+            ),
+            "heuristic:gavel-round": MethodSpec(
+                "heuristic:gavel-round",
+                MethodKind.HEURISTIC,
+                heuristics.solve_gavel_round,
+                "Gavel's max-min LP over time fractions, rounded to whole GPUs and repaired",
+                params=GavelRoundParams,
+            ),
+        },
+        auto_exact="milp:highs",
+        auto_heuristics=heuristics.HEURISTICS,
+    )
+)
+
+__all__ = [
+    "SPEC",
+    "Allocation",
+    "AstraeaParams",
+    "FairshareInstance",
+    "FairshareSolution",
+    "GavelAllocation",
+    "GavelRoundParams",
+    "Job",
+    "JobFractions",
+    "Previous",
+    "RoundRecord",
+    "Tenant",
+    "apply_round",
+    "generate",
+    "generate_custom",
+    "run_rounds",
+    "solve_gavel_lp",
+]

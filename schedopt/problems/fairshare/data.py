@@ -1,0 +1,280 @@
+"""The round as the models see it: arrays and integers computed once, in one place.
+
+Both exact back-ends, the Gavel LP and the heuristics read this; the validator does not (it
+re-derives everything from the raw instance). Every scaling of reals to integers is here — see
+"Integer scaling" in ``formulations/fairshare.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from schedopt.core.errors import ModelTooLargeError
+
+from .instance import FairshareInstance
+
+#: CP-SAT's minimum share t is an integer in units of 1/SHARE_SCALE.
+SHARE_SCALE = 10_000
+#: CP-SAT's normalised throughputs e_jo are integers in units of 1/EFF_SCALE.
+EFF_SCALE = 10_000
+#: CP-SAT's restart and fragmentation costs are integers in units of 1/COST_SCALE seconds.
+COST_SCALE = 1_000
+#: Accounts in CP-SAT stay below this many time units (keeps every product within 64 bits).
+MAX_TIME_UNITS = 10**10
+#: Conservative model-building cost per variable (measured on the 1,024-GPU benchmark:
+#: ≈ 8 µs for CP-SAT, ≈ 15 µs for PuLP); an exact method that cannot build its model in the
+#: time left returns NO_SOLUTION at once instead of breaking the time limit.
+BUILD_S_PER_VARIABLE = 3e-5
+#: Refuse to build exact models with more decision variables than this.
+MAX_MODEL_VARIABLES = 2_000_000
+#: Slack when turning a minimum share back into whole GPUs (see "How the order is kept").
+GPU_TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class Option:
+    """Job runs on ``n`` GPUs of ``gpu_type`` at ``rate`` iterations/s; ``eff`` = e_jo."""
+
+    gpu_type: str
+    n: int
+    rate: float
+    eff: float
+    eff_scaled: int
+    extra_hosts: int  # ν_o
+
+
+@dataclass(frozen=True)
+class JobData:
+    index: int
+    id: str
+    tenant: int
+    options: tuple[Option, ...]
+    was_running: bool  # j ∈ J^P
+    prev_option: int | None  # o^P_j when keepable (j ∈ J^K), else None
+    prev_hosts: dict[str, int]
+    restart_cost: float  # c_j, seconds
+    restart_scaled: int
+    used_gpu_s: float
+
+    @property
+    def keepable(self) -> bool:
+        return self.prev_option is not None
+
+
+@dataclass(frozen=True)
+class TenantData:
+    index: int
+    id: str
+    weight: float
+    quota: int  # q_u
+    demand: int  # δ_u
+    deserved: int  # d_u
+    used_s: float  # U_u
+    deserved_after_s: float  # D'_u
+    included: bool  # u ∈ U⁺
+    guarantee: int  # γ_u (0 without hard guarantees)
+    jobs: tuple[int, ...]
+    used_units: int = 0  # Ũ_u
+    deserved_units: int = 0  # D̃_u
+
+    def share(self, gpus: float, round_s: float) -> float:
+        """LTGF after the round with ``gpus`` GPUs this round."""
+        return (self.used_s + round_s * gpus) / self.deserved_after_s
+
+
+@dataclass(frozen=True)
+class ModelData:
+    instance: FairshareInstance
+    round_s: float
+    jobs: tuple[JobData, ...]
+    tenants: tuple[TenantData, ...]
+    type_capacity: dict[str, int]  # F_g
+    free: dict[str, int]  # f_h
+    host_type: dict[str, str | None]
+    sigma: dict[str, int]  # σ_g
+    multi_host: bool
+    time_unit: float
+    round_units: int  # L̃
+    frag_cost: float
+    frag_scaled: int
+    levels: dict[str, tuple[int, ...]] = field(default_factory=dict)  # S_g
+
+    @property
+    def included(self) -> tuple[TenantData, ...]:
+        return tuple(t for t in self.tenants if t.included)
+
+    @cached_property
+    def keep_hosts(self) -> dict[str, list[tuple[int, int]]]:
+        """Host → (job index, GPUs) of keepable previous allocations."""
+        out: dict[str, list[tuple[int, int]]] = {}
+        for j in self.jobs:
+            if j.keepable:
+                for h, n in j.prev_hosts.items():
+                    out.setdefault(h, []).append((j.index, n))
+        return out
+
+    @cached_property
+    def forced_preemptions(self) -> int:
+        return sum(1 for j in self.jobs if j.was_running and not j.keepable)
+
+    @cached_property
+    def restart_constant(self) -> float:
+        return sum(j.restart_cost for j in self.jobs if j.was_running)
+
+    def min_gpus(self, tenant: TenantData, share: float) -> int:
+        """m_u: the fewest whole GPUs that keep ``tenant`` at ``share`` or above."""
+        need = (share * tenant.deserved_after_s - tenant.used_s) / self.round_s
+        return max(0, math.ceil(need - GPU_TOL))
+
+    def min_share(self, gpus_by_tenant: list[float]) -> float:
+        shares = [t.share(gpus_by_tenant[t.index], self.round_s) for t in self.included]
+        return min(shares) if shares else 0.0
+
+    def share_upper_bound(self) -> float:
+        """Every tenant given its whole demand: no allocation has a higher minimum."""
+        return min((t.share(t.demand, self.round_s) for t in self.included), default=0.0)
+
+    @cached_property
+    def num_variables(self) -> int:
+        n = sum(len(j.options) + (1 if j.keepable else 0) for j in self.jobs) + 1
+        if not self.multi_host:
+            n += sum(len(self.levels.get(self.host_type[h] or "", ())) for h in self.keep_hosts)
+        return n
+
+    def too_big_for(self, seconds: float) -> str | None:
+        """Why building the exact model would not fit in ``seconds`` (None: it fits)."""
+        estimate = self.num_variables * BUILD_S_PER_VARIABLE
+        if estimate < seconds:
+            return None
+        return (
+            f"not enough time to build the exact model ({self.num_variables:,} variables, "
+            f"about {estimate:.1f} s to build; {seconds:.1f} s left)"
+        )
+
+
+def _levels(sigma: int) -> tuple[int, ...]:
+    out, s = [], 1
+    while s <= sigma:
+        out.append(s)
+        s *= 2
+    return tuple(out)
+
+
+def _time_unit(largest_s: float) -> float:
+    unit = 1e-3
+    while largest_s / unit > MAX_TIME_UNITS:
+        unit *= 10
+    return unit
+
+
+def build_data(inst: FairshareInstance, *, check_size: bool = True) -> ModelData:
+    L = inst.round_s
+    free = dict(inst.free_by_host)
+    host_type = dict(inst.host_type)
+    capacity: dict[str, int] = {}
+    sigma: dict[str, int] = {}
+    max_free: dict[str, int] = {}
+    for h, g in host_type.items():
+        if g is None:
+            continue
+        capacity[g] = capacity.get(g, 0) + free[h]
+        sigma[g] = max(sigma.get(g, 0), len(inst.cluster.gpus_on(h)))
+        max_free[g] = max(max_free.get(g, 0), free[h])
+    C = sum(capacity.values())
+    multi = inst.allow_multi_host
+
+    jobs: list[JobData] = []
+    tenant_jobs: dict[int, list[int]] = {i: [] for i in range(len(inst.tenants))}
+    for i, job in enumerate(inst.jobs):
+        usable = [
+            (g, n, r)
+            for g, n, r in sorted(job.options)
+            if n <= capacity.get(g, 0) and (multi or n <= max_free.get(g, 0))
+        ]
+        best = max((r for _, _, r in usable), default=1.0)
+        options = tuple(
+            Option(g, n, r, r / best, round(r / best * EFF_SCALE), math.ceil(n / sigma[g]) - 1)
+            for g, n, r in usable
+        )
+        prev = job.previous
+        prev_option = None
+        if prev is not None:
+            index = {(o.gpu_type, o.n): k for k, o in enumerate(options)}
+            k = index.get((prev.gpu_type, prev.count))
+            fits = all(free[h] >= n for h, n in prev.hosts.items())
+            if k is not None and fits and (multi or len(prev.hosts) == 1):
+                prev_option = k
+        t = inst.tenant_index[job.tenant]
+        tenant_jobs[t].append(i)
+        jobs.append(
+            JobData(
+                index=i,
+                id=job.id,
+                tenant=t,
+                options=options,
+                was_running=prev is not None,
+                prev_option=prev_option,
+                prev_hosts=dict(prev.hosts) if prev is not None else {},
+                restart_cost=job.restart_cost_s,
+                restart_scaled=round(job.restart_cost_s * COST_SCALE),
+                used_gpu_s=job.used_gpu_s,
+            )
+        )
+
+    total_w = sum(t.weight for t in inst.tenants)
+    raw = []
+    for u, tenant in enumerate(inst.tenants):
+        quota = math.floor(C * tenant.weight / total_w + 1e-9)
+        demand = sum(max((o.n for o in jobs[j].options), default=0) for j in tenant_jobs[u])
+        deserved = min(demand, quota)
+        after = tenant.deserved_gpu_s + L * deserved
+        guarantee = 0
+        if inst.guarantees_hard and demand > 0:
+            wanted = quota if tenant.guaranteed_gpus is None else tenant.guaranteed_gpus
+            guarantee = min(wanted, demand)
+        raw.append((u, tenant, quota, demand, deserved, after, guarantee))
+    largest = max([L * C + t.used_gpu_s for t in inst.tenants] + [r[5] for r in raw] + [L])
+    unit = _time_unit(largest)
+    tenants = tuple(
+        TenantData(
+            index=u,
+            id=tenant.id,
+            weight=tenant.weight,
+            quota=quota,
+            demand=demand,
+            deserved=deserved,
+            used_s=tenant.used_gpu_s,
+            deserved_after_s=after,
+            included=demand > 0 and after > 0,
+            guarantee=guarantee,
+            jobs=tuple(tenant_jobs[u]),
+            used_units=round(tenant.used_gpu_s / unit),
+            deserved_units=max(1, round(after / unit)),
+        )
+        for u, tenant, quota, demand, deserved, after, guarantee in raw
+    )
+    data = ModelData(
+        instance=inst,
+        round_s=L,
+        jobs=tuple(jobs),
+        tenants=tenants,
+        type_capacity=capacity,
+        free=free,
+        host_type=host_type,
+        sigma=sigma,
+        multi_host=multi,
+        time_unit=unit,
+        round_units=max(1, round(L / unit)),
+        frag_cost=inst.fragmentation_cost_s,
+        frag_scaled=round(inst.fragmentation_cost_s * COST_SCALE),
+        levels={g: _levels(s) for g, s in sigma.items()},
+    )
+    if check_size and data.num_variables > MAX_MODEL_VARIABLES:
+        raise ModelTooLargeError(
+            "jobs",
+            f"the exact model would have about {data.num_variables:,} variables "
+            f"(limit {MAX_MODEL_VARIABLES:,}); use method='heuristic:astraea'",
+        )
+    return data

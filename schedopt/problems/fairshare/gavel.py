@@ -1,0 +1,142 @@
+"""The continuous, Gavel-style max-min LP over time fractions (Gavel, OSDI'20), solved by HiGHS.
+
+Variables ``X[j, o] ∈ [0, 1]``: the fraction of the round job ``j`` runs on option ``o`` (a GPU
+type and gang size). Constraints: a job's fractions sum to at most 1 (C1 relaxed), GPUs per type
+``Σ n X ≤ F_g`` (C2), hard guarantees (C5), and the minimum LTGF ``t`` over the counted tenants
+with the *expected* GPUs ``Σ n X`` (C7). Stage 1 maximises ``t``; stage 2 fixes it and
+maximises the effective throughput ``Σ e X`` (L2), as Gavel's max-min fairness followed by
+efficiency. Host shapes (C3), kept allocations (C4) and the preemption cap (C6) are left out,
+so the LP's minimum share is an upper bound on L1 of every whole-GPU allocation.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import pulp
+
+from schedopt.backends.milp import MilpSolver, solve_pulp, var_value
+from schedopt.core.status import Status
+
+from .data import ModelData, build_data
+from .instance import FairshareInstance
+
+#: Stage 2 keeps the minimum share within this much of stage 1's optimum.
+STAGE1_TOL = 1e-7
+
+
+@dataclass(frozen=True)
+class JobFractions:
+    job_id: str
+    #: (GPU type, GPU count, fraction of the round) for every option with a positive fraction.
+    fractions: tuple[tuple[str, int, float], ...]
+    #: Σ e·X: the job's effective throughput over its best (Gavel's normalised throughput).
+    effective_throughput: float
+
+    @property
+    def expected_gpus(self) -> float:
+        return sum(n * x for _, n, x in self.fractions)
+
+
+@dataclass(frozen=True)
+class GavelAllocation:
+    """The fractional allocation; ``status`` is the LP's (OPTIMAL, or FEASIBLE on a limit)."""
+
+    status: Status
+    min_share: float
+    effective_throughput: float
+    jobs: tuple[JobFractions, ...]
+    tenant_gpus: dict[str, float]
+    tenant_shares: dict[str, float]
+    #: Stage 1's proven optimum (an upper bound on L1 of every whole-GPU allocation), or None.
+    bound: float | None = None
+
+    def job(self, job_id: str) -> JobFractions:
+        for j in self.jobs:
+            if j.job_id == job_id:
+                return j
+        raise KeyError(job_id)
+
+
+def solve_gavel_lp(
+    instance: FairshareInstance, *, time_limit_s: float = 10.0, efficiency: bool = True
+) -> GavelAllocation:
+    """Solve the Gavel-style LP of ``instance``; ``efficiency`` adds stage 2 (throughput)."""
+    return solve_data(build_data(instance, check_size=False), time_limit_s, efficiency)
+
+
+def _lin(pairs) -> pulp.LpAffineExpression:
+    return pulp.LpAffineExpression(list(pairs))
+
+
+def solve_data(data: ModelData, time_limit_s: float, efficiency: bool = True) -> GavelAllocation:
+    """Both stages together within ``time_limit_s`` (stage 2 gets what stage 1 left)."""
+    stop = time.perf_counter() + time_limit_s
+    prob = pulp.LpProblem("gavel", pulp.LpMaximize)
+    X: dict[tuple[int, int], pulp.LpVariable] = {}
+    gpus: dict[int, list] = {u.index: [] for u in data.tenants}
+    by_type: dict[str, list] = {}
+    eff = []
+    for job in data.jobs:
+        row = []
+        for o, opt in enumerate(job.options):
+            v = X[job.index, o] = prob.add_variable(f"X_{job.index}_{o}", 0, 1)
+            row.append((v, 1))
+            gpus[job.tenant].append((v, opt.n))
+            by_type.setdefault(opt.gpu_type, []).append((v, opt.n))
+            eff.append((v, opt.eff))
+        if len(row) > 1:
+            prob += _lin(row) <= 1, f"C1_{job.index}"
+    for g, row in by_type.items():
+        prob += _lin(row) <= data.type_capacity[g], f"C2_{g}"
+    for u in data.tenants:
+        if u.guarantee:
+            prob += _lin(gpus[u.index]) >= u.guarantee, f"C5_{u.index}"
+    t = prob.add_variable("t", 0)
+    prob += _lin([(t, 1.0)]) <= max(0.0, data.share_upper_bound()), "t_top"
+    for u in data.included:
+        row = [(t, 1.0)] + [(v, -data.round_s * n / u.deserved_after_s) for v, n in gpus[u.index]]
+        prob += _lin(row) <= u.used_s / u.deserved_after_s, f"C7_{u.index}"
+    prob.setObjective(_lin([(t, 1.0)]))
+    run = solve_pulp(prob, MilpSolver.HIGHS, time_limit_s=max(0.01, stop - time.perf_counter()))
+    status = run.status
+    if not status.has_solution:
+        return GavelAllocation(status, 0.0, 0.0, (), {}, {})
+    bound = var_value(t) if status is Status.OPTIMAL else None
+    if efficiency and status is Status.OPTIMAL:
+        best = var_value(t)
+        prob += _lin([(t, 1.0)]) >= best - STAGE1_TOL * max(1.0, best), "fix_t"
+        prob.setObjective(_lin(eff))
+        values = {v: var_value(v) for v in X.values()}
+        left = stop - time.perf_counter()
+        second = solve_pulp(prob, MilpSolver.HIGHS, time_limit_s=left) if left > 0.02 else None
+        if second is None or not second.status.has_solution:  # keep stage 1's solution
+            for v, x in values.items():
+                v.varValue = x
+        elif second.status is not Status.OPTIMAL:
+            status = Status.FEASIBLE
+    jobs = []
+    total_eff = 0.0
+    tenant_gpus = {u.id: 0.0 for u in data.tenants}
+    for job in data.jobs:
+        fr = []
+        e = 0.0
+        for o, opt in enumerate(job.options):
+            x = min(1.0, max(0.0, var_value(X[job.index, o])))
+            if x > 1e-9:
+                fr.append((opt.gpu_type, opt.n, x))
+                e += opt.eff * x
+                tenant_gpus[data.tenants[job.tenant].id] += opt.n * x
+        total_eff += e
+        jobs.append(JobFractions(job.id, tuple(fr), e))
+    shares = {u.id: u.share(tenant_gpus[u.id], data.round_s) for u in data.tenants if u.included}
+    return GavelAllocation(
+        status=status,
+        min_share=min(shares.values(), default=0.0),
+        effective_throughput=total_eff,
+        jobs=tuple(jobs),
+        tenant_gpus=tenant_gpus,
+        tenant_shares=shares,
+        bound=bound,
+    )

@@ -1,0 +1,357 @@
+"""Heuristic fallbacks for the fair-share round.
+
+- ``astraea``: Astraea-style water-filling (TPDS'22). Free GPUs go job by job to the tenant
+  with the lowest LTGF after the round (optionally blended with its used/quota ratio this
+  round), ties to the lowest U/w; inside a tenant, starving jobs (not running) first, then the
+  job with the least attained service. Each job takes its best-throughput option that fits.
+- ``gavel-round``: Gavel's continuous max-min LP over time fractions (``gavel.py``, HiGHS),
+  rounded to whole GPUs (worst-off tenant first, up to the LP's expected GPUs of each tenant,
+  jobs by their largest fraction, each on its largest-fraction option), then repaired: hard
+  guarantees topped up and the GPUs left over water-filled as above. Its bound is the LP's
+  minimum share (a relaxation, so a valid upper bound on L1).
+
+Both first keep enough running jobs in place for the preemption cap (C6), highest restart cost
+first, then give hard guarantees (C5) before anything else. Parameters are frozen dataclasses
+with a ``SPACE`` for :mod:`schedopt.tuning`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from typing import ClassVar
+
+from schedopt.core.options import SolveOptions
+from schedopt.core.registry import Outcome
+from schedopt.core.status import Status
+from schedopt.core.stopping import Deadline
+
+from .data import JobData, ModelData, Option, TenantData, build_data
+from .gavel import STAGE1_TOL, GavelAllocation, solve_data
+from .instance import FairshareInstance
+from .placement import Board, Raw
+from .solution import Allocation, FairshareSolution
+
+#: The Gavel LP (PuLP build + HiGHS set-up and solve) takes about this long per variable
+#: (measured 0.6–0.9 s at 17.8k variables); with less time left gavel-round skips it.
+LP_S_PER_VARIABLE = 4e-5
+
+
+@dataclass(frozen=True)
+class AstraeaParams:
+    """``quota_weight`` blends the used/quota ratio of this round into the tenant order (0: LTGF
+    only); ``starving_first`` (0/1) serves a tenant's idle jobs before its running ones;
+    ``keep_running`` (0/1) keeps a running job where it is when that still fits;
+    ``size_penalty`` trades throughput for fewer GPUs when choosing a job's option."""
+
+    quota_weight: float = 0.0
+    starving_first: int = 1
+    keep_running: int = 1
+    size_penalty: float = 0.0
+
+    SPACE: ClassVar[dict[str, tuple[float, float]]] = {
+        "quota_weight": (0.0, 2.0),
+        "starving_first": (0, 1),
+        "keep_running": (0, 1),
+        "size_penalty": (0.0, 1.0),
+    }
+
+
+@dataclass(frozen=True)
+class GavelRoundParams:
+    """``threshold``: options with an LP time fraction below it are not used by the rounding
+    (their jobs are left to the repair); ``keep_running`` (0/1) keeps a running job in place
+    when the LP's favourite option is its previous one."""
+
+    threshold: float = 0.01
+    keep_running: int = 1
+
+    SPACE: ClassVar[dict[str, tuple[float, float]]] = {
+        "threshold": (0.0, 0.9),
+        "keep_running": (0, 1),
+    }
+
+
+class _State:
+    def __init__(self, data: ModelData):
+        self.data = data
+        self.board = Board(data)
+        self.raw = [Raw() for _ in data.jobs]
+        self.hosts: list[dict[str, int]] = [{} for _ in data.jobs]
+        self.gpus = [0] * len(data.tenants)
+
+    def done(self, job: JobData) -> bool:
+        return self.raw[job.index].option is not None
+
+    def keep(self, job: JobData) -> bool:
+        if job.prev_option is None or not self.board.can_keep(job.prev_hosts):
+            return False
+        self.board.keep(job.prev_hosts)
+        self._set(job, job.prev_option, dict(job.prev_hosts), keep=True)
+        return True
+
+    def place(self, job: JobData, o: int) -> bool:
+        opt = job.options[o]
+        got = self.board.place(opt.gpu_type, opt.n)
+        if got is None:
+            return False
+        self._set(job, o, got, keep=False)
+        return True
+
+    def _set(self, job: JobData, o: int, hosts: dict[str, int], keep: bool) -> None:
+        self.raw[job.index] = Raw(o, keep)
+        self.hosts[job.index] = hosts
+        self.gpus[job.tenant] += job.options[o].n
+
+    def solution(self) -> FairshareSolution:
+        allocations = []
+        for job, r in zip(self.data.jobs, self.raw, strict=True):
+            if r.option is None:
+                allocations.append(Allocation(job_id=job.id))
+            else:
+                g = job.options[r.option].gpu_type
+                allocations.append(
+                    Allocation(job_id=job.id, gpu_type=g, hosts=self.hosts[job.index])
+                )
+        return FairshareSolution(allocations=tuple(allocations))
+
+
+def _keep_for_cap(state: _State) -> str | None:
+    """C6: keep the |J^P| − π running jobs with the highest restart cost where they are."""
+    data = state.data
+    cap = data.instance.max_preemptions
+    if cap is None:
+        return None
+    running = [j for j in data.jobs if j.was_running]
+    need = len(running) - cap
+    kept = 0
+    for job in sorted(running, key=lambda j: (-j.restart_cost, j.index)):
+        if kept >= need:
+            break
+        if state.keep(job):
+            kept += 1
+    if kept < need:
+        return (
+            f"the heuristic could keep only {kept} of the {need} running jobs that "
+            f"max_preemptions={cap} requires (not a proof of infeasibility)"
+        )
+    return None
+
+
+def _score(job: JobData, opt: Option, size_penalty: float) -> tuple[float, int]:
+    top = max(o.n for o in job.options)
+    return (opt.eff - size_penalty * opt.n / top, -opt.n)
+
+
+def _give(state: _State, job: JobData, p: AstraeaParams) -> bool:
+    """Give ``job`` GPUs: its previous allocation if kept, else its best option that fits."""
+    if p.keep_running and state.keep(job):
+        return True
+    order = sorted(
+        range(len(job.options)),
+        key=lambda o: _score(job, job.options[o], p.size_penalty),
+        reverse=True,
+    )
+    return any(state.place(job, o) for o in order)
+
+
+def _tenant_key(data: ModelData, u: TenantData, gpus: int, p: AstraeaParams) -> tuple:
+    w = u.used_s / u.weight
+    if not u.included:
+        return (1, 0.0, w, u.index)
+    ltgf = u.share(gpus, data.round_s)
+    return (0, ltgf + p.quota_weight * gpus / max(1, u.quota), w, u.index)
+
+
+def water_fill(
+    state: _State,
+    p: AstraeaParams,
+    *,
+    tenants: Sequence[TenantData] | None = None,
+    target: dict[int, int] | None = None,
+    job_order: Callable[[JobData], tuple] | None = None,
+    give: Callable[[_State, JobData], bool] | None = None,
+) -> None:
+    """Give GPUs job by job to the worst-off tenant until no job fits (or every tenant in
+    ``target`` has that many GPUs). ``job_order`` and ``give`` replace the order of a tenant's
+    jobs (default: starving first, then least attained service) and how a job gets GPUs."""
+    data = state.data
+    if job_order is None:
+
+        def job_order(j: JobData) -> tuple:
+            return (bool(p.starving_first) and j.was_running, j.used_gpu_s, j.index)
+
+    if give is None:
+
+        def give(state: _State, job: JobData) -> bool:
+            return _give(state, job, p)
+
+    queues: dict[int, list[JobData]] = {}
+    for u in tenants if tenants is not None else data.tenants:
+        jobs = [data.jobs[j] for j in u.jobs if data.jobs[j].options]
+        jobs = [j for j in jobs if not state.done(j)]
+        jobs.sort(key=job_order)
+        jobs.reverse()  # pop() from the end takes the first in order
+        if jobs and (target is None or state.gpus[u.index] < target.get(u.index, 0)):
+            queues[u.index] = jobs
+    heap = [(_tenant_key(data, data.tenants[u], state.gpus[u], p), u) for u in queues]
+    heapq.heapify(heap)
+    while heap:
+        _, u = heapq.heappop(heap)
+        queue = queues[u]
+        while queue:
+            job = queue.pop()
+            if not state.done(job) and give(state, job):
+                break
+        if queue and (target is None or state.gpus[u] < target.get(u, 0)):
+            heapq.heappush(heap, (_tenant_key(data, data.tenants[u], state.gpus[u], p), u))
+
+
+def _guarantees(state: _State, p: AstraeaParams) -> str | None:
+    data = state.data
+    need = {u.index: u.guarantee for u in data.tenants if u.guarantee}
+    if not need:
+        return None
+    water_fill(state, p, tenants=[data.tenants[u] for u in need], target=need)
+    short = [data.tenants[u].id for u, g in need.items() if state.gpus[u] < g]
+    if short:
+        return (
+            f"the heuristic could not meet the hard guarantees of {short} "
+            "(not a proof of infeasibility; try an exact method)"
+        )
+    return None
+
+
+def run_astraea(data: ModelData, p: AstraeaParams) -> tuple[_State, str | None]:
+    state = _State(data)
+    problem = _keep_for_cap(state) or _guarantees(state, p)
+    if problem:
+        return state, problem
+    water_fill(state, p)
+    return state, None
+
+
+def run_gavel_round(
+    data: ModelData, p: GavelRoundParams, lp: GavelAllocation
+) -> tuple[_State, str | None]:
+    state = _State(data)
+    problem = _keep_for_cap(state)
+    if problem:
+        return state, problem
+    fill = AstraeaParams(keep_running=p.keep_running)
+    if lp.status.has_solution:
+        # Round: every tenant, worst LP share first, takes whole GPUs up to the LP's expected
+        # GPUs (floored), its jobs by largest time fraction, each on its largest-fraction option.
+        ranked: dict[int, list[int]] = {}
+        top: dict[int, float] = {}
+        for job, fr in zip(data.jobs, lp.jobs, strict=True):
+            by_option = {(o.gpu_type, o.n): k for k, o in enumerate(job.options)}
+            order = sorted(fr.fractions, key=lambda f: (-f[2], -f[1]))
+            ranked[job.index] = [by_option[(g, n)] for g, n, x in order if x >= p.threshold]
+            top[job.index] = order[0][2] if order else 0.0
+
+        def lp_order(j: JobData) -> tuple:
+            return (-top[j.index], j.index)
+
+        def lp_give(state: _State, job: JobData) -> bool:
+            options = ranked[job.index]
+            if not options:
+                return False
+            if p.keep_running and options[0] == job.prev_option and state.keep(job):
+                return True
+            return any(state.place(job, o) for o in options)
+
+        target = {u.index: int(lp.tenant_gpus.get(u.id, 0.0) + 1e-6) for u in data.tenants}
+        water_fill(state, fill, target=target, job_order=lp_order, give=lp_give)
+    problem = _guarantees(state, fill)
+    if problem:
+        return state, problem
+    water_fill(state, fill)
+    return state, None
+
+
+def _params(cls, given: dict) -> object:
+    known = {f.name for f in fields(cls)}
+    unknown = set(given) - known
+    if unknown:
+        raise ValueError(
+            f"unknown parameters {sorted(unknown)} for {cls.__name__}; known {sorted(known)}"
+        )
+    return cls(**given)
+
+
+def solve_astraea(inst: FairshareInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
+    t0 = time.perf_counter()
+    data = build_data(inst, check_size=False)
+    build_s = time.perf_counter() - t0
+    state, problem = run_astraea(data, _params(AstraeaParams, options.params))
+    solve_s = time.perf_counter() - t0 - build_s
+    if problem:
+        return Outcome(Status.NO_SOLUTION, build_s=build_s, solve_s=solve_s, explanation=problem)
+    return Outcome(Status.FEASIBLE, solution=state.solution(), build_s=build_s, solve_s=solve_s)
+
+
+def solve_gavel_round(
+    inst: FairshareInstance, options: SolveOptions, deadline: Deadline
+) -> Outcome:
+    t0 = time.perf_counter()
+    params = _params(GavelRoundParams, options.params)
+    data = build_data(inst, check_size=False)
+    build_s = time.perf_counter() - t0
+    if deadline.remaining() > LP_S_PER_VARIABLE * data.num_variables:
+        lp = solve_data(data, time_limit_s=max(0.01, deadline.share(0.8)))
+        lp_status = lp.status.value
+    else:  # HiGHS would overrun the limit setting the LP up: water-fill alone
+        lp = GavelAllocation(Status.NO_SOLUTION, 0.0, 0.0, (), {}, {})
+        lp_status = "skipped: not enough time for the LP"
+    state, problem = run_gavel_round(data, params, lp)
+    solve_s = time.perf_counter() - t0 - build_s
+    stats: dict[str, float | str] = {"lp_status": lp_status}
+    bound = None
+    lp_metrics: dict[str, float] = {}
+    if lp.bound is not None:
+        lp_metrics["gavel_lp_min_share"] = lp.bound
+        bound = lp.bound + STAGE1_TOL * max(1.0, lp.bound)
+    if problem:
+        return Outcome(
+            Status.NO_SOLUTION,
+            bound=bound,
+            build_s=build_s,
+            solve_s=solve_s,
+            explanation=problem,
+            stats=stats,
+        )
+    return Outcome(
+        Status.FEASIBLE,
+        solution=state.solution(),
+        bound=bound,
+        build_s=build_s,
+        solve_s=solve_s,
+        stats=stats,
+        metrics=lp_metrics,
+    )
+
+
+HEURISTICS: Sequence[str] = ("heuristic:astraea", "heuristic:gavel-round")
+
+
+def complete(data: ModelData, raw: list[Raw]) -> list[Raw]:
+    """``raw`` plus GPUs left idle, water-filled onto idle jobs: never lowers any tenant's GPUs
+    nor adds a preemption, so it keeps every constraint and the exact models' L1 fix. The exact
+    models use it to warm-start L2 from the L1 solution."""
+    state = _State(data)
+    for job, r in zip(data.jobs, raw, strict=True):
+        if r.option is not None and r.keep and not state.keep(job):
+            return raw
+    pending = [
+        (job, r.option)
+        for job, r in zip(data.jobs, raw, strict=True)
+        if r.option is not None and not r.keep
+    ]
+    for job, o in sorted(pending, key=lambda p: (-p[0].options[p[1]].n, p[0].index)):
+        if not state.place(job, o):
+            return raw
+    water_fill(state, AstraeaParams())
+    return state.raw

@@ -1,0 +1,208 @@
+"""The fair-share round: the typed, validated form of an instance file.
+
+Field-level checks come from pydantic; the cross-field checks (ids, tenants, GPU types, previous
+allocations against the topology) live in the model validator of :class:`FairshareInstance`
+and name the field path. See ``formulations/fairshare.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cached_property
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from schedopt.core.errors import FieldProblems
+from schedopt.topology import Cluster
+
+PROBLEM = "fairshare"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Tenant(_Frozen):
+    """A tenant (virtual cluster, team) with its weight and its accounts over the window."""
+
+    id: str = Field(min_length=1)
+    weight: float = Field(gt=0, allow_inf_nan=False)
+    guaranteed_gpus: int | None = Field(
+        default=None, ge=0, description="hard guarantee (with guarantees_hard); default: quota"
+    )
+    deserved_gpu_s: float = Field(default=0.0, ge=0, allow_inf_nan=False, description="D_u")
+    used_gpu_s: float = Field(default=0.0, ge=0, allow_inf_nan=False, description="U_u")
+
+
+class Previous(_Frozen):
+    """Where a job ran in the previous round: ``hosts`` maps host id → GPUs of ``gpu_type``."""
+
+    gpu_type: str
+    hosts: dict[str, int]
+
+    @property
+    def count(self) -> int:
+        return sum(self.hosts.values())
+
+
+class Job(_Frozen):
+    id: str = Field(min_length=1)
+    tenant: str
+    throughput: dict[str, dict[int, float]] = Field(
+        description="iterations/s per GPU type and allowed GPU count (gang size)"
+    )
+    remaining_iterations: float = Field(gt=0, allow_inf_nan=False)
+    previous: Previous | None = None
+    restart_cost_s: float = Field(default=0.0, ge=0, allow_inf_nan=False)
+    used_gpu_s: float = Field(
+        default=0.0, ge=0, allow_inf_nan=False, description="attained service (heuristics)"
+    )
+
+    @property
+    def options(self) -> list[tuple[str, int, float]]:
+        return [(g, n, r) for g, table in self.throughput.items() for n, r in table.items()]
+
+
+class FairshareInstance(_Frozen):
+    problem: Literal["fairshare"] = PROBLEM
+    schema_version: Literal[1] = 1
+    name: str = "fairshare"
+    cluster: Cluster
+    unavailable_gpus: tuple[str, ...] = ()
+    round_s: float = Field(gt=0, allow_inf_nan=False)
+    guarantees_hard: bool = False
+    max_preemptions: int | None = Field(default=None, ge=0)
+    allow_multi_host: bool = True
+    fragmentation_cost_s: float = Field(default=1.0, ge=0, allow_inf_nan=False)
+    tenants: tuple[Tenant, ...] = Field(min_length=1)
+    jobs: tuple[Job, ...]
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> FairshareInstance:
+        problems: list[tuple[str, str]] = []
+        gpus = set(self.cluster.gpus())
+        for i, gpu in enumerate(self.unavailable_gpus):
+            if gpu not in gpus:
+                problems.append((f"unavailable_gpus[{i}]", f"unknown GPU {gpu!r}"))
+        tenants: dict[str, int] = {}
+        for i, t in enumerate(self.tenants):
+            if t.id in tenants:
+                problems.append(
+                    (
+                        f"tenants[{i}].id",
+                        f"duplicate tenant id {t.id!r} (also tenants[{tenants[t.id]}])",
+                    )
+                )
+            tenants.setdefault(t.id, i)
+        guaranteed = sum(t.guaranteed_gpus or 0 for t in self.tenants)
+        if guaranteed > self.free_gpus:
+            problems.append(
+                ("tenants", f"guaranteed GPUs sum to {guaranteed} > {self.free_gpus} free GPUs")
+            )
+        types = self.cluster.gpu_types()
+        seen: dict[str, int] = {}
+        on_host: dict[str, int] = {}
+        for i, job in enumerate(self.jobs):
+            where = f"jobs[{i}]"
+            if job.id in seen:
+                problems.append(
+                    (f"{where}.id", f"duplicate job id {job.id!r} (also jobs[{seen[job.id]}])")
+                )
+            seen.setdefault(job.id, i)
+            if job.tenant not in tenants:
+                problems.append((f"{where}.tenant", f"unknown tenant {job.tenant!r}"))
+            problems.extend(self._check_throughput(where, job, types))
+            if job.previous is not None:
+                problems.extend(self._check_previous(where, job, on_host))
+        for h, n in on_host.items():
+            if n > len(self.cluster.gpus_on(h)):
+                problems.append(
+                    (
+                        "jobs",
+                        f"previous allocations put {n} GPUs on host {h!r}, which has "
+                        f"{len(self.cluster.gpus_on(h))}",
+                    )
+                )
+        if problems:
+            raise FieldProblems(problems)
+        return self
+
+    def _check_throughput(self, where: str, job: Job, types: tuple[str, ...]) -> list:
+        out = []
+        if not job.throughput:
+            out.append((f"{where}.throughput", "empty throughput table"))
+        for g, table in job.throughput.items():
+            here = f"{where}.throughput[{g!r}]"
+            if g not in types:
+                out.append((here, f"GPU type not in the cluster {list(types)}"))
+            if not table:
+                out.append((here, "empty throughput table"))
+            for n, rate in table.items():
+                if n < 1:
+                    out.append((f"{here}[{n}]", "GPU count must be >= 1"))
+                elif not self.allow_multi_host and n & (n - 1):
+                    out.append(
+                        (
+                            f"{here}[{n}]",
+                            "with allow_multi_host false, GPU counts are powers of two",
+                        )
+                    )
+                if not (rate > 0 and math.isfinite(rate)):
+                    out.append((f"{here}[{n}]", f"throughput must be > 0 (got {rate})"))
+        return out
+
+    def _check_previous(self, where: str, job: Job, on_host: dict[str, int]) -> list:
+        prev = job.previous
+        assert prev is not None
+        here = f"{where}.previous"
+        out = []
+        if not prev.hosts:
+            out.append((f"{here}.hosts", "a previous allocation names at least one host"))
+        hosts = set(self.cluster.hosts())
+        for h, n in prev.hosts.items():
+            if h not in hosts:
+                out.append((f"{here}.hosts[{h!r}]", f"unknown host {h!r}"))
+                continue
+            if n < 1:
+                out.append((f"{here}.hosts[{h!r}]", f"GPU count must be >= 1 (got {n})"))
+            on = self.cluster.gpus_on(h)
+            if on and self.cluster.gpu(on[0]).gpu_type != prev.gpu_type:
+                out.append((f"{here}.hosts[{h!r}]", f"host {h!r} has no {prev.gpu_type} GPUs"))
+            on_host[h] = on_host.get(h, 0) + max(n, 0)
+        if prev.count not in job.throughput.get(prev.gpu_type, {}):
+            out.append(
+                (f"{here}", f"{prev.count}×{prev.gpu_type} is not an allowed option of the job")
+            )
+        return out
+
+    # --- derived views (computed once; the instance is frozen) ----------------------------
+    @cached_property
+    def free_by_host(self) -> dict[str, int]:
+        out = set(self.unavailable_gpus)
+        return {
+            h: sum(1 for g in self.cluster.gpus_on(h) if g not in out) for h in self.cluster.hosts()
+        }
+
+    @cached_property
+    def host_type(self) -> dict[str, str | None]:
+        types: dict[str, str | None] = {}
+        for h in self.cluster.hosts():
+            on = self.cluster.gpus_on(h)
+            types[h] = self.cluster.gpu(on[0]).gpu_type if on else None
+        return types
+
+    @cached_property
+    def free_gpus(self) -> int:
+        return sum(self.free_by_host.values())
+
+    def tenant(self, tenant_id: str) -> Tenant:
+        return self.tenants[self.tenant_index[tenant_id]]
+
+    @cached_property
+    def tenant_index(self) -> dict[str, int]:
+        return {t.id: i for i, t in enumerate(self.tenants)}
+
+    @cached_property
+    def job_index(self) -> dict[str, int]:
+        return {j.id: i for i, j in enumerate(self.jobs)}

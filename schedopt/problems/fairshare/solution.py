@@ -1,0 +1,36 @@
+"""The round's decision: for every job, the GPU type and how many GPUs on which hosts."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Allocation(BaseModel):
+    """One job's GPUs this round: ``hosts`` maps host id → GPUs of ``gpu_type`` (empty: idle)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    job_id: str
+    gpu_type: str | None = None
+    hosts: dict[str, int] = Field(default_factory=dict)
+
+    @property
+    def count(self) -> int:
+        return sum(self.hosts.values())
+
+
+class FairshareSolution(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    problem: str = "fairshare"
+    allocations: tuple[Allocation, ...]
+
+    def allocation(self, job_id: str) -> Allocation:
+        for a in self.allocations:
+            if a.job_id == job_id:
+                return a
+        raise KeyError(job_id)
+
+    @property
+    def running(self) -> tuple[str, ...]:
+        return tuple(a.job_id for a in self.allocations if a.hosts)

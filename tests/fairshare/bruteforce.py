@@ -1,0 +1,117 @@
+"""Exhaustive reference solver for tiny fair-share rounds (tests only).
+
+It shares no code with the package's models or validator: it enumerates every host-level
+allocation of every job (idle, or an allowed (type, count) split over hosts of that type in
+every possible way; one host only when ``allow_multi_host`` is false), keeps those within the
+free GPUs of every host, the hard guarantees and the preemption cap, and returns the best
+minimum long-term share (L1).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from schedopt.problems.fairshare import FairshareInstance
+
+
+def _splits(n: int, hosts: list[tuple[str, int]]):
+    """Every way to put n GPUs on hosts (each part <= the host's free GPUs, parts >= 1)."""
+    if n == 0:
+        yield {}
+        return
+    if not hosts:
+        return
+    (h, cap), rest = hosts[0], hosts[1:]
+    for take in range(min(n, cap), -1, -1):
+        for tail in _splits(n - take, rest):
+            yield ({h: take} | tail) if take else tail
+
+
+def best_min_share(inst: FairshareInstance) -> float | None:
+    """The optimal L1, or None when no allocation satisfies the hard constraints."""
+    out = set(inst.unavailable_gpus)
+    free, htype = {}, {}
+    for h in inst.cluster.hosts():
+        on = inst.cluster.gpus_on(h)
+        free[h] = sum(1 for g in on if g not in out)
+        htype[h] = inst.cluster.gpu(on[0]).gpu_type
+    per_type = Counter()
+    max_free = Counter()
+    for h, g in htype.items():
+        per_type[g] += free[h]
+        max_free[g] = max(max_free[g], free[h])
+    C = sum(per_type.values())
+
+    def usable(n, g):
+        return n <= per_type[g] and (inst.allow_multi_host or n <= max_free[g])
+
+    demand = Counter()
+    for job in inst.jobs:
+        demand[job.tenant] += max(
+            (n for g, t in job.throughput.items() for n in t if usable(n, g)), default=0
+        )
+    W = sum(t.weight for t in inst.tenants)
+    quota = {t.id: math.floor(C * t.weight / W + 1e-9) for t in inst.tenants}
+    after = {
+        t.id: t.deserved_gpu_s + inst.round_s * min(demand[t.id], quota[t.id]) for t in inst.tenants
+    }
+    counted = [t for t in inst.tenants if demand[t.id] > 0 and after[t.id] > 0]
+    need = {}
+    if inst.guarantees_hard:
+        for t in inst.tenants:
+            if demand[t.id] > 0:
+                g = quota[t.id] if t.guaranteed_gpus is None else t.guaranteed_gpus
+                need[t.id] = min(g, demand[t.id])
+
+    choices = []
+    for job in inst.jobs:
+        opts = [None]
+        for g, table in job.throughput.items():
+            hosts = [(h, free[h]) for h in free if htype[h] == g and free[h] > 0]
+            for n in table:
+                if not usable(n, g):
+                    continue
+                for split in _splits(n, hosts):
+                    if inst.allow_multi_host or len(split) == 1:
+                        opts.append((g, split))
+        choices.append(opts)
+
+    best = None
+    used = Counter()
+    gpus = Counter()
+
+    def changed(job, choice):
+        p = job.previous
+        if p is None:
+            return 0
+        return int(choice is None or choice[0] != p.gpu_type or choice[1] != dict(p.hosts))
+
+    def go(i, preempted):
+        nonlocal best
+        if inst.max_preemptions is not None and preempted > inst.max_preemptions:
+            return
+        if i == len(inst.jobs):
+            if any(gpus[u] < g for u, g in need.items()):
+                return
+            shares = [(t.used_gpu_s + inst.round_s * gpus[t.id]) / after[t.id] for t in counted]
+            value = min(shares, default=0.0)
+            best = value if best is None else max(best, value)
+            return
+        job = inst.jobs[i]
+        for choice in choices[i]:
+            if choice is not None:
+                _g, split = choice
+                if any(used[h] + n > free[h] for h, n in split.items()):
+                    continue
+                for h, n in split.items():
+                    used[h] += n
+                gpus[job.tenant] += sum(split.values())
+            go(i + 1, preempted + changed(job, choice))
+            if choice is not None:
+                for h, n in split.items():
+                    used[h] -= n
+                gpus[job.tenant] -= sum(split.values())
+
+    go(0, 0)
+    return best

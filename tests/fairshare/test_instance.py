@@ -1,0 +1,109 @@
+"""Bad rounds are refused with InvalidInstanceError naming the field path."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+import schedopt
+from schedopt.problems.fairshare import generate
+
+BASE = generate("small", 0).model_dump(mode="json")
+
+
+def _paths(doc) -> set[str]:
+    with pytest.raises(schedopt.InvalidInstanceError) as err:
+        schedopt.io.parse_instance(doc)
+    return {p for p, _ in err.value.problems}
+
+
+def _doc():
+    return copy.deepcopy(BASE)
+
+
+def test_unknown_tenant() -> None:
+    doc = _doc()
+    doc["jobs"][3]["tenant"] = "nobody"
+    assert "jobs[3].tenant" in _paths(doc)
+
+
+def test_bad_weight_and_duplicate_tenant() -> None:
+    doc = _doc()
+    doc["tenants"][1]["weight"] = 0
+    assert "tenants[1].weight" in _paths(doc)
+    doc = _doc()
+    doc["tenants"].append(copy.deepcopy(doc["tenants"][0]))
+    assert f"tenants[{len(doc['tenants']) - 1}].id" in _paths(doc)
+
+
+def test_throughput_for_a_type_not_in_the_cluster() -> None:
+    doc = _doc()
+    doc["jobs"][0]["throughput"]["K80"] = {"1": 1.0}
+    assert "jobs[0].throughput['K80']" in _paths(doc)
+
+
+def test_negative_or_zero_counts_and_rates() -> None:
+    doc = _doc()
+    g = next(iter(doc["jobs"][0]["throughput"]))
+    doc["jobs"][0]["throughput"][g] = {"-1": 1.0, "2": -3.0}
+    paths = _paths(doc)
+    assert f"jobs[0].throughput[{g!r}][-1]" in paths
+    assert f"jobs[0].throughput[{g!r}][2]" in paths
+
+
+def test_previous_allocation_on_unknown_host_or_wrong_type() -> None:
+    doc = _doc()
+    j = next(i for i, job in enumerate(doc["jobs"]) if job.get("previous"))
+    prev = doc["jobs"][j]["previous"]
+    h = next(iter(prev["hosts"]))
+    prev["hosts"]["h99"] = prev["hosts"].pop(h)
+    assert f"jobs[{j}].previous.hosts['h99']" in _paths(doc)
+    doc = _doc()
+    prev = doc["jobs"][j]["previous"]
+    prev["gpu_type"] = "V100" if prev["gpu_type"] != "V100" else "H100"
+    assert any(p.startswith(f"jobs[{j}].previous") for p in _paths(doc))
+
+
+def test_one_host_mode_needs_powers_of_two() -> None:
+    doc = _doc()
+    doc["allow_multi_host"] = False
+    g = next(iter(doc["jobs"][0]["throughput"]))
+    doc["jobs"][0]["throughput"][g]["3"] = 2.0
+    assert f"jobs[0].throughput[{g!r}][3]" in _paths(doc)
+
+
+def test_guarantees_beyond_the_cluster_and_negative_preemptions() -> None:
+    doc = _doc()
+    doc["tenants"][0]["guaranteed_gpus"] = 10_000
+    assert "tenants" in _paths(doc)
+    doc = _doc()
+    doc["max_preemptions"] = -1
+    assert "max_preemptions" in _paths(doc)
+
+
+def test_round_trip_and_export(tmp_path) -> None:
+    inst = schedopt.io.parse_instance(_doc())
+    schedopt.dump(inst, tmp_path / "r.json")
+    assert schedopt.load(tmp_path / "r.json") == inst
+    spec = schedopt.get_problem("fairshare")
+    spec.export_model(inst, str(tmp_path / "m.lp"), "lp")
+    assert "C7_" in (tmp_path / "m.lp").read_text()
+    assert spec.estimate_variables(inst) > len(inst.jobs)
+    assert set(spec.sizes) == {"tiny", "small", "medium", "large"}
+
+
+def test_too_large_models_are_refused_and_short_limits_answer_at_once(monkeypatch) -> None:
+    from schedopt.problems.fairshare import data
+
+    inst = schedopt.io.parse_instance(_doc())
+    monkeypatch.setattr(data, "MAX_MODEL_VARIABLES", 5)
+    for method in ("cpsat", "milp:highs"):
+        with pytest.raises(schedopt.ModelTooLargeError):
+            schedopt.solve(inst, method)
+    assert schedopt.solve(inst, "heuristic:astraea").status.has_solution
+    monkeypatch.setattr(data, "MAX_MODEL_VARIABLES", 10**9)
+    monkeypatch.setattr(data, "BUILD_S_PER_VARIABLE", 1.0)  # "building takes forever"
+    result = schedopt.solve(inst, "milp:cbc", time_limit_s=1)
+    assert result.status is schedopt.Status.NO_SOLUTION
+    assert "not enough time" in result.explanation

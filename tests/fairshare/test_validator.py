@@ -1,0 +1,135 @@
+"""The independent validator catches every kind of broken solution (one test per V id)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import schedopt
+from schedopt.problems.fairshare import SPEC, Allocation, FairshareSolution
+
+GOLDEN_DIR = Path(__file__).resolve().parents[2] / "instances" / "fairshare"
+
+
+def _solve(name: str):
+    inst = schedopt.load(GOLDEN_DIR / name)
+    return inst, schedopt.solve(inst, "milp:highs", time_limit_s=30).solution
+
+
+@pytest.fixture(scope="module")
+def multi():
+    return _solve("32gpu-20j-s0.json")
+
+
+@pytest.fixture(scope="module")
+def onehost():
+    return _solve("32gpu-20j-onehost-s1.json")
+
+
+@pytest.fixture(scope="module")
+def hard():
+    return _solve("32gpu-24j-hard-cap-s2.json")
+
+
+def ids(inst, sol) -> set[str]:
+    return {v.constraint_id for v in SPEC.validate(inst, sol)}
+
+
+def _replace(sol: FairshareSolution, job_id: str, **changes) -> FairshareSolution:
+    allocs = tuple(
+        Allocation(**{**a.model_dump(), **changes}) if a.job_id == job_id else a
+        for a in sol.allocations
+    )
+    return FairshareSolution(allocations=allocs)
+
+
+def _running(sol, n_min: int = 1) -> Allocation:
+    return next(a for a in sol.allocations if a.count >= n_min)
+
+
+def test_untouched_solutions_are_valid(multi, onehost, hard) -> None:
+    for inst, sol in (multi, onehost, hard):
+        assert SPEC.validate(inst, sol) == []
+
+
+def test_missing_or_duplicate_allocation_V1(multi) -> None:
+    inst, sol = multi
+    assert "V1" in ids(inst, FairshareSolution(allocations=sol.allocations[1:]))
+    dup = FairshareSolution(allocations=(*sol.allocations, sol.allocations[0]))
+    assert "V1" in ids(inst, dup)
+    a = _running(sol)
+    assert "V1" in ids(inst, _replace(sol, a.job_id, gpu_type=None))
+
+
+def test_disallowed_gang_size_V2(multi) -> None:
+    inst, sol = multi
+    a = _running(sol)
+    h = next(iter(a.hosts))
+    bad = _replace(sol, a.job_id, hosts={h: 3})  # no job of the generator allows 3 GPUs
+    assert "V2" in ids(inst, bad)
+
+
+def test_wrong_host_type_or_over_capacity_V3(multi) -> None:
+    inst, sol = multi
+    a = _running(sol)
+    other = next(h for h, g in inst.host_type.items() if g != a.gpu_type)
+    assert "V3" in ids(inst, _replace(sol, a.job_id, hosts={other: a.count}))
+    # every running job of that type piled onto one host
+    h = next(iter(a.hosts))
+    piled = FairshareSolution(
+        allocations=tuple(
+            Allocation(job_id=x.job_id, gpu_type=x.gpu_type, hosts={h: x.count})
+            if x.gpu_type == a.gpu_type and x.hosts
+            else x
+            for x in sol.allocations
+        )
+    )
+    assert "V3" in ids(inst, piled)
+    assert "V3" in ids(inst, _replace(sol, a.job_id, hosts={"nowhere": a.count}))
+
+
+def test_split_across_hosts_in_one_host_mode_V4(onehost) -> None:
+    inst, sol = onehost
+    pools = {g for g in inst.host_type.values() if list(inst.host_type.values()).count(g) > 1}
+    a = next(x for x in sol.allocations if x.count >= 2 and x.gpu_type in pools)
+    h = next(iter(a.hosts))
+    other = next(x for x, g in inst.host_type.items() if g == a.gpu_type and x != h)
+    split = {h: a.count - 1, other: 1}
+    assert "V4" in ids(inst, _replace(sol, a.job_id, hosts=split))
+
+
+def test_guarantee_broken_V5(hard) -> None:
+    inst, sol = hard
+    assert inst.guarantees_hard
+    tenant = max(inst.tenants, key=lambda t: t.weight).id
+    idle = FairshareSolution(
+        allocations=tuple(
+            Allocation(job_id=a.job_id)
+            if inst.jobs[inst.job_index[a.job_id]].tenant == tenant
+            else a
+            for a in sol.allocations
+        )
+    )
+    assert "V5" in ids(inst, idle)
+
+
+def test_preemption_cap_V6(hard) -> None:
+    inst, sol = hard
+    assert inst.max_preemptions is not None
+    idle = FairshareSolution(
+        allocations=tuple(Allocation(job_id=a.job_id) for a in sol.allocations)
+    )
+    running = sum(1 for j in inst.jobs if j.previous is not None)
+    assert running > inst.max_preemptions
+    assert "V6" in ids(inst, idle)
+
+
+def test_metrics_report_shares_and_fairness(multi) -> None:
+    inst, sol = multi
+    m = SPEC.metrics(inst, sol)
+    shares = [v for k, v in m.items() if k.startswith("share[")]
+    assert shares and min(shares) == pytest.approx(m["min_share"])
+    assert 0 < m["jain_index"] <= 1 + 1e-12
+    assert m["max_min_share_ratio"] == pytest.approx(max(shares) / min(shares))
+    assert m["min_share"] == pytest.approx(SPEC.evaluate(inst, sol)[0])
