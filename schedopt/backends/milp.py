@@ -53,16 +53,20 @@ class _HighsWithHint(pulp.HiGHS):  # type: ignore[misc]
         super().__init__(**kwargs)
         self._hint = dict(hint or {})
         self._stop_at = stop_at
+        self.run_started: float | None = None
+        self.run_ended: float | None = None
 
     def callSolver(self, lp: pulp.LpProblem) -> None:
         # Passing a large model to HiGHS takes a while: the time limit is what is left *now*.
-        left = max(0.01, self._stop_at - time.perf_counter())
+        self.run_started = time.perf_counter()
+        left = max(0.01, self._stop_at - self.run_started)
         lp.solverModel.setOptionValue("time_limit", left)
         if self._hint:
             index = [v.index for v in self._hint]
             value = [float(x) for x in self._hint.values()]
             lp.solverModel.setSolution(len(index), index, value)
         lp.solverModel.run()
+        self.run_ended = time.perf_counter()
 
 
 def solve_pulp(
@@ -122,7 +126,13 @@ def _solve_highs(prob, time_limit_s, mip_gap, threads, seed, hint, msg) -> MilpR
         random_seed=seed,
         mip_abs_gap=1e-9,
     )
+    entered = time.perf_counter()
     prob.solve(cmd)
+    # Time spent outside HiGHS's own clock: building its model from PuLP's, and reading the
+    # values back. Callers re-solving the same model budget for it (it does not shrink).
+    handover_s = (cmd.run_started or entered) - entered + time.perf_counter() - (
+        cmd.run_ended or time.perf_counter()
+    )
     h: highspy.Highs = prob.solverModel
     model_status = h.getModelStatus()
     info = h.getInfo()
@@ -146,6 +156,7 @@ def _solve_highs(prob, time_limit_s, mip_gap, threads, seed, hint, msg) -> MilpR
         "solver": "highs",
         "model_status": h.modelStatusToString(model_status),
         "mip_nodes": float(info.mip_node_count),
+        "handover_s": handover_s,
     }
     return MilpRun(status, objective, bound, stats)
 

@@ -167,10 +167,11 @@ def make_solver(solver: MilpSolver):
         bound: float | None = None
         proven = [False, False, False]
         stats: dict[str, float | str] = {}
+        handover_s = 0.0  # measured cost of handing the model to the solver and back
         for i, level in enumerate(model.levels):
             budget = deadline.share(LEVEL_TIME_SHARE[i])
-            if budget <= 0.01 and best_raw is not None:
-                break
+            if best_raw is not None and budget <= 1.5 * handover_s + 0.05:
+                break  # the next level could not even be handed over within its share
             model.prob.sense = pulp.LpMaximize if level.maximize else pulp.LpMinimize
             model.prob.setObjective(level.expr)
             t1 = time.perf_counter()
@@ -184,6 +185,7 @@ def make_solver(solver: MilpSolver):
                 hint=hint,
                 msg=options.verbose,
             )
+            handover_s = float(run.stats.get("handover_s", handover_s))
             solve_s += time.perf_counter() - t1
             stats[f"{level.name}_status"] = run.status.value
             if i == 0:
