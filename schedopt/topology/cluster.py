@@ -408,6 +408,28 @@ class Cluster:
         """The distinct GPU types present, sorted."""
         return tuple(sorted({g.gpu_type for g in self._gpus.values()}, key=id_sort_key))
 
+    def host_type(self, host_id: str) -> str | None:
+        """The GPU type of a host (the type of its first GPU; ``None`` for a host without GPUs).
+        Builders and loaders make hosts of one type; the schedulers count on it."""
+        on = self.gpus_on(host_id)
+        return self._gpus[on[0]].gpu_type if on else None
+
+    def max_gpus_per_host(self) -> dict[str, int]:
+        """GPU type → the most GPUs on one host of that type (σ_g in the formulations)."""
+        if "max_per_host" not in self._cache:
+            size: dict[str, int] = {}
+            for h in self._hosts:
+                g = self.host_type(h)
+                if g is not None:
+                    size[g] = max(size.get(g, 0), len(self.gpus_on(h)))
+            self._cache["max_per_host"] = size
+        return dict(self._cache["max_per_host"])
+
+    def free_gpus_by_host(self, unavailable: Iterable[str] = ()) -> dict[str, int]:
+        """Host → how many of its GPUs are not in ``unavailable`` (failed or reserved)."""
+        out = set(unavailable)
+        return {h: sum(1 for g in self.gpus_on(h) if g not in out) for h in self.hosts()}
+
     def leaf_of(self, host_id: str) -> str | None:
         """The leaf switch a host hangs off, as declared in the spec (``None`` if not given)."""
         self._check_host(host_id)

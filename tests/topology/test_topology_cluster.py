@@ -262,3 +262,15 @@ def test_pydantic_json_schema_is_the_spec_schema() -> None:
     assert spec_schema["additionalProperties"] is False
     assert ClusterSpec.model_json_schema()["properties"].keys() == spec_schema["properties"].keys()
     json.dumps(Instance.model_json_schema(mode="serialization"))
+
+
+def test_host_views_for_schedulers() -> None:
+    from schedopt.topology import heterogeneous
+
+    c = heterogeneous([("H100", 2, 8), ("V100", 1, 4)])
+    hosts = c.hosts()
+    assert [c.host_type(h) for h in hosts] == ["H100", "H100", "V100"]
+    assert c.max_gpus_per_host() == {"H100": 8, "V100": 4}
+    out = [c.gpus_on(hosts[0])[0], c.gpus_on(hosts[2])[1]]
+    assert c.free_gpus_by_host(out) == {hosts[0]: 7, hosts[1]: 8, hosts[2]: 3}
+    assert c.free_gpus_by_host() == {hosts[0]: 8, hosts[1]: 8, hosts[2]: 4}

@@ -140,12 +140,8 @@ class _State:
 
 def _hostable(cluster: Cluster) -> set[int]:
     """Counts ``AdmissionInstance.usable_options`` accepts on some GPU type that has that many."""
-    sigma: dict[str, int] = {}
-    total: dict[str, int] = {}
-    for h in cluster.hosts():
-        if on := cluster.gpus_on(h):
-            g = cluster.gpu(on[0]).gpu_type
-            sigma[g], total[g] = max(sigma.get(g, 0), len(on)), total.get(g, 0) + len(on)
+    sigma = cluster.max_gpus_per_host()
+    total = {g: len(cluster.gpus(g)) for g in sigma}
     sizes = [1 << b for b in range(cluster.num_gpus.bit_length())]
     return {
         n

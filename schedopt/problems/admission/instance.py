@@ -112,27 +112,16 @@ class AdmissionInstance(_Frozen):
     # --- derived views (computed once; the instance is frozen) ----------------------------
     @cached_property
     def free_gpus_by_host(self) -> dict[str, int]:
-        out = set(self.unavailable_gpus)
-        return {
-            h: sum(1 for g in self.cluster.gpus_on(h) if g not in out) for h in self.cluster.hosts()
-        }
+        return self.cluster.free_gpus_by_host(self.unavailable_gpus)
 
     @cached_property
     def host_type(self) -> dict[str, str | None]:
-        types: dict[str, str | None] = {}
-        for h in self.cluster.hosts():
-            on = self.cluster.gpus_on(h)
-            types[h] = self.cluster.gpu(on[0]).gpu_type if on else None
-        return types
+        return {h: self.cluster.host_type(h) for h in self.cluster.hosts()}
 
     @cached_property
     def host_size(self) -> dict[str, int]:
         """σ_g: the most GPUs on one host of each type."""
-        size: dict[str, int] = {}
-        for h, g in self.host_type.items():
-            if g is not None:
-                size[g] = max(size.get(g, 0), len(self.cluster.gpus_on(h)))
-        return size
+        return self.cluster.max_gpus_per_host()
 
     def job(self, job_id: str) -> Job:
         return self.jobs[self.job_index[job_id]]

@@ -174,13 +174,12 @@ def build_data(inst: FairshareInstance, *, check_size: bool = True) -> ModelData
     free = dict(inst.free_by_host)
     host_type = dict(inst.host_type)
     capacity: dict[str, int] = {}
-    sigma: dict[str, int] = {}
+    sigma = inst.cluster.max_gpus_per_host()
     max_free: dict[str, int] = {}
     for h, g in host_type.items():
         if g is None:
             continue
         capacity[g] = capacity.get(g, 0) + free[h]
-        sigma[g] = max(sigma.get(g, 0), len(inst.cluster.gpus_on(h)))
         max_free[g] = max(max_free.get(g, 0), free[h])
     C = sum(capacity.values())
     multi = inst.allow_multi_host

@@ -90,7 +90,7 @@ def generate_custom(
     probs = np.array([p for n, p in SIZE_MIX if n <= gpus_per_host])
     probs = probs / probs.sum()
     free = {h: len(cluster.gpus_on(h)) for h in cluster.hosts()}
-    host_type = {h: cluster.gpu(cluster.gpus_on(h)[0]).gpu_type for h in cluster.hosts()}
+    host_type = {h: cluster.host_type(h) for h in cluster.hosts()}
     total = cluster.num_gpus
 
     raw_jobs = []

@@ -66,7 +66,7 @@ def instance_dicts(
                 t["guaranteed_gpus"] = g
                 left -= g
     room = {h: len(cluster.gpus_on(h)) for h in cluster.hosts()}
-    host_type = {h: cluster.gpu(cluster.gpus_on(h)[0]).gpu_type for h in cluster.hosts()}
+    host_type = {h: cluster.host_type(h) for h in cluster.hosts()}
     jobs = []
     for i in range(draw(st.integers(1, max_jobs))):
         types = draw(st.lists(st.sampled_from([g for g, _, _ in pools]), min_size=1, unique=True))
