@@ -67,3 +67,14 @@ def test_minimum_satisfactory_share_prefers_fewer_gpus() -> None:
     plan = schedopt.solve(inst, "heuristic:edf").solution.plan("j")
     assert plan.admitted and max(plan.gpus) == 1
     assert plan.gpus == (0, 1, 1, 1)  # filled backwards from the deadline
+
+
+def test_lns_improves_on_the_heuristics_on_a_contested_instance() -> None:
+    from schedopt.problems.admission import generate_custom
+
+    inst = generate_custom(hosts=8, jobs=200, slots=12, seed=3)
+    best = max(schedopt.solve(inst, h).objective for h in ("heuristic:edf", "heuristic:slack"))
+    result = schedopt.solve(inst, "heuristic:lns", time_limit_s=3, seed=0)
+    assert result.status is Status.FEASIBLE  # a heuristic: no optimality claim
+    assert result.objective > best
+    assert result.stats["lns_improvements"] >= 1

@@ -18,7 +18,15 @@ from schedopt.problems.admission.strategies import bad_texts, instances, mutated
 SETTINGS = settings(
     derandomize=True, deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow]
 )
-METHODS = ["cpsat", "milp:highs", "milp:cbc", "heuristic:edf", "heuristic:slack", "auto"]
+METHODS = [
+    "cpsat",
+    "milp:highs",
+    "milp:cbc",
+    "heuristic:edf",
+    "heuristic:slack",
+    "heuristic:lns",
+    "auto",
+]
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -45,7 +53,7 @@ def test_no_heuristic_beats_a_proven_optimum(inst) -> None:
     exact = schedopt.solve(inst, "cpsat", time_limit_s=10)
     if exact.status is not Status.OPTIMAL:
         return
-    for name in ("heuristic:edf", "heuristic:slack"):
+    for name in ("heuristic:edf", "heuristic:slack", "heuristic:lns"):
         h = schedopt.solve(inst, name, time_limit_s=5)
         if h.objectives is not None:
             assert not lex_better(h.objectives, exact.objectives, SPEC.terms)

@@ -4,7 +4,7 @@ from schedopt.backends.milp import MilpSolver
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, register_problem
 from schedopt.core.result import ObjectiveTerm, Sense
 
-from . import cpsat, heuristics, milp, plot
+from . import cpsat, heuristics, lns, milp, plot
 from .data import build_data
 from .generate import SIZES, generate, generate_custom
 from .heuristics import EdfParams, SlackParams
@@ -66,6 +66,14 @@ SPEC = register_problem(
                 heuristics.solve_slack,
                 "slack-ordered greedy, latest slots first",
                 params=SlackParams,
+            ),
+            "heuristic:lns": MethodSpec(
+                "heuristic:lns",
+                MethodKind.HEURISTIC,
+                lns.solve,
+                "large-neighbourhood search on the CP-SAT model, from the best heuristic",
+                supports_hint=True,
+                params=lns.LnsParams,
             ),
         },
         auto_exact="cpsat",

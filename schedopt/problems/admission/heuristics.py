@@ -285,4 +285,6 @@ def _method(run: Callable[[ModelData, object], tuple[list[RawPlan], list[str]]],
 solve_edf = _method(run_edf, EdfParams)
 solve_slack = _method(run_slack, SlackParams)
 
-HEURISTICS: Sequence[str] = ("heuristic:edf", "heuristic:slack")
+#: What ``auto`` runs before the exact model (LNS last: it starts from the others' plans and
+#: stops early where it finds nothing to improve).
+HEURISTICS: Sequence[str] = ("heuristic:edf", "heuristic:slack", "heuristic:lns")
