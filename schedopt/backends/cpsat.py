@@ -57,11 +57,15 @@ def run(model: cp_model.CpModel, solver: cp_model.CpSolver) -> CpsatRun:
     status = _STATUS[code]
     has_objective = model.has_objective()
     objective = solver.objective_value if status.has_solution and has_objective else None
-    # CP-SAT's bound is valid whenever it did not prove infeasibility, solution or not.
+    # CP-SAT's bound is valid whenever it found a solution. Without one (UNKNOWN) it may still
+    # have a real bound (an LP bound, say), but when it computed none it reports 0.0, which
+    # would read as a proof (measured on a 1,024-GPU model stopped during presolve): a 0.0
+    # bound without a solution is therefore not reported.
     bound = None
     if has_objective and status is not Status.INFEASIBLE:
         b = solver.best_objective_bound
-        bound = b if math.isfinite(b) else None
+        if math.isfinite(b) and (status.has_solution or b != 0.0):
+            bound = b
     if status is Status.OPTIMAL and solver.parameters.relative_gap_limit == 0 and has_objective:
         bound = objective
     stats = {

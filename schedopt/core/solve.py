@@ -145,6 +145,15 @@ def _finish(
             status = Status.FEASIBLE
     elif status.has_solution:
         status = Status.NO_SOLUTION
+    bound = outcome.bound
+    if objectives is not None and bound is not None:
+        value, sense = objectives[0], spec.terms[0].sense
+        slack = 1e-6 * max(1.0, abs(value))
+        if (bound < value - slack) if sense is Sense.MAXIMIZE else (bound > value + slack):
+            # A bound on the wrong side of a validated solution is no bound: report none
+            # rather than a gap of 0 (and say so in the stats).
+            bound = None
+            outcome = replace(outcome, stats={**outcome.stats, "bound_discarded": outcome.bound})
     if status is Status.OPTIMAL and spec.methods.get(method, None) is not None:
         # Only exact back-ends may prove optimality.
         assert spec.methods[method].kind is MethodKind.EXACT, method
@@ -154,7 +163,7 @@ def _finish(
         method=method,
         terms=spec.terms,
         objectives=objectives,
-        best_bound=outcome.bound,
+        best_bound=bound,
         solution=outcome.solution,
         seed=options.seed,
         build_s=outcome.build_s,

@@ -56,3 +56,17 @@ def test_hint_is_accepted(solver) -> None:
     prob = knapsack(pulp.LpMaximize, 30)
     hint = {v: 0.0 for v in prob.variables()}
     assert solve_pulp(prob, solver, time_limit_s=10, hint=hint).status is Status.OPTIMAL
+
+
+def test_cpsat_without_a_solution_does_not_report_its_default_bound() -> None:
+    from ortools.sat.python import cp_model
+
+    from schedopt.backends import cpsat as backend
+
+    model = cp_model.CpModel()
+    xs = [model.new_bool_var(f"x{i}") for i in range(200_000)]
+    model.add(sum(xs[:100_000]) <= 5_000)
+    model.maximize(sum(xs))
+    run = backend.run(model, backend.make_solver(time_limit_s=0.02))
+    if run.status is Status.NO_SOLUTION:
+        assert run.bound is None or run.bound >= 105_000

@@ -102,3 +102,16 @@ def test_validation_failure_is_raised_not_returned() -> None:
     outcome = Outcome(Status.FEASIBLE, solution=broken)
     with pytest.raises(schedopt.ValidationFailedError, match="V1"):
         _finish(SPEC, inst, "heuristic:edf", outcome, schedopt.SolveOptions(), 0.0)
+
+
+def test_a_bound_on_the_wrong_side_of_the_solution_is_discarded() -> None:
+    from schedopt.core.registry import Outcome
+    from schedopt.core.solve import _finish
+    from schedopt.problems.admission import SPEC
+
+    inst = schedopt.load("instances/admission/small-s0.json")
+    good = schedopt.solve(inst, "heuristic:edf")
+    outcome = Outcome(Status.FEASIBLE, solution=good.solution, bound=good.objective - 10)
+    result = _finish(SPEC, inst, "heuristic:edf", outcome, schedopt.SolveOptions(), 0.0)
+    assert result.best_bound is None and result.gap is None
+    assert result.stats["bound_discarded"] == good.objective - 10
