@@ -22,6 +22,7 @@ from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
+from schedopt.tuning.store import load_tuned
 
 from .assemble import assemble, guaranteed_value, raw_from_solution
 from .cpsat import AdmissionCpsat
@@ -52,7 +53,11 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
     t0 = time.perf_counter()
     params = LnsParams(**options.params)
     data = build_data(inst)
-    starts = [run_edf(data, EdfParams()), run_slack(data, SlackParams())]
+    tuned = load_tuned("admission")  # start from the greedy heuristics at their tuned settings
+    starts = [
+        run_edf(data, EdfParams(**tuned.get("heuristic:edf", {}))),
+        run_slack(data, SlackParams(**tuned.get("heuristic:slack", {}))),
+    ]
     if options.hint is not None:
         starts.append((raw_from_solution(data, options.hint), []))
     kept = [raw for raw, broken in starts if not broken]
