@@ -14,6 +14,7 @@ from schedopt.core.solve import lex_better
 from schedopt.core.status import Status
 from schedopt.problems.admission import SPEC
 from schedopt.problems.admission.strategies import bad_texts, instances, mutated_dicts
+from schedopt.testing import mutations
 
 SETTINGS = settings(
     derandomize=True, deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow]
@@ -130,3 +131,22 @@ def test_auto_keeps_the_heuristic_when_the_exact_model_has_no_time() -> None:
     result = schedopt.solve(inst, "auto", time_limit_s=1.0)
     assert result.status is Status.FEASIBLE
     assert result.objective >= best
+
+
+def _shipped_documents() -> st.SearchStrategy[dict]:
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[2] / "instances" / "admission"
+    docs = [
+        json.loads(p.read_text()) for p in sorted(folder.glob("*.json")) if p.name != "golden.json"
+    ]
+    return st.sampled_from(docs)
+
+
+@settings(derandomize=True, deadline=None, max_examples=200)
+@given(doc=mutations(_shipped_documents()))
+def test_random_mutations_of_shipped_files_load_or_raise_invalid_instance(doc) -> None:
+    try:
+        schedopt.io.parse_instance(doc)
+    except schedopt.InvalidInstanceError as err:
+        assert err.problems and all(reason for _, reason in err.problems)
