@@ -13,7 +13,7 @@ from typing import Any
 
 from schedopt.tuning.store import load_tuned
 
-from .errors import InvalidInstanceError, ValidationFailedError
+from .errors import InvalidInstanceError, ModelTooLargeError, ValidationFailedError
 from .options import TIME_LIMIT_OVERHEAD_S, SolveOptions
 from .registry import MethodKind, Outcome, ProblemSpec, problem_of
 from .result import ObjectiveTerm, Result, Sense
@@ -104,7 +104,13 @@ def _auto(
         if best_obj is None or lex_better(obj, best_obj, spec.terms):
             best_name, best, best_obj = name, outcome, obj
     hint = best.solution if best is not None else options.hint
-    exact = spec.method(spec.auto_exact).run(instance, replace(options, hint=hint), deadline)
+    try:
+        exact = spec.method(spec.auto_exact).run(instance, replace(options, hint=hint), deadline)
+    except ModelTooLargeError as err:
+        if best is None:
+            raise
+        # The exact model is refused for its size: the heuristic's answer stands, and says so.
+        return f"auto({best_name})", replace(best, explanation=str(err))
     label = f"auto({spec.auto_exact}"
     if exact.status in (Status.OPTIMAL, Status.INFEASIBLE) or best is None:
         return label + ")", exact

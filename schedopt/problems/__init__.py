@@ -3,6 +3,6 @@
 Problem packages never import one another.
 """
 
-from . import admission, fairshare
+from . import admission, fairshare, moe_placement
 
-__all__ = ["admission", "fairshare"]
+__all__ = ["admission", "fairshare", "moe_placement"]

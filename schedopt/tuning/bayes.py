@@ -3,7 +3,7 @@
 The score of a parameter vector is the mean, over the training instances, of the heuristic's
 lexicographic objective collapsed to one number: each level normalised by a reference (the
 default parameters' value, so 1.0 = as good as the defaults; where the defaults find nothing, the
-first solution found), weighted 1, 1e-3, 1e-6 by level so that the first objective dominates,
+first solution found), weighted 1, 1e-3, 1e-6, … by level so that the first objective dominates,
 signed so that lower is better (it is minimised); an instance without a solution scores +10.
 """
 
@@ -20,7 +20,9 @@ import schedopt.core.solve as core_solve
 from schedopt.core.registry import MethodKind, problem_of
 from schedopt.core.result import Sense
 
-LEVEL_WEIGHTS = (1.0, 1e-3, 1e-6)
+#: Weight of each lexicographic level in the score: each level 1000 times less than the one
+#: before (as many levels as any problem has).
+LEVEL_WEIGHTS = (1.0, 1e-3, 1e-6, 1e-9, 1e-12)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@
 - :func:`load_elasticflow`: the Microsoft ITP traces of the ElasticFlow artifact (deadlines
   attached by a slack rule);
 - :func:`load_gavel_throughputs`: Gavel's measured per-GPU-type throughputs;
-- :func:`load_astraea_shares`: the Astraea artifact's Philly tenant shares.
+- :func:`load_astraea_shares`: the Astraea artifact's Philly tenant shares;
+- :func:`load_routing_counts`, :func:`load_olmoe_counts`: MoE routing counts per expert.
 
 The records do not depend on any problem package; ``schedopt.problems.admission.driver``
 replays job traces lease round by lease round, and the fair-share generator can use the
@@ -16,15 +17,19 @@ from .elasticflow import load_elasticflow
 from .gavel import GavelJobType, load_gavel_throughputs
 from .philly_chronus import load_philly_chronus
 from .record import KINDS, TraceJob, TraceLoad
+from .routing_counts import RoutingCounts, load_olmoe_counts, load_routing_counts
 
 __all__ = [
     "KINDS",
     "GavelJobType",
+    "RoutingCounts",
     "TenantShare",
     "TraceJob",
     "TraceLoad",
     "load_astraea_shares",
     "load_elasticflow",
     "load_gavel_throughputs",
+    "load_olmoe_counts",
     "load_philly_chronus",
+    "load_routing_counts",
 ]

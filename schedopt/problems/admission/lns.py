@@ -26,7 +26,7 @@ from schedopt.tuning.store import load_tuned
 
 from .assemble import assemble, guaranteed_value, raw_from_solution
 from .cpsat import AdmissionCpsat
-from .data import build_data
+from .data import MAX_MODEL_VARIABLES, build_data
 from .heuristics import EdfParams, SlackParams, refill_best_effort, run_edf, run_slack
 from .instance import AdmissionInstance
 
@@ -52,7 +52,7 @@ class LnsParams:
 def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     t0 = time.perf_counter()
     params = LnsParams(**options.params)
-    data = build_data(inst)
+    data = build_data(inst, check_size=False)
     tuned = load_tuned("admission")  # start from the greedy heuristics at their tuned settings
     starts = [
         run_edf(data, EdfParams(**tuned.get("heuristic:edf", {}))),
@@ -70,6 +70,11 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
     current = max(kept, key=lambda raw: guaranteed_value(data, raw))
     value = guaranteed_value(data, current)
     reason = data.too_big_for(deadline.remaining())
+    if data.num_variables > MAX_MODEL_VARIABLES:
+        reason = (
+            f"the CP-SAT model would have {data.num_variables:,} variables (limit "
+            f"{MAX_MODEL_VARIABLES:,}): no LNS steps, the best greedy plan is returned"
+        )
     steps = improved = 0
     bound: float | None = None
     if reason is None:

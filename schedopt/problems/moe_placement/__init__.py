@@ -1,0 +1,102 @@
+"""MoE expert placement and replication on the GPU topology (serverless MoE deployment;
+DeepSeek-style expert load balancing). See ``formulations/moe_placement.md``."""
+
+from schedopt.backends.milp import MilpSolver
+from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, register_problem
+
+from . import cpsat, heuristics, milp, posterior, scenario
+from .data import build_data
+from .generate import SHAPES, SIZES, ModelShape, from_counts, generate, generate_custom
+from .heuristics import EplbParams, LocalSearchParams
+from .instance import Expert, Layer, LayerWithin, MoePlacementInstance, Objective, Weights
+from .scenario import ScenarioParams
+from .solution import ExpertPlan, LayerPlan, MoePlacementSolution, Replica
+from .validate import TERMS, evaluate, metrics, validate
+
+SPEC = register_problem(
+    ProblemSpec(
+        name="moe_placement",
+        description="place and replicate the experts of an MoE model on GPUs: balance each "
+        "layer's GPU load, then all-to-all traffic, GPUs used and experts moved",
+        instance_type=MoePlacementInstance,
+        solution_type=MoePlacementSolution,
+        terms=TERMS,
+        validate=validate,
+        evaluate=evaluate,
+        metrics=metrics,
+        generate=generate,
+        sizes=tuple(SIZES),
+        estimate_variables=lambda inst: build_data(inst, check_size=False).num_variables,
+        export_model=milp.export,
+        methods={
+            "cpsat": MethodSpec(
+                "cpsat",
+                MethodKind.EXACT,
+                cpsat.solve,
+                "CP-SAT, token shares in 1/1000, lexicographic by sequential solves",
+                supports_hint=True,
+            ),
+            "milp:highs": MethodSpec(
+                "milp:highs",
+                MethodKind.EXACT,
+                milp.make_solver(MilpSolver.HIGHS),
+                "MILP (PuLP) solved by HiGHS",
+                supports_hint=True,
+            ),
+            "milp:cbc": MethodSpec(
+                "milp:cbc",
+                MethodKind.EXACT,
+                milp.make_solver(MilpSolver.CBC),
+                "MILP (PuLP) solved by CBC",
+                supports_hint=True,
+            ),
+            "milp:scenario": MethodSpec(
+                "milp:scenario",
+                MethodKind.HEURISTIC,
+                scenario.solve,
+                "scenario MILP (HiGHS): expected or CVaR layer time over posterior popularity "
+                "scenarios (params: scenarios, risk, alpha)",
+                supports_hint=True,
+            ),
+            "heuristic:eplb": MethodSpec(
+                "heuristic:eplb",
+                MethodKind.HEURISTIC,
+                heuristics.solve_eplb,
+                "DeepSeek EPLB: greedy replication, then (hierarchical) balanced LPT packing",
+                params=EplbParams,
+            ),
+            "heuristic:local-search": MethodSpec(
+                "heuristic:local-search",
+                MethodKind.HEURISTIC,
+                heuristics.solve_local_search,
+                "EPLB improved by share shifts, moves, swaps and added replicas",
+                params=LocalSearchParams,
+            ),
+        },
+        auto_exact="milp:highs",
+        auto_heuristics=heuristics.HEURISTICS,
+    )
+)
+
+__all__ = [
+    "SHAPES",
+    "SPEC",
+    "EplbParams",
+    "Expert",
+    "ExpertPlan",
+    "Layer",
+    "LayerPlan",
+    "LayerWithin",
+    "LocalSearchParams",
+    "ModelShape",
+    "MoePlacementInstance",
+    "MoePlacementSolution",
+    "Objective",
+    "Replica",
+    "ScenarioParams",
+    "Weights",
+    "from_counts",
+    "generate",
+    "generate_custom",
+    "posterior",
+]

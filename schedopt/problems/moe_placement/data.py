@@ -1,0 +1,463 @@
+"""The instance as the models see it: numpy data computed once, in one place.
+
+Both exact back-ends (``cpsat.py``, ``milp.py``), the scenario model and the heuristics read
+this; the validator does not (it re-derives everything from the raw instance). Every scaling of
+real data to integers (CP-SAT) is here — see "Integer scaling" in
+``formulations/moe_placement.md``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from schedopt.core.errors import ModelTooLargeError
+from schedopt.core.lexico import level_time_shares
+from schedopt.core.registry import Outcome
+from schedopt.core.solve import lex_better
+from schedopt.core.status import Status
+from schedopt.core.stopping import Deadline
+
+from .instance import LayerWithin, MoePlacementInstance
+from .solution import ExpertPlan, LayerPlan, MoePlacementSolution, Replica
+from .validate import TERMS, evaluate, validate
+
+#: CP-SAT token shares are integers q in 0..SHARE_RESOLUTION: a share is resolved to 1/1000.
+SHARE_RESOLUTION = 1000
+#: CP-SAT load coefficients: the largest full-share load of any (layer, expert, GPU) becomes
+#: this many integer units (relative rounding of a coefficient <= 0.5 / LOAD_RESOLUTION).
+LOAD_RESOLUTION = 100_000
+#: The same for the communication coefficients.
+COMM_RESOLUTION = 10_000
+#: Relative tolerance with which a continuous level is fixed before the next one is solved
+#: (the "How the order is kept" section): half the relative tolerance (1e-9) that
+#: ``schedopt.core.solve.lex_better`` uses to compare objective vectors.
+LEX_REL_TOL = 5e-10
+#: Conservative model-building cost per decision variable, measured on the 64-GPU benchmark
+#: (PuLP ≈ 20 µs, CP-SAT ≈ 12 µs per variable, with the constraints that go with it).
+BUILD_S_PER_VARIABLE = 4e-5
+#: Refuse to build exact models with more decision variables than this.
+MAX_MODEL_VARIABLES = 2_000_000
+#: Shares below this are dropped when a model's answer becomes a solution (then renormalised).
+SHARE_EPS = 1e-9
+
+
+@dataclass
+class Plan:
+    """A method's decision: ``x[l][e, g]`` replica on GPU g, ``f[l][e, g]`` its token share."""
+
+    x: list[np.ndarray]
+    f: list[np.ndarray]
+
+    def copy(self) -> Plan:
+        return Plan([a.copy() for a in self.x], [a.copy() for a in self.f])
+
+
+@dataclass(frozen=True)
+class ModelData:
+    instance: MoePlacementInstance
+    gpu_ids: tuple[str, ...]
+    cap: np.ndarray  # (G,) GiB for experts per GPU: memory_gib - dense_memory_gib, >= 0
+    speed: np.ndarray  # (G,)
+    host: np.ndarray  # (G,) host index
+    group: np.ndarray  # (G,) C7 group index (0 for every GPU when layer_within is none)
+    n_groups: int
+    mem: tuple[np.ndarray, ...]  # per layer (E_l,) GiB
+    pop: tuple[np.ndarray, ...]  # per layer (E_l,) tokens per batch (point estimate)
+    cpt: tuple[np.ndarray, ...]  # per layer (E_l,) µs per token on a speed-1 GPU
+    comm: np.ndarray  # (G,) µs of transfer time per token sent to GPU g and back (κ_g)
+    eligible: tuple[np.ndarray, ...]  # per layer (E_l, G) bool: the expert fits the GPU alone
+    current: tuple[np.ndarray, ...] | None  # per layer (E_l, G) bool: held now
+    replica_cap: int  # R: replicas per expert (C5)
+    extra_memory_gib: float  # X (C6), inf when uncapped
+    hierarchical: bool
+    weights: tuple[float, float, float, float] | None  # weighted mode: (load, comm, gpus, moved)
+
+    # --- sizes ---------------------------------------------------------------------------
+    @property
+    def L(self) -> int:
+        return len(self.mem)
+
+    @property
+    def G(self) -> int:
+        return len(self.gpu_ids)
+
+    def work(self, layer: int, pop: np.ndarray | None = None) -> np.ndarray:
+        """w_le = popularity × compute per token: µs of expert e on a speed-1 GPU."""
+        return (self.pop[layer] if pop is None else pop) * self.cpt[layer]
+
+    @cached_property
+    def num_variables(self) -> int:
+        x = sum(int(e.sum()) for e in self.eligible)
+        return 2 * x + self.L + self.G + (self.L * self.n_groups if self.hierarchical else 0)
+
+    def too_big_for(self, seconds: float, factor: float = 1.0) -> str | None:
+        """Why building the exact model would not fit in ``seconds`` (None: it fits)."""
+        estimate = self.num_variables * BUILD_S_PER_VARIABLE * factor
+        if estimate < seconds:
+            return None
+        return (
+            f"not enough time to build the exact model ({self.num_variables:,} variables, "
+            f"about {estimate:.1f} s to build; {seconds:.1f} s left)"
+        )
+
+    # --- objective levels of a plan (the models' view; the validator recomputes them) -----
+    def layer_loads(self, plan: Plan, layer: int, pop: np.ndarray | None = None) -> np.ndarray:
+        """(G,) µs of layer ``layer`` on each GPU: Σ_e w_le f_leg / s_g."""
+        return (self.work(layer, pop) @ plan.f[layer]) / self.speed
+
+    def levels(self, plan: Plan) -> tuple[float, float, float, float]:
+        """(L1 Σ_l max_g load, L2 transfer µs, L3 GPUs used, L4 replicas moved)."""
+        l1 = sum(float(self.layer_loads(plan, i).max()) for i in range(self.L))
+        l2 = sum(float(self.pop[i] @ plan.f[i] @ self.comm) for i in range(self.L))
+        used = np.zeros(self.G, dtype=bool)
+        for x in plan.x:
+            used |= x.any(axis=0)
+        moved = 0
+        if self.current is not None:
+            moved = sum(int((x & ~c).sum()) for x, c in zip(plan.x, self.current, strict=True))
+        return (l1, l2, float(used.sum()), float(moved))
+
+    def objectives(self, plan: Plan) -> tuple[float, float, float, float]:
+        """The objective vector as the Result reports it (first level weighted in that mode)."""
+        lv = self.levels(plan)
+        if self.weights is None:
+            return lv
+        return (sum(w * v for w, v in zip(self.weights, lv, strict=True)), lv[1], lv[2], lv[3])
+
+    def lower_bound(self) -> float:
+        """A valid bound on the first level, from a relaxation (see "Bounds" in the
+        formulation): each layer's max load is at least its work over the speed of its best
+        group, and at least max_e w_le / (r_le · s_max) for replica counts r_le >= 1 whose
+        memory (at the layer's smallest expert size) fits the memory left after one copy of
+        everything; the replica budget is priced by a Lagrange multiplier (weak duality)."""
+        lb1 = self._replica_bound()
+        if self.weights is None:
+            return lb1
+        lb2 = sum(
+            float(self.pop[i] @ np.where(self.eligible[i], self.comm, np.inf).min(axis=1))
+            for i in range(self.L)
+        )
+        need = sum(float(m.sum()) for m in self.mem)
+        lb3 = max(1, math.ceil(need / float(self.cap.max()) - 1e-9))
+        w = self.weights
+        return w[0] * lb1 + w[1] * lb2 + w[2] * lb3
+
+    def _replica_bound(self) -> float:
+        single = sum(float(m.sum()) for m in self.mem)
+        budget = min(float(self.cap.sum()) - single, self.extra_memory_gib)
+        s_max = float(self.speed.max())
+        curves, costs = [], []
+        for i in range(self.L):
+            w = self.work(i)
+            floor_i = 0.0
+            for k in range(self.n_groups):
+                in_k = self.group == k
+                if self.eligible[i][:, in_k].any(axis=1).all():
+                    sp = float(self.speed[in_k & self.eligible[i].any(axis=0)].sum())
+                    value = float(w.sum()) / sp if sp > 0 else math.inf
+                    floor_i = value if floor_i == 0.0 else min(floor_i, value)
+            # g(k): the smallest max_e w_e / r_e with k replicas beyond one each (greedy is
+            # optimal for this min-max allocation), capped at R replicas per expert.
+            r = np.ones(len(w))
+            cap_k = int(
+                min(len(w) * (self.replica_cap - 1), max(budget, 0) / float(self.mem[i].min()))
+            )
+            cap_k = min(cap_k, 4 * len(w) * 64)
+            curve = [max(floor_i, float((w / r).max()) / s_max)]
+            for _ in range(cap_k):
+                ratio = np.where(r < self.replica_cap, w / r, -1.0)
+                e = int(np.argmax(ratio))
+                if ratio[e] <= 0:
+                    break
+                r[e] += 1
+                curve.append(max(floor_i, float((w / r).max()) / s_max))
+                if curve[-1] <= floor_i:
+                    break
+            curves.append(np.array(curve))
+            costs.append(float(self.mem[i].min()))
+        if not np.isfinite(budget) or all(len(c) == 1 for c in curves):
+            return float(sum(c[-1] if np.isfinite(budget) else c.min() for c in curves))
+
+        def dual(lam: float) -> tuple[float, float]:
+            value, used = -lam * budget, 0.0
+            for c, m in zip(curves, costs, strict=True):
+                k = int(np.argmin(c + lam * m * np.arange(len(c))))
+                value += float(c[k]) + lam * m * k
+                used += m * k
+            return value, used
+
+        lo, hi = 0.0, max(float(c[0]) / m for c, m in zip(curves, costs, strict=True)) + 1.0
+        best = dual(0.0)[0] if dual(0.0)[1] <= budget + 1e-9 else -math.inf
+        for _ in range(60):
+            lam = 0.5 * (lo + hi)
+            value, used = dual(lam)
+            best = max(best, value)
+            if used > budget:
+                lo = lam
+            else:
+                hi = lam
+        best = max(best, dual(hi)[0])
+        return max(best, sum(float(c[-1]) for c in curves))
+
+    # --- plans and solutions --------------------------------------------------------------
+    def empty_plan(self) -> Plan:
+        return Plan(
+            [np.zeros((len(m), self.G), dtype=bool) for m in self.mem],
+            [np.zeros((len(m), self.G)) for m in self.mem],
+        )
+
+    def to_solution(self, plan: Plan) -> MoePlacementSolution:
+        """Replicas where x is set; shares clipped to [0, 1] and renormalised to sum to 1."""
+        layers = []
+        for x, f in zip(plan.x, plan.f, strict=True):
+            experts = []
+            for e in range(x.shape[0]):
+                on = np.flatnonzero(x[e])
+                share = np.clip(f[e, on], 0.0, 1.0)
+                share[share < SHARE_EPS] = 0.0
+                total = share.sum()
+                share = share / total if total > 0 else np.full(len(on), 1.0 / max(len(on), 1))
+                experts.append(
+                    ExpertPlan(
+                        replicas=tuple(
+                            Replica(gpu=self.gpu_ids[g], share=float(s))
+                            for g, s in zip(on, share, strict=True)
+                        )
+                    )
+                )
+            layers.append(LayerPlan(experts=tuple(experts)))
+        return MoePlacementSolution(layers=tuple(layers))
+
+    def plan_from_solution(self, sol: MoePlacementSolution) -> Plan | None:
+        """A solution (e.g. a hint) as a plan; None when its shape does not fit the instance."""
+        if len(sol.layers) != self.L:
+            return None
+        index = {g: i for i, g in enumerate(self.gpu_ids)}
+        plan = self.empty_plan()
+        for i, layer in enumerate(sol.layers):
+            if len(layer.experts) != len(self.mem[i]):
+                return None
+            for e, ex in enumerate(layer.experts):
+                for r in ex.replicas:
+                    g = index.get(r.gpu)
+                    if g is None:
+                        return None
+                    plan.x[i][e, g] = True
+                    plan.f[i][e, g] = r.share
+        return plan
+
+    # --- CP-SAT integer data (the one place reals become integers) ------------------------
+    @cached_property
+    def load_unit_us(self) -> float:
+        """µs of one integer load unit at full share (see LOAD_RESOLUTION)."""
+        top = max(float((self.work(i)[:, None] / self.speed[None, :]).max()) for i in range(self.L))
+        return top / LOAD_RESOLUTION if top > 0 else 1.0
+
+    def int_load(self, layer: int) -> np.ndarray:
+        """(E_l, G) integer A_leg ≈ (w_le / s_g) / load_unit_us; load ≈ Σ A q · unit / Q µs."""
+        a = self.work(layer)[:, None] / self.speed[None, :]
+        return np.rint(a / self.load_unit_us).astype(np.int64)
+
+    @cached_property
+    def comm_unit_us(self) -> float:
+        top = max(float(self.pop[i].max()) for i in range(self.L)) * float(self.comm.max())
+        return top / COMM_RESOLUTION if top > 0 else 1.0
+
+    def int_comm(self, layer: int) -> np.ndarray:
+        """(E_l, G) integer C_leg ≈ p_le κ_g / comm_unit_us (transfer µs at full share)."""
+        c = self.pop[layer][:, None] * self.comm[None, :]
+        return np.rint(c / self.comm_unit_us).astype(np.int64)
+
+    @cached_property
+    def cpsat_tolerance_us(self) -> float:
+        """δ: the CP-SAT optimum's L1 exceeds the continuous optimum by at most this (µs).
+
+        Grid: rounding optimal shares to multiples of 1/Q moves each by < 1/Q, so a GPU's
+        load by < Σ_e a_leg / Q; coefficient rounding adds <= unit/2 per expert on a GPU, twice
+        (to the grid model's optimum and back to real units)."""
+        total = 0.0
+        for i in range(self.L):
+            a = self.work(i)[:, None] / self.speed[None, :]
+            total += float(a.sum(axis=0).max()) / SHARE_RESOLUTION
+            total += self.load_unit_us * len(self.mem[i])
+        return total
+
+
+def build_data(inst: MoePlacementInstance, *, check_size: bool = True) -> ModelData:
+    gpu_ids = inst.cluster.gpus()
+    index = {g: i for i, g in enumerate(gpu_ids)}
+    specs = [inst.cluster.gpu(g) for g in gpu_ids]
+    cap = np.array([max(0.0, s.memory_gib - inst.dense_memory_gib) for s in specs])
+    speed = np.array([s.speed for s in specs])
+    hosts = {h: k for k, h in enumerate(inst.cluster.hosts())}
+    host = np.array([hosts[s.host] for s in specs])
+    group = np.zeros(len(gpu_ids), dtype=np.int64)
+    for k, grp in enumerate(inst.groups):
+        for g in grp:
+            group[index[g]] = k
+    mem = tuple(np.array([e.memory_gib for e in layer.experts]) for layer in inst.layers)
+    cpt = tuple(np.array([e.compute_us_per_token for e in layer.experts]) for layer in inst.layers)
+    pop = tuple(np.array(inst.point_popularity(i)) for i in range(len(inst.layers)))
+    eligible = tuple(m[:, None] <= cap[None, :] + 1e-9 for m in mem)
+    current = None
+    if inst.current_placement is not None:
+        current = []
+        for i, row in enumerate(inst.current_placement):
+            c = np.zeros((len(mem[i]), len(gpu_ids)), dtype=bool)
+            for e, gs in enumerate(row):
+                for g in gs:
+                    c[e, index[g]] = True
+            current.append(c)
+        current = tuple(current)
+    R = len(gpu_ids) if inst.max_replicas_per_expert is None else inst.max_replicas_per_expert
+    w = inst.objective.weights
+    data = ModelData(
+        instance=inst,
+        gpu_ids=gpu_ids,
+        cap=cap,
+        speed=speed,
+        host=host,
+        group=group,
+        n_groups=len(inst.groups),
+        mem=mem,
+        pop=pop,
+        cpt=cpt,
+        comm=np.array(inst.transfer_us_per_token),
+        eligible=eligible,
+        current=current,
+        replica_cap=min(R, len(gpu_ids)),
+        extra_memory_gib=math.inf
+        if inst.max_extra_memory_gib is None
+        else inst.max_extra_memory_gib,
+        hierarchical=inst.layer_within is not LayerWithin.NONE,
+        weights=(w.load, w.comm, w.gpus, w.moved) if inst.objective.mode == "weighted" else None,
+    )
+    if check_size and data.num_variables > MAX_MODEL_VARIABLES:
+        raise ModelTooLargeError(
+            "layers",
+            f"the exact model would have about {data.num_variables:,} variables "
+            f"(limit {MAX_MODEL_VARIABLES:,}); use method='heuristic:eplb' or "
+            "'heuristic:local-search'",
+        )
+    return data
+
+
+# --- shared by the exact back-ends -----------------------------------------------------------
+#: Share of the remaining time each lexicographic level may use (L1 most, the last the rest).
+LEVEL_TIME_SHARE = level_time_shares(4, first=0.6)
+
+
+def hint_plan(data: ModelData, hint: object) -> Plan | None:
+    """The hint (a MoePlacementSolution the validator accepts) as a plan, else None."""
+    if not isinstance(hint, MoePlacementSolution) or validate(data.instance, hint):
+        return None
+    return data.plan_from_solution(hint)
+
+
+def plan_values(data: ModelData, plan: Plan) -> dict[str, object]:
+    """Everything a warm start needs from a plan: z_l, GPUs used, the group of each layer."""
+    z = [float(data.layer_loads(plan, i).max()) for i in range(data.L)]
+    used = np.zeros(data.G, dtype=bool)
+    for x in plan.x:
+        used |= x.any(axis=0)
+    groups = [int(data.group[np.flatnonzero(x.any(axis=0))[0]]) for x in plan.x]
+    return {"z": z, "used": used, "groups": groups}
+
+
+def better_of(
+    data: ModelData, solution: MoePlacementSolution | None, hint: Plan | None
+) -> tuple[MoePlacementSolution | None, bool]:
+    """The solver's solution or the hint's, whichever is lexicographically better as the
+    validator evaluates them (``True`` when the hint won): an exact method is never worse
+    than its warm start."""
+    if hint is None:
+        return solution, False
+    hint_sol = data.to_solution(hint)
+    if solution is None:
+        return hint_sol, True
+    inst = data.instance
+    if lex_better(evaluate(inst, hint_sol), evaluate(inst, solution), TERMS):
+        return hint_sol, True
+    return solution, False
+
+
+def prologue(
+    inst: MoePlacementInstance, options: object, deadline: Deadline, factor: float = 1.0
+) -> tuple[ModelData | None, Plan | None, Outcome | None]:
+    """Data and hint for an exact method, or the Outcome to return at once: the model is too
+    large (the hint if there is one, else ModelTooLargeError), or it cannot be built in the
+    time left (the hint, or NO_SOLUTION)."""
+    data = build_data(inst, check_size=False)
+    hint = hint_plan(data, getattr(options, "hint", None))
+    if data.num_variables > MAX_MODEL_VARIABLES:
+        if hint is None:
+            build_data(inst)  # raises ModelTooLargeError with the message
+        why = f"the exact model would have {data.num_variables:,} variables"
+        return data, hint, _hint_outcome(data, hint, why, deadline)
+    reason = data.too_big_for(deadline.remaining(), factor)
+    if reason:
+        if hint is not None:
+            return data, hint, _hint_outcome(data, hint, reason, deadline)
+        return data, None, Outcome(Status.NO_SOLUTION, bound=data.lower_bound(), explanation=reason)
+    if hint is None:
+        # No warm start given: the greedy's (EPLB), improved by the local search for a tenth
+        # of the time left, so that an exact method is never worse than the greedy even when
+        # called directly (MIP starts matter: the LP bound of this model is weak).
+        from .heuristics import EplbParams, LocalSearchParams, improve, run_eplb
+
+        hint = run_eplb(data, EplbParams())
+        if hint is not None:
+            share = Deadline(time.perf_counter() + deadline.share(0.1))
+            hint = improve(data, hint, LocalSearchParams(), share)
+    return data, hint, None
+
+
+#: Seconds an improved warm start leaves for validation and the return (large instances).
+HINT_RESERVE_S = 0.3
+
+
+def _hint_outcome(data: ModelData, hint: Plan | None, why: str, deadline: Deadline) -> Outcome:
+    """The warm start, improved by the local search in the time left (never worse)."""
+    # heuristics.py imports this module, so it is imported here, when first needed
+    from .heuristics import LocalSearchParams, improve, validation_reserve_s
+
+    assert hint is not None
+    t0 = time.perf_counter()
+    reserve = HINT_RESERVE_S + validation_reserve_s(hint)
+    end = Deadline(deadline.end - reserve)
+    better = improve(data, hint, LocalSearchParams(), end) if not end.expired() else hint
+    solution, _ = better_of(data, data.to_solution(better), hint)
+    return Outcome(
+        Status.FEASIBLE,
+        solution=solution,
+        bound=data.lower_bound(),
+        solve_s=time.perf_counter() - t0,
+        explanation=f"{why}; returning the warm start, improved by local search",
+        stats={"hint_returned": "yes"},
+    )
+
+
+def symmetry_classes(data: ModelData) -> list[list[int]]:
+    """Interchangeable GPUs: same C7 group, expert memory, speed and transfer cost, and none
+    holding anything in the current placement. Swapping two of them (all layers at once) maps
+    a solution to one with the same objectives, so the models may order them (C10)."""
+    classes: dict[tuple, list[int]] = {}
+    for g in range(data.G):
+        if data.current is not None and any(c[:, g].any() for c in data.current):
+            continue
+        key = (int(data.group[g]), round(float(data.cap[g]), 9), float(data.speed[g]))
+        key += (round(float(data.comm[g]), 12),)
+        classes.setdefault(key, []).append(g)
+    return [c for c in classes.values() if len(c) > 1]
+
+
+def symmetry_weights(data: ModelData) -> list[np.ndarray]:
+    """Fixed pseudo-random weights r_le in [1, 2) (seed 0) for the ordering rows of C10; the
+    same eligibility on every GPU of a class is guaranteed by equal capacity."""
+    rng = np.random.default_rng(0)
+    return [1.0 + rng.random(len(m)) for m in data.mem]
