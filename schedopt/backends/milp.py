@@ -16,7 +16,7 @@ import tempfile
 import threading
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -24,6 +24,7 @@ from pathlib import Path
 import highspy
 import pulp
 
+from schedopt.core.registry import MethodKind, MethodSpec, Runner
 from schedopt.core.status import Status
 
 
@@ -130,8 +131,11 @@ def _solve_highs(prob, time_limit_s, mip_gap, threads, seed, hint, msg) -> MilpR
     prob.solve(cmd)
     # Time spent outside HiGHS's own clock: building its model from PuLP's, and reading the
     # values back. Callers re-solving the same model budget for it (it does not shrink).
-    handover_s = (cmd.run_started or entered) - entered + time.perf_counter() - (
-        cmd.run_ended or time.perf_counter()
+    handover_s = (
+        (cmd.run_started or entered)
+        - entered
+        + time.perf_counter()
+        - (cmd.run_ended or time.perf_counter())
     )
     h: highspy.Highs = prob.solverModel
     model_status = h.getModelStatus()
@@ -280,6 +284,21 @@ def _solve_cbc(prob, time_limit_s, mip_gap, threads, seed, hint, msg) -> MilpRun
         "watchdog": "interrupted" if interrupted else "idle",
     }
     return MilpRun(status, objective, bound, stats)
+
+
+def milp_methods(make_solver: Callable[[MilpSolver], Runner]) -> tuple[MethodSpec, ...]:
+    """The ``milp:highs`` and ``milp:cbc`` methods of a problem whose MILP module offers
+    ``make_solver(MilpSolver) -> runner`` (both take a hint as a MIP start)."""
+    return tuple(
+        MethodSpec(
+            f"milp:{solver.value}",
+            MethodKind.EXACT,
+            make_solver(solver),
+            f"MILP (PuLP) solved by {'HiGHS' if solver is MilpSolver.HIGHS else 'CBC'}",
+            supports_hint=True,
+        )
+        for solver in MilpSolver
+    )
 
 
 def write_model(prob: pulp.LpProblem, path: str, fmt: str) -> None:

@@ -92,6 +92,16 @@ class ProblemSpec:
             ) from None
 
 
+def by_name(*methods: MethodSpec) -> dict[str, MethodSpec]:
+    """The ``methods`` mapping of a ProblemSpec, keyed by each method's own name."""
+    out: dict[str, MethodSpec] = {}
+    for m in methods:
+        if m.name in out:
+            raise RuntimeError(f"method {m.name!r} registered twice")
+        out[m.name] = m
+    return out
+
+
 _PROBLEMS: dict[str, ProblemSpec] = {}
 
 

@@ -1,7 +1,7 @@
 """Deadline admission (Chronus, SoCC'21; UniSched, TC'24). See ``formulations/admission.md``."""
 
-from schedopt.backends.milp import MilpSolver
-from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, register_problem
+from schedopt.backends.milp import milp_methods
+from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name, register_problem
 from schedopt.core.result import ObjectiveTerm, Sense
 
 from . import cpsat, heuristics, lns, milp, plot
@@ -31,43 +31,30 @@ SPEC = register_problem(
         sizes=tuple(SIZES),
         estimate_variables=lambda inst: build_data(inst, check_size=False).num_variables,
         export_model=milp.export,
-        methods={
-            "cpsat": MethodSpec(
+        methods=by_name(
+            MethodSpec(
                 "cpsat",
                 MethodKind.EXACT,
                 cpsat.solve,
                 "CP-SAT, lexicographic by sequential solves",
                 supports_hint=True,
             ),
-            "milp:highs": MethodSpec(
-                "milp:highs",
-                MethodKind.EXACT,
-                milp.make_solver(MilpSolver.HIGHS),
-                "MILP (PuLP) solved by HiGHS",
-                supports_hint=True,
-            ),
-            "milp:cbc": MethodSpec(
-                "milp:cbc",
-                MethodKind.EXACT,
-                milp.make_solver(MilpSolver.CBC),
-                "MILP (PuLP) solved by CBC",
-                supports_hint=True,
-            ),
-            "heuristic:edf": MethodSpec(
+            *milp_methods(milp.make_solver),
+            MethodSpec(
                 "heuristic:edf",
                 MethodKind.HEURISTIC,
                 heuristics.solve_edf,
                 "EDF with minimum satisfactory share (ElasticFlow)",
                 params=EdfParams,
             ),
-            "heuristic:slack": MethodSpec(
+            MethodSpec(
                 "heuristic:slack",
                 MethodKind.HEURISTIC,
                 heuristics.solve_slack,
                 "slack-ordered greedy, latest slots first",
                 params=SlackParams,
             ),
-            "heuristic:lns": MethodSpec(
+            MethodSpec(
                 "heuristic:lns",
                 MethodKind.HEURISTIC,
                 lns.solve,
@@ -75,7 +62,7 @@ SPEC = register_problem(
                 supports_hint=True,
                 params=lns.LnsParams,
             ),
-        },
+        ),
         auto_exact="cpsat",
         plot=plot.to_svg,
         auto_heuristics=heuristics.HEURISTICS,

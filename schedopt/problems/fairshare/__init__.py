@@ -1,7 +1,7 @@
 """Long-term fair share (Astraea, TPDS'22; Gavel, OSDI'20). See ``formulations/fairshare.md``."""
 
-from schedopt.backends.milp import MilpSolver
-from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, register_problem
+from schedopt.backends.milp import milp_methods
+from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name, register_problem
 from schedopt.core.result import ObjectiveTerm, Sense
 
 from . import cpsat, heuristics, milp
@@ -33,43 +33,30 @@ SPEC = register_problem(
         sizes=tuple(SIZES),
         estimate_variables=lambda inst: build_data(inst, check_size=False).num_variables,
         export_model=milp.export,
-        methods={
-            "cpsat": MethodSpec(
+        methods=by_name(
+            MethodSpec(
                 "cpsat",
                 MethodKind.EXACT,
                 cpsat.solve,
                 "CP-SAT (shares in 1/10^4), lexicographic by sequential solves",
                 supports_hint=True,
             ),
-            "milp:highs": MethodSpec(
-                "milp:highs",
-                MethodKind.EXACT,
-                milp.make_solver(MilpSolver.HIGHS),
-                "MILP (PuLP) solved by HiGHS",
-                supports_hint=True,
-            ),
-            "milp:cbc": MethodSpec(
-                "milp:cbc",
-                MethodKind.EXACT,
-                milp.make_solver(MilpSolver.CBC),
-                "MILP (PuLP) solved by CBC",
-                supports_hint=True,
-            ),
-            "heuristic:astraea": MethodSpec(
+            *milp_methods(milp.make_solver),
+            MethodSpec(
                 "heuristic:astraea",
                 MethodKind.HEURISTIC,
                 heuristics.solve_astraea,
                 "Astraea water-filling: lowest long-term share first",
                 params=AstraeaParams,
             ),
-            "heuristic:gavel-round": MethodSpec(
+            MethodSpec(
                 "heuristic:gavel-round",
                 MethodKind.HEURISTIC,
                 heuristics.solve_gavel_round,
                 "Gavel's max-min LP over time fractions, rounded to whole GPUs and repaired",
                 params=GavelRoundParams,
             ),
-        },
+        ),
         auto_exact="milp:highs",
         auto_heuristics=heuristics.HEURISTICS,
     )

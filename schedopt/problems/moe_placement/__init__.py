@@ -1,8 +1,8 @@
 """MoE expert placement and replication on the GPU topology (serverless MoE deployment;
 DeepSeek-style expert load balancing). See ``formulations/moe_placement.md``."""
 
-from schedopt.backends.milp import MilpSolver
-from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, register_problem
+from schedopt.backends.milp import milp_methods
+from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name, register_problem
 
 from . import cpsat, heuristics, milp, posterior, scenario
 from .data import build_data
@@ -28,29 +28,16 @@ SPEC = register_problem(
         sizes=tuple(SIZES),
         estimate_variables=lambda inst: build_data(inst, check_size=False).num_variables,
         export_model=milp.export,
-        methods={
-            "cpsat": MethodSpec(
+        methods=by_name(
+            MethodSpec(
                 "cpsat",
                 MethodKind.EXACT,
                 cpsat.solve,
                 "CP-SAT, token shares in 1/1000, lexicographic by sequential solves",
                 supports_hint=True,
             ),
-            "milp:highs": MethodSpec(
-                "milp:highs",
-                MethodKind.EXACT,
-                milp.make_solver(MilpSolver.HIGHS),
-                "MILP (PuLP) solved by HiGHS",
-                supports_hint=True,
-            ),
-            "milp:cbc": MethodSpec(
-                "milp:cbc",
-                MethodKind.EXACT,
-                milp.make_solver(MilpSolver.CBC),
-                "MILP (PuLP) solved by CBC",
-                supports_hint=True,
-            ),
-            "milp:scenario": MethodSpec(
+            *milp_methods(milp.make_solver),
+            MethodSpec(
                 "milp:scenario",
                 MethodKind.HEURISTIC,
                 scenario.solve,
@@ -58,21 +45,21 @@ SPEC = register_problem(
                 "scenarios (params: scenarios, risk, alpha)",
                 supports_hint=True,
             ),
-            "heuristic:eplb": MethodSpec(
+            MethodSpec(
                 "heuristic:eplb",
                 MethodKind.HEURISTIC,
                 heuristics.solve_eplb,
                 "DeepSeek EPLB: greedy replication, then (hierarchical) balanced LPT packing",
                 params=EplbParams,
             ),
-            "heuristic:local-search": MethodSpec(
+            MethodSpec(
                 "heuristic:local-search",
                 MethodKind.HEURISTIC,
                 heuristics.solve_local_search,
                 "EPLB improved by share shifts, moves, swaps and added replicas",
                 params=LocalSearchParams,
             ),
-        },
+        ),
         auto_exact="milp:highs",
         auto_heuristics=heuristics.HEURISTICS,
     )
