@@ -35,6 +35,7 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import networkx as nx
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Cluster"]
 
-_MAX_CACHED_SOURCES = 128  # widest-path / hop trees kept per cluster (each is O(nodes))
+_MAX_CACHED_SOURCES = 1024  # widest-path / hop trees kept per cluster (each is O(nodes))
 
 
 class Cluster:
@@ -474,7 +475,7 @@ class Cluster:
         That is the maximum, over all paths, of the smallest link bandwidth on the path
         (``math.inf`` when ``a == b``). Paths may pass through any node, including other GPUs.
         Computed by a widest-path Dijkstra from one endpoint; the per-source results are cached
-        (the most recent 128 sources), and the symmetry ``bandwidth(a, b) == bandwidth(b, a)`` is
+        (the most recent 1,024 sources), and the symmetry ``bandwidth(a, b) == bandwidth(b, a)`` is
         used to reuse either endpoint's tree.
         """
         self._check_node("a", a)
@@ -484,6 +485,13 @@ class Cluster:
         if b in self._widest and a not in self._widest:
             a, b = b, a
         return self._cached(self._widest, a, self._widest_from)[b]
+
+    def bandwidths_from(self, node: str) -> Mapping[str, float]:
+        """Widest-path bandwidth (Gbps) from ``node`` to every node, as one read-only mapping:
+        the per-pair :meth:`bandwidth` for all pairs at the cost of one Dijkstra (cached)."""
+        self._check_node("node", node)
+        tree = self._cached(self._widest, node, self._widest_from)
+        return MappingProxyType(tree)
 
     def hop_distance(self, a: str, b: str) -> int:
         """Number of links on a shortest path between nodes ``a`` and ``b`` (0 when equal)."""

@@ -161,7 +161,10 @@ def test_bandwidth_and_cache_symmetry() -> None:
     assert set(forward) == {7200.0, 100.0, float("inf")}
 
 
-def test_bandwidth_cache_is_bounded_and_stays_correct() -> None:
+def test_bandwidth_cache_is_bounded_and_stays_correct(monkeypatch) -> None:
+    import schedopt.topology.cluster as cluster_module
+
+    monkeypatch.setattr(cluster_module, "_MAX_CACHED_SOURCES", 128)  # smaller than the GPUs
     c = dgx(nodes=20, gpus_per_node=8, host_link_gbps=100.0)
     gpus = c.gpus()
     for a, b in zip(gpus, gpus[1:] + gpus[:1], strict=True):
@@ -274,3 +277,13 @@ def test_host_views_for_schedulers() -> None:
     out = [c.gpus_on(hosts[0])[0], c.gpus_on(hosts[2])[1]]
     assert c.free_gpus_by_host(out) == {hosts[0]: 7, hosts[1]: 8, hosts[2]: 3}
     assert c.free_gpus_by_host() == {hosts[0]: 8, hosts[1]: 8, hosts[2]: 4}
+
+
+def test_bandwidths_from_agrees_with_bandwidth() -> None:
+    c = dgx(nodes=3, gpus_per_node=4, host_link_gbps=100.0)
+    a = c.gpus()[0]
+    row = c.bandwidths_from(a)
+    for b in c.gpus():
+        assert row[b] == c.bandwidth(a, b)
+    with pytest.raises(TypeError):
+        row[a] = 0.0  # read-only: the cache cannot be corrupted from outside

@@ -430,8 +430,11 @@ def _hint_outcome(data: ModelData, hint: Plan | None, why: str, deadline: Deadli
     t0 = time.perf_counter()
     reserve = HINT_RESERVE_S + validation_reserve_s(hint)
     end = Deadline(deadline.end - reserve)
-    better = improve(data, hint, LocalSearchParams(), end) if not end.expired() else hint
-    solution, _ = better_of(data, data.to_solution(better), hint)
+    if end.expired():  # no time to improve: the warm start as it is (no comparison needed)
+        solution = data.to_solution(hint)
+    else:
+        better = improve(data, hint, LocalSearchParams(), end)
+        solution, _ = better_of(data, data.to_solution(better), hint)
     return Outcome(
         Status.FEASIBLE,
         solution=solution,

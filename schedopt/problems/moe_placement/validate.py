@@ -143,12 +143,14 @@ def _transfer(inst: MoePlacementInstance, sol: MoePlacementSolution) -> tuple[fl
                 tokens[r.gpu] += p * r.share
     bits = 2.0 * inst.token_bytes * 8.0
     time_us = cross = 0.0
-    for s in sources:
-        hs = inst.cluster.host_of(s)
-        for g, t in tokens.items():
+    host_of = {s: inst.cluster.host_of(s) for s in sources}
+    for g, t in tokens.items():  # one widest-path tree per replica GPU, all sources from it
+        width = inst.cluster.bandwidths_from(g)
+        hg = inst.cluster.host_of(g)
+        for s in sources:
             if s != g:
-                time_us += t * bits / (inst.cluster.bandwidth(s, g) * 1e3)
-            if inst.cluster.host_of(g) != hs:
+                time_us += t * bits / (width[s] * 1e3)
+            if host_of[s] != hg:
                 cross += t * 2.0 * inst.token_bytes
     return time_us / len(sources), cross / len(sources)
 
