@@ -104,6 +104,12 @@ def _auto(
         if best_obj is None or lex_better(obj, best_obj, spec.terms):
             best_name, best, best_obj = name, outcome, obj
     hint = best.solution if best is not None else options.hint
+    if best is not None and deadline.expired():
+        # The heuristics used up the whole limit (very large instances): no time to start
+        # the exact model at all, so the best heuristic answer is returned as it is.
+        return f"auto({best_name})", replace(
+            best, explanation="the heuristics used the whole time limit; no exact model ran"
+        )
     try:
         exact = spec.method(spec.auto_exact).run(instance, replace(options, hint=hint), deadline)
     except ModelTooLargeError as err:

@@ -57,3 +57,13 @@ def test_heuristics_respect_the_limit(large) -> None:
     result = schedopt.solve(large, "heuristic:local-search", time_limit_s=0.5)
     assert time.perf_counter() - started <= 0.5 + TIME_LIMIT_OVERHEAD_S
     assert result.status is Status.FEASIBLE
+
+
+def test_deepseek_v3_shape_keeps_the_promise() -> None:
+    from schedopt.problems.moe_placement import generate_custom
+
+    inst = generate_custom(shape="deepseek-v3", hosts=32)  # 256 GPUs, 58 layers × 256 experts
+    started = time.perf_counter()
+    result = schedopt.solve(inst, "auto", time_limit_s=0.5)
+    assert time.perf_counter() - started <= 0.5 + TIME_LIMIT_OVERHEAD_S
+    assert result.status is Status.FEASIBLE
