@@ -18,11 +18,11 @@ import argparse
 import sys
 from dataclasses import dataclass
 
+# Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
+from common import append_rows, print_table, run_cases
+
 import schedopt
 from schedopt.problems.admission import generate_custom
-
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
-from common import append_rows, print_table, run_cases
 
 #: (hosts of 8 GPUs, jobs, slots): 64, 256 and 1,024 GPUs.
 SHAPES = ((8, 50, 12), (32, 250, 12), (128, 1000, 12))

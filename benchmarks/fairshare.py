@@ -26,13 +26,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
+from common import append_rows, print_table, run_cases
+
 import schedopt
 from schedopt.io.traces.gavel import load_gavel_throughputs
 from schedopt.problems.fairshare import FairshareInstance, generate_custom
 from schedopt.topology import Cluster, GpuTypeInfo
-
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
-from common import append_rows, print_table, run_cases
 
 #: (GPUs, tenants, jobs): the issue's range, 64 to 4,096 GPUs, 10 to 100 tenants, 100 to 5,000 jobs.
 SHAPES = ((64, 10, 100), (256, 20, 300), (1024, 50, 1000), (4096, 100, 5000))

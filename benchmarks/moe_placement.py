@@ -26,14 +26,14 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+# Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
+from common import append_rows, print_table, run_cases
+
 import schedopt
 from schedopt.core.errors import ModelTooLargeError
 from schedopt.problems.moe_placement import MoePlacementInstance, from_counts, generate_custom
 from schedopt.problems.moe_placement.validate import layer_time
 from schedopt.topology import Cluster
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import append_rows, print_table, run_cases
 
 OLMOE = (
     Path(__file__).resolve().parents[2] / "shared" / "data" / "olmoe-routing" / "expert_counts.csv"
