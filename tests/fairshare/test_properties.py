@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -11,7 +9,7 @@ import schedopt
 from schedopt.core.solve import lex_better
 from schedopt.core.status import Status
 from schedopt.problems.fairshare import SPEC
-from schedopt.problems.fairshare.strategies import bad_texts, instances, mutated_dicts
+from schedopt.problems.fairshare.strategies import instances
 
 SETTINGS = settings(
     derandomize=True, deadline=None, max_examples=30, suppress_health_check=[HealthCheck.too_slow]
@@ -63,25 +61,3 @@ def test_without_hard_options_every_method_finds_a_solution(inst) -> None:
     # limit: once, on a loaded machine, a CBC process took over 5 s on such a tiny model.)
     for method in METHODS:
         assert schedopt.solve(inst, method, time_limit_s=30).status.has_solution, method
-
-
-@settings(derandomize=True, deadline=None, max_examples=300)
-@given(doc=mutated_dicts())
-def test_mutated_documents_load_or_raise_invalid_instance(doc) -> None:
-    try:
-        inst = schedopt.io.parse_instance(doc)
-    except schedopt.InvalidInstanceError as err:
-        assert str(err)
-        for path, reason in err.problems:
-            assert reason, path
-        return
-    # Still valid after mutation: it must then also solve cleanly.
-    result = schedopt.solve(inst, "heuristic:astraea", time_limit_s=5)
-    assert result.status in (Status.FEASIBLE, Status.NO_SOLUTION)
-
-
-@settings(derandomize=True, deadline=None, max_examples=150)
-@given(text=bad_texts())
-def test_corrupted_files_raise_invalid_instance(text: str) -> None:
-    with contextlib.suppress(schedopt.InvalidInstanceError):
-        schedopt.loads(text)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -11,7 +9,7 @@ import schedopt
 from schedopt.core.solve import lex_better
 from schedopt.core.status import Status
 from schedopt.problems.moe_placement import SPEC
-from schedopt.problems.moe_placement.strategies import bad_texts, instances, mutated_dicts
+from schedopt.problems.moe_placement.strategies import instances
 
 SETTINGS = settings(
     derandomize=True, deadline=None, max_examples=25, suppress_health_check=[HealthCheck.too_slow]
@@ -66,24 +64,3 @@ def test_exact_never_worse_than_the_greedy_hint(method: str, inst) -> None:
     exact = schedopt.solve(inst, method, time_limit_s=10, hint=greedy.solution)
     assert exact.objectives is not None
     assert not lex_better(greedy.objectives, exact.objectives, SPEC.terms)
-
-
-@settings(derandomize=True, deadline=None, max_examples=300)
-@given(doc=mutated_dicts())
-def test_mutated_documents_load_or_raise_invalid_instance(doc) -> None:
-    try:
-        inst = schedopt.io.parse_instance(doc)
-    except schedopt.InvalidInstanceError as err:
-        assert str(err)
-        for path, reason in err.problems:
-            assert reason, path
-        return
-    result = schedopt.solve(inst, "heuristic:local-search", time_limit_s=5)
-    assert result.status in (Status.FEASIBLE, Status.NO_SOLUTION)
-
-
-@settings(derandomize=True, deadline=None, max_examples=150)
-@given(text=bad_texts())
-def test_corrupted_files_raise_invalid_instance(text: str) -> None:
-    with contextlib.suppress(schedopt.InvalidInstanceError):
-        schedopt.loads(text)

@@ -11,12 +11,11 @@ For test authors checking their own placers too::
 
 from __future__ import annotations
 
-import copy
-import json
 from typing import Any
 
 from hypothesis import strategies as st
 
+from schedopt.testing import BAD_VALUES, corrupted_texts, mutations
 from schedopt.topology import Cluster
 
 from .instance import MoePlacementInstance
@@ -105,53 +104,15 @@ def instances(**kwargs: Any) -> st.SearchStrategy[MoePlacementInstance]:
     return instance_dicts(**kwargs).map(MoePlacementInstance.model_validate)
 
 
-_BAD_VALUES = (-1, 0, -0.5, "x", None, [], {}, 1e308, True, "", 10**6)
+_BAD_VALUES = (*BAD_VALUES, 10**6)
 
 
-@st.composite
-def mutated_dicts(draw: st.DrawFn) -> Any:
-    """A valid document with one to three random mutations (values replaced, keys dropped,
-    list items removed or duplicated): often invalid, sometimes still valid."""
-    doc = copy.deepcopy(draw(instance_dicts()))
-    for _ in range(draw(st.integers(1, 3))):
-        paths = list(_paths(doc))
-        if not paths:
-            break
-        path = draw(st.sampled_from(paths))
-        parent, key = _resolve(doc, path)
-        action = draw(st.sampled_from(["set", "drop", "dup"]))
-        if action == "set":
-            parent[key] = draw(st.sampled_from(_BAD_VALUES))
-        elif action == "drop":
-            del parent[key]
-        elif isinstance(parent, list):
-            parent.append(copy.deepcopy(parent[key]))
-        else:
-            parent[key] = copy.deepcopy(parent[key])
-    return doc
+def mutated_dicts() -> st.SearchStrategy[Any]:
+    """A valid document with one to three random mutations (values replaced, keys dropped or
+    renamed, list items duplicated): often invalid, sometimes still valid."""
+    return mutations(instance_dicts(), bad_values=_BAD_VALUES)
 
 
-@st.composite
-def bad_texts(draw: st.DrawFn) -> str:
+def bad_texts() -> st.SearchStrategy[str]:
     """Instance file contents that are not valid instances: truncated or corrupted JSON."""
-    text = json.dumps(draw(mutated_dicts()))
-    cut = draw(st.integers(0, len(text)))
-    return draw(st.sampled_from([text[:cut], text[:cut] + "}" + text[cut:], "NaN", "[]", text]))
-
-
-def _paths(node: Any, prefix: tuple = ()) -> Any:
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield (*prefix, k)
-            yield from _paths(v, (*prefix, k))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield (*prefix, i)
-            yield from _paths(v, (*prefix, i))
-
-
-def _resolve(doc: Any, path: tuple) -> tuple[Any, Any]:
-    node = doc
-    for part in path[:-1]:
-        node = node[part]
-    return node, path[-1]
+    return corrupted_texts(mutated_dicts())
