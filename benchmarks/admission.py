@@ -118,9 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             "wall_s",
         ],
     )
-    path = append_rows(
-        "admission", rows, "python benchmarks/admission.py " + " ".join(argv or sys.argv[1:])
-    )
+    path = append_rows("admission", rows, argv)
     print(f"appended {len(rows)} rows to {path}")
     return 0
 

@@ -61,8 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         rows,
         ["instance", "heuristic", "hinted", "unhinted", "bound"],
     )
-    cmd = "python benchmarks/admission_hint.py " + " ".join(argv or sys.argv[1:])
-    print(f"appended to {append_rows('admission_hint', rows, cmd)}")
+    print(f"appended to {append_rows('admission_hint', rows, argv)}")
     return 0
 
 

@@ -121,8 +121,7 @@ def main(argv: list[str] | None = None) -> int:
             "wall_s",
         ],
     )
-    cmd = "python benchmarks/admission_replay.py " + " ".join(argv or sys.argv[1:])
-    print(f"appended to {append_rows('admission_replay', rows, cmd)}")
+    print(f"appended to {append_rows('admission_replay', rows, argv)}")
     return 0
 
 

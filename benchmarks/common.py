@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import platform
+import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -29,7 +30,11 @@ def run_cases(
         yield from pool.map(fn, cases)
 
 
-def append_rows(name: str, rows: Sequence[dict[str, Any]], command: str) -> Path:
+def append_rows(name: str, rows: Sequence[dict[str, Any]], argv: Sequence[str] | None) -> Path:
+    """Append ``rows`` to results/NAME.jsonl, each with the command that produced it
+    (``python benchmarks/NAME.py`` and ``argv``, the script's arguments; None: sys.argv's)."""
+    args = sys.argv[1:] if argv is None else argv
+    command = " ".join([f"python benchmarks/{name}.py", *args])
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"{name}.jsonl"
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S")

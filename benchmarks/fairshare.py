@@ -166,9 +166,7 @@ def main(argv: list[str] | None = None) -> int:
             "wall_s",
         ],
     )
-    path = append_rows(
-        "fairshare", rows, "python benchmarks/fairshare.py " + " ".join(argv or sys.argv[1:])
-    )
+    path = append_rows("fairshare", rows, argv)
     print(f"appended {len(rows)} rows to {path}")
     return 0
 

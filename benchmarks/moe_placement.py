@@ -207,10 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     cols = ["instance", "data", "method", "status", "point_us", "heldout_mean_us", "heldout_p95_us"]
     cols += [c for c in srows[0] if c.endswith("_us") and c not in cols] + ["wall_s"]
     print_table("scenario model vs point estimate (µs of layer time per batch)", srows, cols)
-    command = "python benchmarks/moe_placement.py " + " ".join(argv or sys.argv[1:])
-    path = append_rows(
-        "moe_placement", [*rows, *({"part": "scenario", **r} for r in srows)], command
-    )
+    path = append_rows("moe_placement", [*rows, *({"part": "scenario", **r} for r in srows)], argv)
     print(f"appended {len(rows) + len(srows)} rows to {path}")
     return 0
 

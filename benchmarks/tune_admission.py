@@ -74,8 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     for row in rows:
         print(f"  {row['method']}: {row['params']}")
-    cmd = "python benchmarks/tune_admission.py " + " ".join(argv or sys.argv[1:])
-    print(f"appended to {append_rows('tune_admission', rows, cmd)}")
+    print(f"appended to {append_rows('tune_admission', rows, argv)}")
     return 0
 
 
