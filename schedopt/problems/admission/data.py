@@ -131,13 +131,14 @@ def _levels(sigma: int) -> tuple[int, ...]:
 
 def build_data(inst: AdmissionInstance, *, check_size: bool = True) -> ModelData:
     T = inst.slots
-    free = inst.free_gpus_by_host
     host_size = dict(inst.host_size)
     levels = {g: _levels(s) for g, s in host_size.items()}
     chunk: dict[tuple[str, int], int] = {}
     for g, ls in levels.items():
+        # per (host, type) group: a host's GPUs of another type are not capacity for g
+        free = [len(gpus) for (_, hg), gpus in inst.free_gpus_by_group.items() if hg == g]
         for s in ls:
-            chunk[(g, s)] = sum(s * (free[h] // s) for h, hg in inst.host_type.items() if hg == g)
+            chunk[(g, s)] = sum(s * (f // s) for f in free)
     raw_coef: list[list[float]] = []
     for job in inst.jobs:
         if job.kind is JobKind.BEST_EFFORT:

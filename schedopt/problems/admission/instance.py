@@ -111,17 +111,29 @@ class AdmissionInstance(_Frozen):
 
     # --- derived views (computed once; the instance is frozen) ----------------------------
     @cached_property
-    def free_gpus_by_host(self) -> dict[str, int]:
-        return self.cluster.free_gpus_by_host(self.unavailable_gpus)
+    def gpu_groups(self) -> dict[tuple[str, str], tuple[str, ...]]:
+        """(host, GPU type) → the host's GPUs of that type. A gang never mixes types, so a host
+        that mixes types (say one A100 among H100s) is one group per type for C3 and placement;
+        "a host" in the formulation means such a group."""
+        groups: dict[tuple[str, str], list[str]] = {}
+        for h in self.cluster.hosts():
+            for gpu in self.cluster.gpus_on(h):
+                groups.setdefault((h, self.cluster.gpu(gpu).gpu_type), []).append(gpu)
+        return {k: tuple(v) for k, v in groups.items()}
 
     @cached_property
-    def host_type(self) -> dict[str, str | None]:
-        return {h: self.cluster.host_type(h) for h in self.cluster.hosts()}
+    def free_gpus_by_group(self) -> dict[tuple[str, str], tuple[str, ...]]:
+        """(host, GPU type) → its GPUs that are not unavailable (f_h of the formulation)."""
+        out = set(self.unavailable_gpus)
+        return {k: tuple(g for g in v if g not in out) for k, v in self.gpu_groups.items()}
 
     @cached_property
     def host_size(self) -> dict[str, int]:
-        """σ_g: the most GPUs on one host of each type."""
-        return self.cluster.max_gpus_per_host()
+        """σ_g: the most GPUs of type g on one host."""
+        size: dict[str, int] = {}
+        for (_, g), gpus in self.gpu_groups.items():
+            size[g] = max(size.get(g, 0), len(gpus))
+        return size
 
     def job(self, job_id: str) -> Job:
         return self.jobs[self.job_index[job_id]]

@@ -54,6 +54,7 @@ def validate(inst: AdmissionInstance, sol: AdmissionSolution) -> list[Violation]
     unavailable = set(inst.unavailable_gpus)
     free_by_type: Counter[str] = Counter(t for g, t in gpu_type_of.items() if g not in unavailable)
     used = [Counter[str]() for _ in range(inst.slots)]
+    gangs: list[dict[str, list[int]]] = [defaultdict(list) for _ in range(inst.slots)]
 
     for plan in sol.plans:
         job = jobs[plan.job_id]
@@ -78,6 +79,7 @@ def validate(inst: AdmissionInstance, sol: AdmissionSolution) -> list[Violation]
                     Violation("V3", f"{name}: runs in slot {t} before arriving (slot {first_slot})")
                 )
             used[t][g or ""] += n
+            gangs[t][g or ""].append(n)
 
         # V6: admission bookkeeping
         if job.kind.is_slo:
@@ -114,16 +116,56 @@ def validate(inst: AdmissionInstance, sol: AdmissionSolution) -> list[Violation]
                     )
                 )
 
-    # V4: capacity per slot and GPU type
+    # V4: capacity per slot and GPU type, and the gangs fit on hosts (C3)
+    hosts_of = _hosts_by_type(inst, gpu_type_of, unavailable)
     for t, per_type in enumerate(used):
         for g, n in per_type.items():
             if n > free_by_type.get(g, 0):
                 out.append(
                     Violation("V4", f"slot {t}: {n} {g} GPUs used, {free_by_type.get(g, 0)} free")
                 )
+            elif (gang := _unpackable(gangs[t][g], hosts_of[g])) is not None:
+                out.append(Violation("V4", f"slot {t}: {gang} {g} GPUs fit no host (C3)"))
 
     out.extend(_validate_placement(inst, sol, gpu_type_of, unavailable))
     return out
+
+
+def _hosts_by_type(inst: AdmissionInstance, gpu_type_of, unavailable) -> dict[str, list]:
+    """GPU type → [(free, total) GPUs of that type] per host that has any."""
+    out: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for h in inst.cluster.hosts():
+        per = Counter(gpu_type_of[x] for x in inst.cluster.gpus_on(h))
+        free = Counter(gpu_type_of[x] for x in inst.cluster.gpus_on(h) if x not in unavailable)
+        for g, n in per.items():
+            out[g].append((free[g], n))
+    return out
+
+
+def _unpackable(sizes: list[int], hosts: list[tuple[int, int]]) -> int | None:
+    """The first gang of ``sizes`` (GPUs of one type in one slot) that cannot be placed on
+    ``hosts`` ((free, total) per host), or None. Best fit, largest first, is exact for
+    power-of-two gangs; a gang wider than a host needs whole free hosts of the largest size.
+    Every slot is checked, not only slot 0 (C3)."""
+    free = [f for f, _ in hosts]
+    total = [n for _, n in hosts]
+    sigma = max(total, default=0)
+    for n in sorted(sizes, reverse=True):
+        if sigma == 0:
+            return n
+        if n > sigma:
+            whole = [i for i, f in enumerate(free) if f == total[i] == sigma]
+            if n % sigma or len(whole) < n // sigma:
+                return n
+            for i in whole[: n // sigma]:
+                free[i] = 0
+            continue
+        fits = [i for i, f in enumerate(free) if f >= n]
+        if not fits:
+            return n
+        i = min(fits, key=lambda i: free[i])
+        free[i] -= n
+    return None
 
 
 def _validate_placement(inst, sol, gpu_type_of, unavailable) -> list[Violation]:
@@ -135,10 +177,14 @@ def _validate_placement(inst, sol, gpu_type_of, unavailable) -> list[Violation]:
             out.append(Violation("V7", f"job {job_id!r} runs in slot 0 but has no placement"))
     owner: dict[str, str] = {}
     per_host_jobs: dict[str, set[str]] = defaultdict(set)
-    max_host: dict[str, int] = defaultdict(int)
+    # A host's GPUs of one type (a host may mix types; a gang never does).
+    of_type: dict[tuple[str, str], set[str]] = defaultdict(set)
     for h in cluster.hosts():
         for g in cluster.gpus_on(h):
-            max_host[gpu_type_of[g]] = max(max_host[gpu_type_of[g]], len(cluster.gpus_on(h)))
+            of_type[h, gpu_type_of[g]].add(g)
+    max_host: dict[str, int] = defaultdict(int)
+    for (_, t), gpus in of_type.items():
+        max_host[t] = max(max_host[t], len(gpus))
     for job_id, gpu_ids in sol.placement.items():
         plan = running.get(job_id)
         if plan is None:
@@ -177,7 +223,7 @@ def _validate_placement(inst, sol, gpu_type_of, unavailable) -> list[Violation]:
                 )
         else:
             for h in hosts:
-                whole = set(cluster.gpus_on(h))
+                whole = of_type[h, plan.gpu_types[0] or ""]
                 if not whole <= set(gpu_ids):
                     out.append(
                         Violation("V7", f"job {job_id!r}: wider than a host but uses part of {h!r}")
