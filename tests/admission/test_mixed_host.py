@@ -21,9 +21,7 @@ def _cluster(variant: str) -> Cluster:
         spec["gpus"][15]["gpu_type"] = "A100"
     else:  # h1 holds 8 H100 and a 9th GPU, an A100
         spec["gpus"].append({**spec["gpus"][15], "id": "h1/g8", "gpu_type": "A100"})
-        spec["links"] += [
-            {**link, "a": "h1/g8"} for link in spec["links"] if link["a"] == "h1/g7"
-        ]
+        spec["links"] += [{**link, "a": "h1/g8"} for link in spec["links"] if link["a"] == "h1/g7"]
     return Cluster.from_dict(spec)
 
 

@@ -41,9 +41,7 @@ def place_first_slot(
 
 def _whole_hosts(inst: AdmissionInstance, free, g: str, count: int) -> list[Group]:
     size = inst.host_size[g]
-    whole = [
-        k for k in free if k[1] == g and len(free[k]) == size == len(inst.gpu_groups[k])
-    ]
+    whole = [k for k in free if k[1] == g and len(free[k]) == size == len(inst.gpu_groups[k])]
     if len(whole) < count:
         raise RuntimeError(f"placement failed: {count} whole {g} hosts needed, {len(whole)} free")
     by_leaf: dict[str | None, list[Group]] = defaultdict(list)
