@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 import schedopt
-from schedopt.problems.admission import SPEC, AdmissionSolution
+from schedopt.problems.admission import SPEC, AdmissionInstance, AdmissionSolution
+from schedopt.topology import Cluster
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "instances" / "admission" / "example.json"
 
@@ -110,3 +111,62 @@ def test_small_job_split_across_hosts_V7(solved) -> None:
     bad = sol.model_copy(update={"placement": {**sol.placement, job: tuple(gpus)}})
     messages = [v.message for v in SPEC.validate(inst, bad) if v.constraint_id == "V7"]
     assert any("span" in m for m in messages), messages
+
+
+# --- host fit in every slot, whole hosts for wide jobs (issue 7, item 14) ---------------------
+
+
+def _wide_instance(unavailable: tuple[str, ...] = ()) -> AdmissionInstance:
+    cluster = Cluster.dgx(nodes=3, gpus_per_node=8)
+    jobs = [
+        {"id": "wide", "kind": "best_effort", "remaining_iterations": 10**6,
+         "throughput": {"1": 1.0, "4": 3.6, "8": 7.0, "16": 13.0}},
+    ]  # fmt: skip
+    doc = {"cluster": cluster, "unavailable_gpus": unavailable, "slots": 4, "slot_s": 100.0}
+    return AdmissionInstance.model_validate({**doc, "jobs": jobs})
+
+
+def _plan(sol: AdmissionSolution, gpus: tuple[int, ...]) -> AdmissionSolution:
+    types = tuple("H100" if n else None for n in gpus)
+    return _tamper(sol, "wide", gpus=gpus, gpu_types=types)
+
+
+def test_gang_that_fits_no_host_in_a_future_slot_V4() -> None:
+    # every host has 7 free GPUs (21 in all): 8 fit the capacity but no host
+    inst = _wide_instance(("h0/g0", "h1/g0", "h2/g0"))
+    sol = schedopt.solve(inst, "heuristic:edf", time_limit_s=5).solution
+    assert SPEC.validate(inst, sol) == [] and 8 not in sol.plan("wide").gpus
+    placed = sol.placement
+    bad = _plan(sol, (sol.plan("wide").gpus[0], 1, 8, 1))
+    assert bad.placement == placed  # slot 0 untouched
+    messages = [v.message for v in SPEC.validate(inst, bad) if v.constraint_id == "V4"]
+    assert messages == ["slot 2: 8 H100 GPUs fit no host (C3)"], messages
+    fits = _plan(sol, (sol.plan("wide").gpus[0], 1, 4, 1))
+    assert SPEC.validate(inst, fits) == []
+
+
+def test_wide_gang_needs_whole_free_hosts_in_a_future_slot_V4() -> None:
+    inst = _wide_instance(("h0/g0",))  # h1 and h2 whole: 16 fits, 16 + 8 does not
+    sol = schedopt.solve(inst, "heuristic:edf", time_limit_s=5).solution
+    ok = _plan(sol, (sol.plan("wide").gpus[0], 16, 16, 16))
+    assert SPEC.validate(inst, ok) == []
+    inst2 = _wide_instance(("h0/g0", "h1/g0"))  # one whole host left: 16 fits no pair of hosts
+    bad = _plan(schedopt.solve(inst2, "heuristic:edf", time_limit_s=5).solution, (0, 0, 0, 16))
+    bad = bad.model_copy(update={"placement": {}})
+    assert [v.message for v in SPEC.validate(inst2, bad)] == [
+        "slot 3: 16 H100 GPUs fit no host (C3)"
+    ]
+
+
+def test_wide_job_on_part_of_a_host_V7() -> None:
+    inst = _wide_instance()
+    sol = _plan(schedopt.solve(inst, "heuristic:edf", time_limit_s=5).solution, (16, 0, 0, 0))
+    whole = (*inst.cluster.gpus_on("h0"), *inst.cluster.gpus_on("h1"))
+    assert SPEC.validate(inst, sol.model_copy(update={"placement": {"wide": whole}})) == []
+    split = (*inst.cluster.gpus_on("h0"), *inst.cluster.gpus_on("h1")[:4])
+    split += inst.cluster.gpus_on("h2")[:4]
+    bad = sol.model_copy(update={"placement": {"wide": split}})
+    assert [v.message for v in SPEC.validate(inst, bad)] == [
+        "job 'wide': wider than a host but uses part of 'h1'",
+        "job 'wide': wider than a host but uses part of 'h2'",
+    ]

@@ -222,7 +222,7 @@ def _validate_placement(inst, sol, gpu_type_of, unavailable) -> list[Violation]:
                     )
                 )
         else:
-            for h in hosts:
+            for h in sorted(hosts):
                 whole = of_type[h, plan.gpu_types[0] or ""]
                 if not whole <= set(gpu_ids):
                     out.append(
