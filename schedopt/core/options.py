@@ -22,6 +22,11 @@ class SolveOptions:
     ``mip_gap`` is the relative gap at which an exact back-end may stop and still call the
     result OPTIMAL (0.0 = prove exact optimality). ``hint`` is a solution of the same problem
     used as a warm start. ``params`` carries method-specific parameters (heuristic knobs).
+    ``deterministic``: reproducible answers instead of the wall-clock promise — CP-SAT stops on
+    its deterministic time (``max_deterministic_time`` = the limit's share, in CP-SAT's
+    deterministic seconds) and heuristics do a fixed amount of work, so two runs with the same
+    input, seed and threads=1 return the same solution; the wall time may then exceed the limit.
+    Honoured by admission's ``cpsat``, heuristics and ``auto``; other methods ignore it.
     """
 
     time_limit_s: float = 10.0
@@ -31,6 +36,7 @@ class SolveOptions:
     hint: Any = None
     verbose: bool = False
     params: dict[str, Any] = field(default_factory=dict)
+    deterministic: bool = False
 
     def __post_init__(self) -> None:
         if not self.time_limit_s > 0:

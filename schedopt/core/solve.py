@@ -49,6 +49,7 @@ def solve(
     hint: Any = None,
     params: dict[str, Any] | None = None,
     verbose: bool = False,
+    deterministic: bool = False,
     options: SolveOptions | None = None,
 ) -> Result[Any]:
     """Solve ``instance`` with ``method`` and return a validated :class:`Result`.
@@ -68,6 +69,7 @@ def solve(
             hint=hint,
             verbose=verbose,
             params=dict(params or {}),
+            deterministic=deterministic,
         )
     spec = problem_of(instance)
     if options.hint is not None and not isinstance(options.hint, spec.solution_type):

@@ -8,8 +8,9 @@ import pytest
 
 from schedopt import Cluster, Status
 from schedopt.io.traces import TraceJob
-from schedopt.problems.admission import driver
+from schedopt.problems.admission import SPEC, driver
 from schedopt.problems.admission.driver import DriverConfig, RoundRecord, replay
+from schedopt.problems.admission.replay_check import ReplayCheck, check_replay, finish_time
 
 CLUSTER = Cluster.dgx(nodes=1, gpus_per_node=8)
 SLOT = 60.0
@@ -102,41 +103,117 @@ def test_max_rounds_leaves_jobs_unfinished() -> None:
     assert report.slo_met + report.rejected + report.unfinished <= report.slo_jobs
 
 
-def test_fallback_is_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+def _no_plan_once_admitted(monkeypatch: pytest.MonkeyPatch, methods: set[str] | None = None):
+    """Every method (or those in ``methods``) finds nothing once a job is admitted: a method
+    that ran out of time."""
     real = driver.solve
     calls: list[str] = []
 
-    def flaky(inst, method, **kw):  # the configured method "fails" once jobs are admitted
+    def flaky(inst, method, **kw):
         calls.append(method)
         result = real(inst, method, **kw)
-        if method == "milp:highs" and any(j.admitted for j in inst.jobs):
-            return replace(result, status=Status.INFEASIBLE, solution=None)
-        return result
-
-    monkeypatch.setattr(driver, "solve", flaky)
-    report = replay(CLUSTER, _jobs()[:2], _config("milp:highs"))
-    statuses = [r.status for r in report.rounds]
-    assert statuses[0] == "optimal"
-    assert (
-        "milp:highs infeasible -> milp:highs held infeasible -> heuristic:edf held" in statuses[1]
-    )
-    assert report.slo_missed == 0 and report.outcomes["generous"] == "met"
-
-
-def test_missed_guarantees_are_counted(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = driver.solve
-
-    def never_with_admitted(inst, method, **kw):
-        result = real(inst, method, **kw)
-        if any(j.admitted for j in inst.jobs):
+        if (methods is None or method in methods) and any(j.admitted for j in inst.jobs):
             return replace(result, status=Status.NO_SOLUTION, solution=None)
         return result
 
-    monkeypatch.setattr(driver, "solve", never_with_admitted)
-    report = replay(CLUSTER, _jobs()[:2], _config("heuristic:edf"))
+    monkeypatch.setattr(driver, "solve", flaky)
+    return calls
+
+
+def _checked(report, jobs, cfg) -> ReplayCheck:
+    check = check_replay(jobs, report, slot_s=cfg.slot_s, exponent=cfg.scaling_exponent)
+    assert (check.met, check.late, check.dropped) == (
+        report.slo_met,
+        report.slo_late,
+        report.slo_dropped,
+    )
+    return check
+
+
+def test_fallback_is_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_plan_once_admitted(monkeypatch, {"milp:highs"})
+    cfg = _config("milp:highs")
+    report = replay(CLUSTER, _jobs()[:2], cfg)
+    statuses = [r.status for r in report.rounds]
+    assert statuses[0] == "optimal"
+    assert statuses[1] == "milp:highs no_solution -> heuristic:edf feasible"
+    assert report.slo_missed == 0 and report.outcomes["generous"] == "met"
+    assert _checked(report, _jobs()[:2], cfg).met == 1
+
+
+@pytest.mark.parametrize("method", ["heuristic:edf", "cpsat"])
+def test_a_method_that_finds_nothing_keeps_every_guarantee(
+    monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
+    """Issue 7, item 1: no plan from any method (out of time) never drops a guarantee — the
+    previous plan's remainder is kept, and every admitted job meets its deadline."""
+    calls = _no_plan_once_admitted(monkeypatch)
+    jobs, cfg = _jobs(), _config(method)
+    report = replay(CLUSTER, jobs, cfg)
+    assert any("-> previous plan" in r.status for r in report.rounds)
+    assert "guarantee" not in " ".join(r.status for r in report.rounds)
+    assert report.slo_dropped == report.slo_late == 0 and report.dropped == {}
+    assert report.slo_met == report.slo_admitted > 0
+    assert report.unfinished == 0
+    check = _checked(report, jobs, cfg)
+    assert check.late == check.dropped == check.pending == 0 and check.met > 0
+    assert {"heuristic:edf", "heuristic:slack"} <= set(calls)
+
+
+def test_the_previous_plan_is_the_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = driver.solve
+    hints: list[tuple[object, object]] = []
+
+    def spy(inst, method, **kw):
+        hints.append((inst, kw.get("hint")))
+        return real(inst, method, **kw)
+
+    monkeypatch.setattr(driver, "solve", spy)
+    replay(CLUSTER, _jobs()[:2], _config("cpsat"))
+    assert len(hints) > 2
+    for inst, hint in hints:  # a solution of that very round: the previous plan's remainder
+        assert hint is not None and SPEC.validate(inst, hint) == []
+    assert any(any(p.admitted for p in hint.plans) for _, hint in hints[1:])
+
+
+def test_a_gpu_failure_drops_a_guarantee_and_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The world changed (every GPU failed for 5 slots): the remainder is invalid, and only then
+    a guarantee is dropped, naming the change."""
+    jobs, cfg = _jobs()[:2], _config("heuristic:edf")
+    down = {g for g in CLUSTER.gpus()}
+    report = replay(CLUSTER, jobs, cfg, unavailable=lambda now: down if 0 < now < 330 else ())
+    assert report.outcomes["generous"] == "dropped"
+    why = report.dropped["generous"]
+    assert why.startswith("GPUs h0/g0, h0/g1") and "became unavailable" in why
+    assert "previous plan invalid (GPUs" in report.rounds[1].status
     assert "guarantee of 'generous' dropped" in report.rounds[1].status
-    assert report.outcomes["generous"] == "missed"
-    assert report.slo_missed == 1 and report.deadline_miss_rate == 1.0
+    assert (report.slo_dropped, report.slo_late, report.slo_missed) == (1, 0, 1)
+    check = _checked(report, jobs, cfg)
+    assert check.dropped_why == {"generous": why} and check.late == 0
+
+
+def test_the_check_recounts_from_the_trace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The independent check can fail: take one executed slot away from a met job and it is
+    late; shift its guarantee earlier and it is late too."""
+    jobs, cfg = _jobs(), _config("heuristic:edf")
+    report = replay(CLUSTER, jobs, cfg)
+    good = _checked(report, jobs, cfg)
+    assert good.late == 0 and good.met == report.slo_met > 0
+    job = "generous"
+    cut = {**report.allocations, job: report.allocations[job][:-1]}
+    bad = check_replay(jobs, replace(report, allocations=cut), slot_s=SLOT, exponent=0.9)
+    assert bad.late_ids == (job,) and bad.met == good.met - 1
+    finish = driver_finish(jobs, report, job)
+    early = {**report.guarantees, job: finish - 1.0}
+    bad = check_replay(jobs, replace(report, guarantees=early), slot_s=SLOT, exponent=0.9)
+    assert bad.late_ids == (job,)
+
+
+def driver_finish(jobs, report, job_id) -> float:
+    job = next(j for j in jobs if j.id == job_id)
+    done = finish_time(job, report.allocations[job_id], SLOT, 0.9)
+    assert done is not None
+    return done
 
 
 def test_duplicate_ids_and_bad_config() -> None:

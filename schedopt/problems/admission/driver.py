@@ -21,34 +21,50 @@ How a :class:`TraceJob` becomes a :class:`Job` (modelling choices):
   model (C5) can keep or improve its guarantee but never weaken it; an improvement becomes the
   new guarantee. ``current_gpus`` is what the job ran on in the previous slot.
 
-When a solve yields no plan the driver retries, in order: the same method with every admitted job
-held to its guaranteed tier alone, ``heuristic:edf`` and ``cpsat`` (both held), and as a last
-resort drops the guarantee with the latest deadline (a miss) until a plan exists; the round's
-``status`` names each step. With exact methods this should never happen: the previous plan's
-remainder is feasible. An admitted job still running past its guarantee is a miss and runs on as
-best-effort. :attr:`ReplayReport.slo_missed` counts misses honestly.
+Every round keeps the plan it executed. Its **remainder** (slots 1.. of that plan, shifted by
+one slot, an idle slot at the end; newly arrived SLO jobs rejected) is feasible for the next
+round whenever slot 0 ran as planned and the world did not change, so it is the always-available
+fallback and is passed to the method as ``hint``. A round takes, in order: the method's plan
+(the remainder instead when that is lexicographically better), else the plan of
+``heuristic:edf`` or ``heuristic:slack``, else the remainder. Only when the remainder is no
+longer valid — GPUs became unavailable, a throughput was revised, a job's remaining work differs
+from the plan — does the driver retry with every admitted job held to its guaranteed tier alone
+(the method, then ``heuristic:edf``, ``heuristic:slack`` and ``cpsat``) and, as a last resort,
+drop guarantees one by one (latest deadline first), naming the change that forced it. The
+round's ``status`` names each step.
+
+An admitted job still running past its guaranteed deadline is *late* (it runs on as best-effort);
+with the remainder fallback this never happens. :attr:`ReplayReport.dropped` says why each
+dropped guarantee was dropped; :mod:`.replay_check` recounts met / late from the trace's own
+numbers and the executed allocations, independently of this bookkeeping.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from schedopt.core.solve import solve
+from schedopt.core.solve import lex_better, solve
 from schedopt.io.traces.record import TraceJob
 from schedopt.topology import Cluster
 
+from . import SPEC
 from .instance import AdmissionInstance
+from .remainder import Round, Tiers, remainder
 from .solution import AdmissionSolution
 
 EPS = 1e-9
-Tiers = list[tuple[int, float, float]]  # (index into TraceJob.deadlines, seconds from now, value)
+Slot = tuple[str | None, int]  # (GPU type, GPUs) of one planned slot
+#: Tried after the configured method fails, before the previous plan's remainder.
+HEURISTICS = ("heuristic:edf", "heuristic:slack")
 
 
 @dataclass(frozen=True)
 class DriverConfig:
-    """``skip_idle``: with nothing running or waiting, jump to the next submission's round."""
+    """``skip_idle``: with nothing running or waiting, jump to the next submission's round.
+    ``deterministic``: solve with CP-SAT's deterministic time and fixed work instead of the
+    wall clock (``SolveOptions.deterministic``), so two runs of a replay give the same report."""
 
     slot_s: float = 300.0
     horizon_slots: int = 12
@@ -57,6 +73,7 @@ class DriverConfig:
     seed: int = 0
     scaling_exponent: float = 0.9  # throughput at other GPU counts: r·(n/n0)**exponent
     skip_idle: bool = True
+    deterministic: bool = False
 
     def __post_init__(self) -> None:
         if not (self.slot_s > 0 and self.horizon_slots >= 1 and self.time_limit_s > 0):
@@ -78,17 +95,22 @@ class RoundRecord:
 
 @dataclass(frozen=True)
 class ReplayReport:
-    """Counts over the jobs that arrived. ``slo_missed``: admitted, then finished after (or still
-    running past) its guarantee. ``unfinished``: neither finished, rejected nor known missed when
-    the replay stopped; ``not_arrived``: not yet submitted then. ``rejected`` includes the
-    unschedulable SLO jobs. ``outcomes``: job id → ``met``, ``missed``, ``rejected``,
-    ``finished`` (best-effort), ``unfinished`` or ``unschedulable``."""
+    """Counts over the jobs that arrived. An admitted SLO job ends ``met``, ``late`` (its
+    guarantee was kept but it finished after, or still ran past, the deadline: a driver bug) or
+    ``dropped`` (the guarantee was given up; ``dropped`` maps its id to why). ``unfinished``:
+    neither finished, rejected nor late/dropped when the replay stopped; ``not_arrived``: not yet
+    submitted then. ``rejected`` includes the unschedulable SLO jobs. ``outcomes``: job id →
+    ``met``, ``late``, ``dropped``, ``rejected``, ``finished`` (best-effort), ``unfinished`` or
+    ``unschedulable``. ``allocations``: job id → (slot start, GPUs) of every slot it ran;
+    ``guarantees``: job id → the absolute deadline (s) it was last guaranteed. These two are
+    what :func:`.replay_check.check_replay` recounts from."""
 
     rounds: tuple[RoundRecord, ...]
     slo_jobs: int
     slo_admitted: int
     slo_met: int
-    slo_missed: int
+    slo_late: int
+    slo_dropped: int
     rejected: int
     be_jobs: int
     be_finished: int
@@ -97,6 +119,14 @@ class ReplayReport:
     not_arrived: int = 0
     unschedulable: int = 0
     outcomes: dict[str, str] = field(default_factory=dict)
+    dropped: dict[str, str] = field(default_factory=dict)
+    allocations: dict[str, tuple[tuple[float, int], ...]] = field(default_factory=dict)
+    guarantees: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def slo_missed(self) -> int:
+        """Admitted jobs whose deadline was not met: late plus dropped."""
+        return self.slo_late + self.slo_dropped
 
     @property
     def deadline_miss_rate(self) -> float:
@@ -104,10 +134,11 @@ class ReplayReport:
 
     def summary(self) -> str:
         jct = "-" if self.be_mean_jct_s is None else f"{self.be_mean_jct_s:.0f} s"
+        met = f"{self.slo_admitted}/{self.slo_met}/{self.slo_late}/{self.slo_dropped}"
         rows = [
             ("rounds", f"{len(self.rounds)} (solve {sum(r.solve_s for r in self.rounds):.2f} s)"),
             ("SLO jobs", str(self.slo_jobs)),
-            ("  admitted/met/missed", f"{self.slo_admitted}/{self.slo_met}/{self.slo_missed}"),
+            ("  admitted/met/late/dropped", met),
             ("  rejected", str(self.rejected)),
             ("  deadline miss rate", f"{100 * self.deadline_miss_rate:.1f} %"),
             ("best-effort jobs/finished", f"{self.be_jobs}/{self.be_finished}"),
@@ -115,7 +146,8 @@ class ReplayReport:
             ("unfinished/not arrived", f"{self.unfinished}/{self.not_arrived}"),
             ("unschedulable", str(self.unschedulable)),
         ]
-        return "\n".join(f"{k:<26} {v}" for k, v in rows)
+        rows += [(f"  dropped {k}", why) for k, why in sorted(self.dropped.items())]
+        return "\n".join(f"{k:<28} {v}" for k, v in rows)
 
 
 @dataclass
@@ -125,13 +157,19 @@ class _State:
     left: int
     tier: int | None = None  # guaranteed tier (index into job.deadlines)
     gpus: int = 0  # GPUs in the previous slot
-    missed: bool = False
+    dropped: str | None = None  # why the guarantee was dropped
+    late: bool = False  # still running past its kept guarantee
     rejected: bool = False
     finish_s: float | None = None
+    # The remainder of the executed plan (from the next slot on) and what it assumed.
+    plan: tuple[Slot, ...] = ()
+    planned_left: int | None = None
+    planned_table: dict[int, float] | None = None
+    ran: list[tuple[float, int]] = field(default_factory=list)
 
     @property
     def held(self) -> bool:
-        return self.tier is not None and not self.missed
+        return self.tier is not None and self.dropped is None and not self.late
 
     def deadline(self) -> float:
         assert self.tier is not None
@@ -159,7 +197,7 @@ def _table(job: TraceJob, sizes: set[int], cfg: DriverConfig) -> dict[int, float
 
 
 def _tiers(s: _State, now: float, cfg: DriverConfig) -> Tiers:
-    if not s.job.is_slo or s.missed:
+    if not s.job.is_slo or s.dropped is not None or s.late:
         return []
     horizon = cfg.horizon_slots * cfg.slot_s
     last = len(s.job.deadlines) if s.tier is None else s.tier + 1
@@ -171,50 +209,72 @@ def _tiers(s: _State, now: float, cfg: DriverConfig) -> Tiers:
     return out
 
 
-def _document(entries: list[tuple[_State, Tiers]], cfg: DriverConfig, cluster: Cluster) -> dict:
-    jobs = [
-        {
-            "id": s.job.id,
-            "kind": s.job.kind if tiers else "best_effort",
-            "tenant": s.job.tenant,
-            "remaining_iterations": s.left,
-            "throughput": s.table,
-            "deadlines": [{"deadline_s": d, "value": v} for _, d, v in tiers],
-            "admitted": bool(tiers) and s.held,
-            "current_gpus": s.gpus,
-        }
-        for s, tiers in entries
-    ]
-    # the Cluster object itself: validated like ``cluster.to_dict()``, without re-parsing it
-    return {"cluster": cluster, "slots": cfg.horizon_slots, "slot_s": cfg.slot_s, "jobs": jobs}
-
-
-def _solve(
-    entries: list[tuple[_State, Tiers]], cfg: DriverConfig, cluster: Cluster
-) -> tuple[AdmissionSolution, list[tuple[_State, Tiers]], str, float]:
-    """A plan, the tiers it was solved with, a status text and the time, with the fallbacks."""
+def _solve(rnd: Round, cfg: DriverConfig) -> tuple[AdmissionSolution, list[Tiers], str, float]:
+    """A plan, the tiers it was solved with, a status text and the time spent."""
     notes: list[str] = []
     spent = 0.0
+
+    def attempt(method: str, inst: AdmissionInstance, hint: AdmissionSolution | None, label: str):
+        nonlocal spent
+        result = solve(
+            inst,
+            method,
+            time_limit_s=cfg.time_limit_s,
+            seed=cfg.seed,
+            hint=hint,
+            deterministic=cfg.deterministic,
+        )
+        spent += result.wall_s
+        notes.append(f"{label} {result.status.value}")
+        return result.solution
+
+    def done(sol: AdmissionSolution, hold: bool, step: str | None = None):
+        if step is not None:
+            notes.append(step)
+        status = notes[0].split(" ", 1)[1] if len(notes) == 1 else " -> ".join(notes)
+        return sol, rnd.tiers_used(hold), status, spent
+
+    inst = rnd.instance(cfg)
+    kept, change = remainder(rnd, inst)
+    sol = attempt(cfg.method, inst, kept, cfg.method)
+    if sol is not None:
+        if kept is not None and lex_better(
+            SPEC.evaluate(inst, kept), SPEC.evaluate(inst, sol), SPEC.terms
+        ):
+            return done(kept, False, "previous plan (better)")
+        return done(sol, False)
+    for method in HEURISTICS:
+        if method != cfg.method:
+            sol = attempt(method, inst, kept, method)
+            if sol is not None:
+                return done(sol, False)
+    if kept is not None:
+        return done(kept, False, "previous plan")
+    # The world changed: the remainder is gone. Hold every guarantee to its tier alone, then
+    # give up guarantees one at a time, saying which change forced it.
+    notes.append(f"previous plan invalid ({change})")
     while True:
-        attempts = [(cfg.method, False)] + [(cfg.method, True)] * any(s.held for s, _ in entries)
-        attempts += [(m, True) for m in ("heuristic:edf", "cpsat") if m != cfg.method]
-        for method, hold in attempts:
-            used = [(s, t[-1:] if hold and s.held else t) for s, t in entries]
-            inst = AdmissionInstance.model_validate(_document(used, cfg, cluster))
-            result = solve(inst, method, time_limit_s=cfg.time_limit_s, seed=cfg.seed)
-            spent += result.wall_s
-            label = f"{method}{' held' if hold else ''} {result.status.value}"
-            if result.solution is not None:
-                status = " -> ".join([*notes, label]) if notes else result.status.value
-                return result.solution, used, status, spent
-            notes.append(label)
-        held = [s for s, _ in entries if s.held]
-        if not held:
-            raise RuntimeError(f"no method found a plan: {'; '.join(notes)}")
-        victim = max(held, key=_State.deadline)
-        victim.missed = True
+        held = rnd.instance(cfg, hold=True)
+        tried = [cfg.method, *(m for m in (*HEURISTICS, "cpsat") if m != cfg.method)]
+        for method in tried if any(s.held for s, _ in rnd.entries) else []:
+            sol = attempt(method, held, None, f"{method} held")
+            if sol is not None:
+                return done(sol, True)
+        victims = [s for s, _ in rnd.entries if s.held]
+        if not victims:
+            sol = attempt("heuristic:edf", held, None, "heuristic:edf")
+            if sol is None:
+                raise RuntimeError(f"no method found a plan: {'; '.join(notes)}")
+            return done(sol, True)
+        victim = max(victims, key=_State.deadline)
+        victim.dropped = change
         notes.append(f"guarantee of {victim.job.id!r} dropped")
-        entries = [(s, [] if s is victim else t) for s, t in entries]
+        rnd = Round(
+            rnd.cluster,
+            rnd.unavailable,
+            rnd.failed,
+            [(s, [] if s is victim else t) for s, t in rnd.entries],
+        )
 
 
 def replay(
@@ -224,8 +284,10 @@ def replay(
     *,
     max_rounds: int | None = None,
     progress: Callable[[RoundRecord], None] | None = None,
+    unavailable: Callable[[float], Iterable[str]] | None = None,
 ) -> ReplayReport:
-    """Replay ``jobs`` on ``cluster`` round by round (see the module docstring)."""
+    """Replay ``jobs`` on ``cluster`` round by round (see the module docstring).
+    ``unavailable(now)``: the GPUs out of service (failed, reserved) in the round at ``now``."""
     if len({j.id for j in jobs}) != len(jobs):
         raise ValueError("job ids must be unique")
     cfg, slot = config, config.slot_s
@@ -234,6 +296,7 @@ def replay(
     seen: list[_State] = []
     active: list[_State] = []
     rounds: list[RoundRecord] = []
+    before: set[str] = set()
     k = i = 0
     while (i < len(pending) or active) and (max_rounds is None or len(rounds) < max_rounds):
         if not active and (cfg.skip_idle or not rounds):
@@ -250,16 +313,19 @@ def replay(
         entries: list[tuple[_State, Tiers]] = []
         for s in active:
             tiers = _tiers(s, now, cfg)
-            if s.job.is_slo and not s.missed and not tiers:
-                if s.tier is None:
-                    s.rejected, rejected = True, rejected + 1
-                    continue
-                s.missed = True  # running past its guarantee
+            if s.job.is_slo and s.held and not tiers:
+                s.late = True  # running past its guarantee
+            elif s.job.is_slo and s.tier is None and not tiers:
+                s.rejected, rejected = True, rejected + 1
+                continue
             entries.append((s, tiers))
+        out = tuple(sorted(set(unavailable(now)) if unavailable is not None else ()))
+        failed = tuple(g for g in out if g not in before)
+        before = set(out)
         status, spent, running, busy = "idle", 0.0, 0, 0
         if entries:
-            sol, entries, status, spent = _solve(entries, cfg, cluster)
-            for s, tiers in entries:
+            sol, used, status, spent = _solve(Round(cluster, out, failed, entries), cfg)
+            for (s, _), tiers in zip(entries, used, strict=True):
                 plan = sol.plan(s.job.id)
                 if tiers:
                     if not plan.admitted:
@@ -270,7 +336,11 @@ def replay(
                 s.gpus = n = plan.gpus[0]
                 if n:
                     running, busy = running + 1, busy + n
+                    s.ran.append((now, n))
                     s.left -= min(s.left, math.floor(s.table[n] * slot + EPS))
+                # keep the rest of the plan: the next round's fallback
+                s.plan = tuple(zip(plan.gpu_types[1:], plan.gpus[1:], strict=True))
+                s.planned_left, s.planned_table = s.left, dict(s.table)
                 if s.left == 0:
                     s.finish_s, s.gpus = now + slot, 0
         active = [s for s in active if not s.rejected and s.finish_s is None]
@@ -289,13 +359,15 @@ def _outcome(s: _State) -> str:
         return "unschedulable"
     if s.rejected:
         return "rejected"
-    if s.missed:  # only admitted jobs miss
-        return "missed"
+    if s.dropped is not None:
+        return "dropped"
+    if s.late:
+        return "late"
     if s.finish_s is None:
         return "unfinished"
     if s.tier is None:
         return "finished"
-    return "met" if s.finish_s <= s.deadline() + 1e-6 else "missed"
+    return "met" if s.finish_s <= s.deadline() + 1e-6 else "late"
 
 
 def _report(rounds: tuple[RoundRecord, ...], seen: list[_State], not_arrived: int) -> ReplayReport:
@@ -307,7 +379,8 @@ def _report(rounds: tuple[RoundRecord, ...], seen: list[_State], not_arrived: in
         slo_jobs=len(slo),
         slo_admitted=sum(1 for s in seen if s.tier is not None),
         slo_met=slo.count("met"),
-        slo_missed=slo.count("missed"),
+        slo_late=slo.count("late"),
+        slo_dropped=slo.count("dropped"),
         rejected=slo.count("rejected") + slo.count("unschedulable"),
         be_jobs=len(seen) - len(slo),
         be_finished=len(jct),
@@ -316,4 +389,7 @@ def _report(rounds: tuple[RoundRecord, ...], seen: list[_State], not_arrived: in
         not_arrived=not_arrived,
         unschedulable=sum(1 for o in outcomes.values() if o == "unschedulable"),
         outcomes=outcomes,
+        dropped={s.job.id: s.dropped for s in seen if s.dropped is not None},
+        allocations={s.job.id: tuple(s.ran) for s in seen if s.ran},
+        guarantees={s.job.id: s.deadline() for s in seen if s.tier is not None},
     )

@@ -1,0 +1,124 @@
+"""One lease round of the replay driver and the previous plan's remainder (issue 7, item 1).
+
+The remainder of the plan executed in the previous round — its slots 1.. shifted by one slot,
+an idle slot at the end, newly arrived SLO jobs rejected — is a solution of this round whenever
+slot 0 ran as planned and the world did not change: every admitted job's plan still meets its
+(shifted) guaranteed deadline on the same free GPUs. It is checked with the validator, never
+assumed; when it fails, the change in the world that broke it is named.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from schedopt.topology import Cluster
+
+from . import SPEC
+from .instance import AdmissionInstance
+from .placement import place_first_slot
+from .solution import AdmissionSolution, JobPlan, Rejection, RejectReason
+
+if TYPE_CHECKING:
+    from .driver import DriverConfig
+
+Tiers = list[tuple[int, float, float]]  # (index into TraceJob.deadlines, seconds from now, value)
+
+
+@dataclass(frozen=True)
+class Round:
+    """What one round solves: the cluster's unavailable GPUs (``failed``: those that were not
+    unavailable when the previous plan was made) and each job with its tiers."""
+
+    cluster: Cluster
+    unavailable: tuple[str, ...]
+    failed: tuple[str, ...]
+    entries: list[tuple[Any, Tiers]]  # (the driver's job state, its tiers)
+
+    def instance(self, cfg: DriverConfig, *, hold: bool = False) -> AdmissionInstance:
+        jobs = []
+        for s, tiers in self.entries:
+            used = tiers[-1:] if hold and s.held else tiers
+            jobs.append(
+                {
+                    "id": s.job.id,
+                    "kind": s.job.kind if used else "best_effort",
+                    "tenant": s.job.tenant,
+                    "remaining_iterations": s.left,
+                    "throughput": s.table,
+                    "deadlines": [{"deadline_s": d, "value": v} for _, d, v in used],
+                    "admitted": bool(used) and s.held,
+                    "current_gpus": s.gpus,
+                }
+            )
+        # the Cluster object itself: validated like ``cluster.to_dict()``, without re-parsing it
+        doc = {"cluster": self.cluster, "unavailable_gpus": self.unavailable, "jobs": jobs}
+        return AdmissionInstance.model_validate(
+            {**doc, "slots": cfg.horizon_slots, "slot_s": cfg.slot_s}
+        )
+
+    def tiers_used(self, hold: bool) -> list[Tiers]:
+        return [t[-1:] if hold and s.held else t for s, t in self.entries]
+
+
+def remainder(rnd: Round, inst: AdmissionInstance) -> tuple[AdmissionSolution | None, str]:
+    """The previous plan's remainder as a solution of ``inst``, or None and the change in the
+    world that makes it invalid (see the module docstring)."""
+    changes = []
+    if rnd.failed:
+        changes.append(f"GPUs {', '.join(rnd.failed)} became unavailable")
+    for s, _ in rnd.entries:
+        if not s.plan:
+            continue
+        if s.planned_left is not None and s.left != s.planned_left:
+            changes.append(
+                f"remaining work of {s.job.id!r} is {s.left}, the plan expected {s.planned_left}"
+            )
+        if s.planned_table is not None and s.table != s.planned_table:
+            changes.append(f"throughput of {s.job.id!r} was revised")
+    plans, demands = [], {}
+    T = inst.slots
+    for (s, _), job in zip(rnd.entries, inst.jobs, strict=True):
+        rest = list(s.plan[:T]) + [(None, 0)] * (T - len(s.plan[:T]))
+        gpus = tuple(n for _, n in rest)
+        types = tuple(g if n else None for g, n in rest)
+        if gpus[0]:
+            demands[job.id] = (types[0], gpus[0])
+        if not job.kind.is_slo:
+            plans.append(JobPlan(job_id=job.id, gpus=gpus, gpu_types=types))
+        elif job.admitted:
+            plans.append(
+                JobPlan(
+                    job_id=job.id,
+                    admitted=True,
+                    tier=len(job.deadlines) - 1,
+                    gpus=gpus,
+                    gpu_types=types,
+                )
+            )
+        else:  # newly arrived: the remainder has no room for it
+            why = Rejection(
+                reason=RejectReason.CONFLICTS_WITH_ADMITTED,
+                proven=False,
+                detail="no method found a plan this round; the previous plan was kept",
+            )
+            plans.append(
+                JobPlan(job_id=job.id, admitted=False, gpus=(0,) * T, gpu_types=(None,) * T,
+                        rejection=why)
+            )  # fmt: skip
+    try:
+        placement = place_first_slot(inst, demands)
+    except RuntimeError:
+        placement = None
+    violations = []
+    if placement is not None:
+        sol = AdmissionSolution(plans=tuple(plans), placement=placement)
+        violations = SPEC.validate(inst, sol)
+        if not violations:
+            return sol, ""
+    if not changes:
+        changes.append(
+            "the previous plan no longer fits: "
+            + ("; ".join(v.message for v in violations[:3]) or "its slot-0 placement failed")
+        )
+    return None, "; ".join(changes)
