@@ -36,10 +36,17 @@ def make_solver(
     seed: int = 0,
     verbose: bool = False,
     linearization_level: int = 1,
+    deterministic: bool = False,
 ) -> cp_model.CpSolver:
+    """``deterministic``: stop on CP-SAT's deterministic time (``time_limit_s`` of its
+    deterministic seconds) so that a run is reproducible; the wall clock then only caps a
+    runaway run at 10 × the limit + 10 s (SolveOptions.deterministic)."""
     solver = cp_model.CpSolver()
     p = solver.parameters
     p.max_time_in_seconds = max(time_limit_s, 0.01)
+    if deterministic:
+        p.max_deterministic_time = p.max_time_in_seconds
+        p.max_time_in_seconds = 10 * p.max_time_in_seconds + 10
     p.num_workers = threads
     p.random_seed = seed
     p.relative_gap_limit = mip_gap

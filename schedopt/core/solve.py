@@ -93,12 +93,20 @@ def _auto(
     heuristic_deadline = Deadline(time.perf_counter() + deadline.share(AUTO_HEURISTIC_SHARE))
     tuned = load_tuned(spec.name)
     best_name, best, best_obj = None, None, None
+    # Deterministic mode: every heuristic runs, with a fixed share of the limit as its work
+    # budget, and the exact model gets the rest in deterministic time (SolveOptions).
+    det = options.deterministic
+    share = options.time_limit_s * AUTO_HEURISTIC_SHARE
     for name in spec.auto_heuristics:
-        if heuristic_deadline.expired() and best is not None:
+        if heuristic_deadline.expired() and best is not None and not det:
             break
         # Heuristics run with their tuned parameters (schedopt/tuning/params), if any.
+        params = tuned.get(name, {})
+        heuristic_options = replace(options, params=params, time_limit_s=share) if det else None
         outcome = spec.method(name).run(
-            instance, replace(options, params=tuned.get(name, {})), heuristic_deadline
+            instance,
+            heuristic_options or replace(options, params=params),
+            heuristic_deadline,
         )
         if outcome.solution is None:
             continue
@@ -106,14 +114,17 @@ def _auto(
         if best_obj is None or lex_better(obj, best_obj, spec.terms):
             best_name, best, best_obj = name, outcome, obj
     hint = best.solution if best is not None else options.hint
-    if best is not None and deadline.expired():
+    if best is not None and deadline.expired() and not det:
         # The heuristics used up the whole limit (very large instances): no time to start
         # the exact model at all, so the best heuristic answer is returned as it is.
         return f"auto({best_name})", replace(
             best, explanation="the heuristics used the whole time limit; no exact model ran"
         )
     try:
-        exact = spec.method(spec.auto_exact).run(instance, replace(options, hint=hint), deadline)
+        exact_options = replace(options, hint=hint)
+        if det:
+            exact_options = replace(exact_options, time_limit_s=options.time_limit_s - share)
+        exact = spec.method(spec.auto_exact).run(instance, exact_options, deadline)
     except ModelTooLargeError as err:
         if best is None:
             raise

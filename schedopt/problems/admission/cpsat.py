@@ -179,7 +179,9 @@ def feasible_together(data: ModelData, jobs: Sequence[JobData], time_limit_s: fl
 def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     t0 = time.perf_counter()
     data = build_data(inst)
-    reason = data.too_big_for(deadline.remaining())
+    reason = data.too_big_for(
+        options.time_limit_s if options.deterministic else deadline.remaining()
+    )
     if reason:
         return Outcome(Status.NO_SOLUTION, explanation=reason)
     model = AdmissionCpsat(data)
@@ -194,8 +196,13 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
     bound: float | None = None
     proven = [False, False, False]
     stats: dict[str, float | str] = {}
+    det_left = options.time_limit_s  # deterministic mode: fixed shares of the limit
     for i, level in enumerate(model.levels):
-        budget = deadline.share(LEVEL_TIME_SHARE[i])
+        if options.deterministic:
+            budget = det_left * LEVEL_TIME_SHARE[i]
+            det_left -= budget
+        else:
+            budget = deadline.share(LEVEL_TIME_SHARE[i])
         if budget <= 0.01 and best_raw is not None:
             break
         if level.maximize:
@@ -211,6 +218,7 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
             # The full LP relaxation is what proves L3 once L2 is fixed (measured: small
             # instance L3 proven in 0.3 s instead of not at all in 5 s).
             linearization_level=2,
+            deterministic=options.deterministic,
         )
         run = backend.run(model.model, solver)
         solve_s += float(run.stats["wall_s"])

@@ -11,6 +11,7 @@ can stop at any time; it proves nothing and says so (FEASIBLE).
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from typing import ClassVar
@@ -69,7 +70,9 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
         )
     current = max(kept, key=lambda raw: guaranteed_value(data, raw))
     value = guaranteed_value(data, current)
-    reason = data.too_big_for(deadline.remaining())
+    reason = data.too_big_for(
+        options.time_limit_s if options.deterministic else deadline.remaining()
+    )
     if data.num_variables > MAX_MODEL_VARIABLES:
         reason = (
             f"the CP-SAT model would have {data.num_variables:,} variables (limit "
@@ -84,7 +87,15 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
         slo = [j for j in data.jobs if j.is_slo and not j.admitted_before]
         rng = np.random.default_rng(options.seed)
         idle = 0
-        while deadline.remaining() > 0.2 and slo and idle < params.patience:
+        # deterministic mode: a fixed number of steps of fixed deterministic time (work limit)
+        max_steps = (
+            math.floor(options.time_limit_s / params.step_s) if options.deterministic else -1
+        )
+        while (
+            (steps < max_steps if max_steps >= 0 else deadline.remaining() > 0.2)
+            and slo
+            and idle < params.patience
+        ):
             free = set(
                 rng.choice(
                     len(slo), size=max(1, round(params.free_fraction * len(slo))), replace=False
@@ -100,9 +111,12 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
                     _set_domain(var, on, on)
             model.hint(current)
             solver = backend.make_solver(
-                time_limit_s=min(params.step_s, deadline.remaining() - 0.1),
+                time_limit_s=params.step_s
+                if options.deterministic
+                else min(params.step_s, deadline.remaining() - 0.1),
                 seed=options.seed + steps,
                 linearization_level=2,
+                deterministic=options.deterministic,
             )
             run = backend.run(cp, solver)
             steps += 1
