@@ -41,6 +41,9 @@ def test_every_solution_is_valid_and_honest(method: str, inst) -> None:
         value = result.objective
         if result.best_bound is not None:
             assert value <= result.best_bound + 1e-6  # maximisation: never above the bound
+        if result.status is Status.OPTIMAL:  # a proof: its bound meets its objective
+            assert result.best_bound is not None, result.stats
+            assert result.best_bound == pytest.approx(result.objective, rel=1e-6, abs=1e-6)
     else:
         assert result.status in (Status.INFEASIBLE, Status.NO_SOLUTION)
     if method.startswith("heuristic:"):

@@ -9,6 +9,7 @@ import schedopt
 from schedopt.core.solve import lex_better
 from schedopt.core.status import Status
 from schedopt.problems.fairshare import SPEC
+from schedopt.problems.fairshare.data import SHARE_SCALE
 from schedopt.problems.fairshare.strategies import instances
 
 SETTINGS = settings(
@@ -34,6 +35,12 @@ def test_every_solution_is_valid_and_honest(method: str, inst) -> None:
         assert result.status in (Status.OPTIMAL, Status.FEASIBLE)
         if result.best_bound is not None:
             assert result.objective <= result.best_bound + 1e-7  # maximisation
+        if result.status is Status.OPTIMAL:  # a proof: its bound meets its objective
+            # (CP-SAT proves optimality on shares floored to 1/SHARE_SCALE; its bound is the
+            # next grid point, so it meets the objective within one grid step)
+            grid = 1.0 / SHARE_SCALE if method == "cpsat" else 0.0
+            assert result.best_bound is not None, result.stats
+            assert result.best_bound == pytest.approx(result.objective, rel=1e-6, abs=1e-6 + grid)
         assert set(result.metrics) >= {"effective_throughput", "gpus_allocated"}
     else:
         assert result.status in (Status.INFEASIBLE, Status.NO_SOLUTION)

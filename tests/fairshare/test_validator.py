@@ -125,6 +125,30 @@ def test_preemption_cap_V6(hard) -> None:
     assert "V6" in ids(inst, idle)
 
 
+def test_preemption_cap_is_exact_V6(hard) -> None:
+    """Exactly max_preemptions changes pass, one more fails (issue 7, item 14: an off-by-one
+    in the cap survived the suite)."""
+    inst, _ = hard
+    cap = inst.max_preemptions
+    previous = [j for j in inst.jobs if j.previous is not None]
+    assert cap is not None and len(previous) > cap + 1
+
+    def preempting(k: int) -> FairshareSolution:
+        """Every job where it ran before, except the first ``k`` of them, idled."""
+        allocs = [Allocation(job_id=j.id) for j in inst.jobs if j.previous is None]
+        for i, j in enumerate(previous):
+            p = j.previous
+            kept = Allocation(job_id=j.id, gpu_type=p.gpu_type, hosts=dict(p.hosts))
+            allocs.append(Allocation(job_id=j.id) if i < k else kept)
+        return FairshareSolution(allocations=tuple(allocs))
+
+    def v6(k: int) -> list[str]:
+        return [v.message for v in SPEC.validate(inst, preempting(k)) if v.constraint_id == "V6"]
+
+    assert v6(0) == [] and v6(cap) == []
+    assert v6(cap + 1) == [f"{cap + 1} preemptions > max_preemptions {cap}"]
+
+
 def test_metrics_report_shares_and_fairness(multi) -> None:
     inst, sol = multi
     m = SPEC.metrics(inst, sol)

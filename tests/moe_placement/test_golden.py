@@ -52,6 +52,9 @@ def test_milp_backends_reach_the_golden_optimum(name: str, method: str) -> None:
     assert result.status.value == expected["status"]
     assert result.objectives == pytest.approx(tuple(expected["objectives"]), rel=1e-6, abs=1e-6)
     assert result.gap is not None and result.gap <= 1e-6
+    # the model's own bound is the golden optimum: a wrong coefficient in the model (say a
+    # halved max-load row, C8) leaves the recomputed objectives right but not the bound
+    assert result.best_bound == pytest.approx(expected["objectives"][0], rel=1e-6, abs=1e-6)
 
 
 @pytest.mark.parametrize("name", sorted(GOLDEN))

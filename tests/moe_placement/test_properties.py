@@ -36,6 +36,9 @@ def test_every_solution_is_valid_and_honest(method: str, inst) -> None:
         assert result.status in (Status.OPTIMAL, Status.FEASIBLE)
         if result.best_bound is not None:  # minimisation: never below the bound
             assert result.objective >= result.best_bound - 1e-6 * max(1.0, abs(result.best_bound))
+        if result.status is Status.OPTIMAL:  # a proof: its bound meets its objective
+            assert result.best_bound is not None, result.stats
+            assert result.best_bound == pytest.approx(result.objective, rel=1e-6, abs=1e-6)
     else:
         assert result.status in (Status.INFEASIBLE, Status.NO_SOLUTION)
     if method in HEURISTICS:
