@@ -157,7 +157,7 @@ def test_a_method_that_finds_nothing_keeps_every_guarantee(
     assert report.unfinished == 0
     check = _checked(report, jobs, cfg)
     assert check.late == check.dropped == check.pending == 0 and check.met > 0
-    assert {"heuristic:edf", "heuristic:slack"} <= set(calls)
+    assert {"heuristic:edf", "heuristic:slack", "auto"} <= set(calls)
 
 
 def test_the_previous_plan_is_the_hint(monkeypatch: pytest.MonkeyPatch) -> None:

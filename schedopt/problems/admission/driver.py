@@ -26,7 +26,8 @@ one slot, an idle slot at the end; newly arrived SLO jobs rejected) is feasible 
 round whenever slot 0 ran as planned and the world did not change, so it is the always-available
 fallback and is passed to the method as ``hint``. A round takes, in order: the method's plan
 (the remainder instead when that is lexicographically better), else the plan of
-``heuristic:edf`` or ``heuristic:slack``, else the remainder. Only when the remainder is no
+``heuristic:edf``, ``heuristic:slack`` or ``auto`` (hinted with the remainder), else the
+remainder. Only when the remainder is no
 longer valid — GPUs became unavailable, a throughput was revised, a job's remaining work differs
 from the plan — does the driver retry with every admitted job held to its guaranteed tier alone
 (the method, then ``heuristic:edf``, ``heuristic:slack`` and ``cpsat``) and, as a last resort,
@@ -56,8 +57,9 @@ from .solution import AdmissionSolution
 
 EPS = 1e-9
 Slot = tuple[str | None, int]  # (GPU type, GPUs) of one planned slot
-#: Tried after the configured method fails, before the previous plan's remainder.
-HEURISTICS = ("heuristic:edf", "heuristic:slack")
+#: Tried after the configured method fails, before the previous plan's remainder (``auto``
+#: starts from the heuristics' plan or, when they fail, from the remainder as its hint).
+FALLBACKS = ("heuristic:edf", "heuristic:slack", "auto")
 
 
 @dataclass(frozen=True)
@@ -243,7 +245,7 @@ def _solve(rnd: Round, cfg: DriverConfig) -> tuple[AdmissionSolution, list[Tiers
         ):
             return done(kept, False, "previous plan (better)")
         return done(sol, False)
-    for method in HEURISTICS:
+    for method in FALLBACKS:
         if method != cfg.method:
             sol = attempt(method, inst, kept, method)
             if sol is not None:
@@ -255,7 +257,7 @@ def _solve(rnd: Round, cfg: DriverConfig) -> tuple[AdmissionSolution, list[Tiers
     notes.append(f"previous plan invalid ({change})")
     while True:
         held = rnd.instance(cfg, hold=True)
-        tried = [cfg.method, *(m for m in (*HEURISTICS, "cpsat") if m != cfg.method)]
+        tried = [cfg.method, *(m for m in (*FALLBACKS[:2], "cpsat") if m != cfg.method)]
         for method in tried if any(s.held for s, _ in rnd.entries) else []:
             sol = attempt(method, held, None, f"{method} held")
             if sol is not None:
