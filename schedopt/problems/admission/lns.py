@@ -27,7 +27,14 @@ from schedopt.tuning.store import load_tuned
 from .assemble import assemble, guaranteed_value, raw_from_solution
 from .cpsat import AdmissionCpsat
 from .data import MAX_MODEL_VARIABLES, build_data
-from .heuristics import EdfParams, SlackParams, refill_best_effort, run_edf, run_slack
+from .heuristics import (
+    EdfParams,
+    SlackParams,
+    assemble_reserve_s,
+    refill_best_effort,
+    run_edf,
+    run_slack,
+)
 from .instance import AdmissionInstance
 
 
@@ -52,11 +59,12 @@ class LnsParams:
 def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     t0 = time.perf_counter()
     params = LnsParams(**options.params)
-    data = build_data(inst, check_size=False)
+    data = build_data(inst, check_size=False, deadline=deadline)
+    stop = deadline.earlier(assemble_reserve_s(time.perf_counter() - t0))
     tuned = load_tuned("admission")  # start from the greedy heuristics at their tuned settings
     starts = [
-        run_edf(data, EdfParams(**tuned.get("heuristic:edf", {}))),
-        run_slack(data, SlackParams(**tuned.get("heuristic:slack", {}))),
+        run_edf(data, EdfParams(**tuned.get("heuristic:edf", {})), stop),
+        run_slack(data, SlackParams(**tuned.get("heuristic:slack", {})), stop),
     ]
     if options.hint is not None:
         starts.append((raw_from_solution(data, options.hint), []))
@@ -69,7 +77,7 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
         )
     current = max(kept, key=lambda raw: guaranteed_value(data, raw))
     value = guaranteed_value(data, current)
-    reason = data.too_big_for(deadline.remaining())
+    reason = data.too_big_for(stop.remaining())
     if data.num_variables > MAX_MODEL_VARIABLES:
         reason = (
             f"the CP-SAT model would have {data.num_variables:,} variables (limit "
@@ -84,7 +92,7 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
         slo = [j for j in data.jobs if j.is_slo and not j.admitted_before]
         rng = np.random.default_rng(options.seed)
         idle = 0
-        while deadline.remaining() > 0.2 and slo and idle < params.patience:
+        while stop.remaining() > 0.2 and slo and idle < params.patience:
             free = set(
                 rng.choice(
                     len(slo), size=max(1, round(params.free_fraction * len(slo))), replace=False
@@ -100,7 +108,7 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
                     _set_domain(var, on, on)
             model.hint(current)
             solver = backend.make_solver(
-                time_limit_s=min(params.step_s, deadline.remaining() - 0.1),
+                time_limit_s=min(params.step_s, stop.remaining() - 0.1),
                 seed=options.seed + steps,
                 linearization_level=2,
             )
@@ -115,7 +123,7 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
                 break  # the whole problem was free and is solved: nothing left to improve
         for var in model.x.values():
             _set_domain(var, 0, 1)
-    solution = assemble(data, refill_best_effort(data, current), optimal_admission=False)
+    solution = assemble(data, refill_best_effort(data, current, stop), optimal_admission=False)
     stats = {"lns_steps": float(steps), "lns_improvements": float(improved)}
     return Outcome(
         Status.FEASIBLE,

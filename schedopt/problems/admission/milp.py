@@ -7,11 +7,11 @@ import time
 import pulp
 
 from schedopt.backends.milp import MilpSolver, solve_pulp, var_value, write_model
-from schedopt.core.lexico import LEVEL_TIME_SHARE, Level
+from schedopt.core.lexico import LEVEL_TIME_SHARE, Level, no_time_to_hand_over
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, Ticker
 
 from .assemble import RawPlan, assemble, raw_from_solution
 from .cpsat import feasible_together
@@ -26,7 +26,8 @@ def _lin(pairs) -> pulp.LpAffineExpression:
 
 
 class AdmissionMilp:
-    def __init__(self, data: ModelData):
+    def __init__(self, data: ModelData, deadline: Deadline | None = None):
+        tick = Ticker(deadline, "building the MILP")
         self.data = data
         T = data.T
         prob = self.prob = pulp.LpProblem("admission", pulp.LpMaximize)
@@ -37,6 +38,7 @@ class AdmissionMilp:
         self.c: dict[tuple[int, int], pulp.LpVariable] = {}
         l1, l2, l3 = [], [], []
         for job in data.jobs:
+            tick()
             j = job.index
             # C1 gang, one size per slot; C2 nothing before arrival (no variable exists).
             for t in data.run_slots(job):
@@ -155,13 +157,16 @@ class AdmissionMilp:
 def make_solver(solver: MilpSolver):
     def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
         t0 = time.perf_counter()
-        data = build_data(inst)
+        data = build_data(inst, deadline=deadline)
         reason = data.too_big_for(deadline.remaining())
         if reason:
             return Outcome(Status.NO_SOLUTION, explanation=reason)
-        model = AdmissionMilp(data)
+        model = AdmissionMilp(data, deadline)
         hint = model.hint(raw_from_solution(data, options.hint)) if options.hint else None
         build_s = time.perf_counter() - t0
+        late = no_time_to_hand_over(deadline, build_s)
+        if late:
+            return Outcome(Status.NO_SOLUTION, build_s=build_s, explanation=late)
         solve_s = 0.0
         best_raw: list[RawPlan] | None = None
         bound: float | None = None

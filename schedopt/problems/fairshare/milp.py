@@ -10,11 +10,11 @@ import time
 import pulp
 
 from schedopt.backends.milp import MilpSolver, solve_pulp, var_value, write_model
-from schedopt.core.lexico import LEVEL_TIME_SHARE, Level
+from schedopt.core.lexico import LEVEL_TIME_SHARE, Level, no_time_to_hand_over
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, Ticker
 
 from .data import ModelData, build_data
 from .explain import explain_infeasible, gavel_stats, trivial_outcome
@@ -33,7 +33,8 @@ def _lin(pairs) -> pulp.LpAffineExpression:
 
 
 class FairshareMilp:
-    def __init__(self, data: ModelData):
+    def __init__(self, data: ModelData, deadline: Deadline | None = None):
+        tick = Ticker(deadline, "building the MILP")
         self.data = data
         prob = self.prob = pulp.LpProblem("fairshare", pulp.LpMaximize)
         self.x: dict[tuple[int, int], pulp.LpVariable] = {}
@@ -47,6 +48,7 @@ class FairshareMilp:
         by_type: dict[str, list[tuple[pulp.LpVariable, float]]] = {}
         l2, l3 = [], []
         for job in data.jobs:
+            tick()
             j = job.index
             xs = []
             for o, opt in enumerate(job.options):
@@ -179,16 +181,19 @@ class FairshareMilp:
 def make_solver(solver: MilpSolver):
     def solve(inst: FairshareInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
         t0 = time.perf_counter()
-        data = build_data(inst)
+        data = build_data(inst, deadline=deadline)
         reason = data.too_big_for(deadline.remaining())
         if reason:
             return Outcome(Status.NO_SOLUTION, explanation=reason)
         trivial = trivial_outcome(data)
         if trivial is not None:
             return trivial
-        model = FairshareMilp(data)
+        model = FairshareMilp(data, deadline)
         hint = model.hint(raw_from_solution(data, options.hint)) if options.hint else None
         build_s = time.perf_counter() - t0
+        late = no_time_to_hand_over(deadline, build_s)
+        if late:
+            return Outcome(Status.NO_SOLUTION, build_s=build_s, explanation=late)
         solve_s = 0.0
         best: list[Raw] | None = None
         bound: float | None = None
