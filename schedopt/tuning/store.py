@@ -20,6 +20,7 @@ picks the default *place* a save goes to.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -113,14 +114,21 @@ def _checked_params(problem: str, path: Path, field: str, doc: dict[str, Any]) -
     return out
 
 
+@functools.cache
+def _shipped(problem: str) -> dict[str, Any]:
+    """The shipped parameters, read once per process (package data does not change; ``solve``
+    reads them on every call)."""
+    shipped = shipped_path(problem)
+    if not shipped.exists():
+        return {}
+    return _checked_params(problem, shipped, "tuned", _read(problem, shipped, "tuned"))
+
+
 def load_tuned(problem: str, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """method name → tuned parameter values: the shipped ones, overridden method by method by
     the file at ``path`` when one is given (a file ``save_tuned`` wrote). Empty when nothing was
     tuned. A missing or malformed ``path`` raises ``InvalidInstanceError`` on field ``tuned``."""
-    tuned: dict[str, Any] = {}
-    shipped = shipped_path(problem)
-    if shipped.exists():
-        tuned.update(_checked_params(problem, shipped, "tuned", _read(problem, shipped, "tuned")))
+    tuned: dict[str, Any] = {name: dict(p) for name, p in _shipped(problem).items()}
     if path is not None:
         user = Path(path)
         tuned.update(_checked_params(problem, user, "tuned", _read(problem, user, "tuned")))
