@@ -603,7 +603,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
-    from schedopt.tuning import save_tuned, tune
+    from schedopt.tuning import load_tuned, save_tuned, tune
     from schedopt.tuning.store import default_save_path
 
     spec = get_problem(args.problem)
@@ -628,6 +628,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
         # path given, else to the per-user file, and solve reads it only with --tuned.
         save_path = Path(args.save) if args.save else default_save_path(spec.name)
         _check_outputs(str(save_path), make_dirs=True)
+        if save_path.exists():
+            load_tuned(spec.name, save_path)  # the file is added to: it must be readable now
     seeds = range(args.first_seed, args.first_seed + args.instances)
     instances = [spec.generate(args.size, s) for s in seeds]
     err = _stderr()

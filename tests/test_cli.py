@@ -459,6 +459,11 @@ def test_tune_save_refuses_an_unwritable_path_before_tuning(tmp_path, monkeypatc
     (tmp_path / "a-file").write_text("")
     assert main([*TUNE_TINY, "--save", str(tmp_path / "a-file" / "p.json")]) == EXIT_USAGE
     _assert_clean_error(capsys, "cannot write")
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    assert main([*TUNE_TINY, "--save", str(broken)]) == EXIT_INVALID
+    _assert_clean_error(capsys, "not JSON")
+    assert broken.read_text() == "{"
 
 
 def test_solve_uses_saved_parameters_only_with_tuned(instance_file, tmp_path, monkeypatch, capsys):
