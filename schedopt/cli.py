@@ -704,7 +704,8 @@ def build_parser() -> argparse.ArgumentParser:
         "exit code: 0 OPTIMAL/FEASIBLE, 4 INFEASIBLE, 5 no solution within the limit,\n"
         "3 invalid instance.",
         "  schedopt solve small.json --method cpsat --time-limit 30 --out small-sol.json\n"
-        "  schedopt solve small.json --json | jq .objectives\n",
+        "  schedopt solve small.json --json | jq .objectives\n"
+        "  schedopt solve small.json --tuned ~/.config/schedopt/params/admission.json\n",
         common,
     )
     p.add_argument("file", metavar="FILE", help="instance JSON file")
