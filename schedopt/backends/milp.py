@@ -242,7 +242,7 @@ def _solve_cbc(prob, time_limit_s, mip_gap, threads, seed, hint, msg) -> MilpRun
                 threads=threads,
                 warmStart=bool(hint),
                 logPath=None if msg else log_path,
-                options=[f"randomCbcSeed {seed + 1}"],
+                options=[f"randomCbcSeed {seed % (2**31 - 1) + 1}"],  # CBC: 1..2**31-1
             )
             try:
                 with _CbcWatchdog(cmd.path, stop_at) as dog:

@@ -6,6 +6,7 @@ before it is returned; a violation is a bug and raises :class:`ValidationFailedE
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -50,6 +51,7 @@ def solve(
     params: dict[str, Any] | None = None,
     verbose: bool = False,
     options: SolveOptions | None = None,
+    tuned: str | os.PathLike[str] | None = None,
 ) -> Result[Any]:
     """Solve ``instance`` with ``method`` and return a validated :class:`Result`.
 
@@ -57,6 +59,11 @@ def solve(
     them, the better answer returned with an honest status), an exact back-end (``"cpsat"``,
     ``"milp:highs"``, ``"milp:cbc"``) or ``"heuristic:<name>"``; ``schedopt methods PROBLEM``
     lists them. The call returns within ``time_limit_s`` plus ``TIME_LIMIT_OVERHEAD_S``.
+
+    ``tuned`` is a parameter file written by ``schedopt tune --save``: its parameters replace
+    the shipped tuned ones for the heuristics it lists, in ``auto``; with it, a heuristic named
+    in ``method`` also runs with its tuned parameters (unless ``params`` is given). Without it
+    only the shipped parameters are used, and only by ``auto``.
     """
     started = time.perf_counter()
     if options is None:
@@ -80,8 +87,11 @@ def solve(
     # Every method works to a deadline that keeps back what turning its answer into a Result
     # costs (validation, evaluation), so the promise holds at every instance size.
     deadline = Deadline(started + options.time_limit_s).earlier(spec.finish_reserve_s(instance))
+    tuned_params = load_tuned(spec.name, tuned)  # shipped, overridden by the file ``tuned``
+    if tuned is not None and method in tuned_params and not options.params:
+        options = replace(options, params=tuned_params[method])
     if method == AUTO:
-        name, outcome = _auto(spec, instance, options, deadline)
+        name, outcome = _auto(spec, instance, options, deadline, tuned_params)
     else:
         name, outcome = method, _run(spec, method, instance, options, deadline)
     if (
@@ -115,10 +125,13 @@ def _run(
 
 
 def _auto(
-    spec: ProblemSpec, instance: Any, options: SolveOptions, deadline: Deadline
+    spec: ProblemSpec,
+    instance: Any,
+    options: SolveOptions,
+    deadline: Deadline,
+    tuned: dict[str, dict[str, Any]],
 ) -> tuple[str, Outcome]:
     heuristic_deadline = Deadline(time.perf_counter() + deadline.share(AUTO_HEURISTIC_SHARE))
-    tuned = load_tuned(spec.name)
     best_name, best = None, None
     notes: list[str] = []  # why heuristics answered nothing, for an honest NO_SOLUTION
 
@@ -133,7 +146,7 @@ def _auto(
     for name in spec.auto_heuristics:
         if heuristic_deadline.expired() and best is not None:
             break
-        # Heuristics run with their tuned parameters (schedopt/tuning/params), if any. Until
+        # Heuristics run with their tuned parameters (shipped or ``tuned=``), if any. Until
         # one has answered, a heuristic may use the whole limit: auto always wants an answer.
         outcome = _run(
             spec,
