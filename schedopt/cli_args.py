@@ -13,12 +13,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-#: Largest seed: CP-SAT's ``random_seed`` and HiGHS's ``random_seed`` are 32-bit signed ints.
-MAX_SEED = 2**31 - 1
-#: Most solver threads accepted (CP-SAT rejects far larger worker counts with an opaque error).
-MAX_THREADS = 256
-#: Longest time limit accepted, one week: beyond it the timers' platform ``time_t`` overflows.
-MAX_TIME_LIMIT_S = 7 * 24 * 3600.0
+from schedopt.core.options import MAX_SEED, MAX_THREADS, MAX_TIME_LIMIT_S
 
 
 def _number(text: str) -> float:
