@@ -15,6 +15,7 @@ from typing import Any
 from schedopt.tuning.store import load_tuned
 
 from .errors import InvalidInstanceError, ModelTooLargeError, ValidationFailedError
+from .gcpause import gc_paused
 from .options import TIME_LIMIT_OVERHEAD_S, SolveOptions
 from .registry import MethodKind, Outcome, ProblemSpec, problem_of
 from .result import ObjectiveTerm, Result, Sense
@@ -90,10 +91,11 @@ def solve(
     tuned_params = load_tuned(spec.name, tuned)  # shipped, overridden by the file ``tuned``
     if tuned is not None and method in tuned_params and not options.params:
         options = replace(options, params=tuned_params[method])
-    if method == AUTO:
-        name, outcome = _auto(spec, instance, options, deadline, tuned_params)
-    else:
-        name, outcome = method, _run(spec, method, instance, options, deadline)
+    with gc_paused():
+        if method == AUTO:
+            name, outcome = _auto(spec, instance, options, deadline, tuned_params)
+        else:
+            name, outcome = method, _run(spec, method, instance, options, deadline)
     if (
         outcome.solution is None
         and options.hint is not None
@@ -109,7 +111,8 @@ def solve(
             from_hint=True,
             explanation=f"{outcome.explanation or outcome.status.value}; the hint is returned",
         )
-    return _finish(spec, instance, name, outcome, options, started)
+    with gc_paused():
+        return _finish(spec, instance, name, outcome, options, started)
 
 
 def _run(
