@@ -188,6 +188,7 @@ def make_solver(solver: MilpSolver):
             handover_s = float(run.stats.get("handover_s", handover_s))
             solve_s += time.perf_counter() - t1
             stats[f"{level.name}_status"] = run.status.value
+            stats.update(run.surfaced(level.name))  # how CBC ended, if not normally
             if i == 0:
                 if run.status is Status.INFEASIBLE:
                     return Outcome(

@@ -261,6 +261,7 @@ def lexicographic(
         )
         solve_s += time.perf_counter() - t1
         stats[f"{level.name}_status"] = run.status.value
+        stats.update(run.surfaced(level.name))  # how CBC ended, if not normally
         if i == 0:
             if run.bound is not None:
                 bound = max(bound, run.bound)
