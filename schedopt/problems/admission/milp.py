@@ -236,4 +236,15 @@ def make_solver(solver: MilpSolver):
 
 def export(inst: AdmissionInstance, path: str, fmt: str) -> None:
     """Write the level-1 model (maximise guaranteed value) as MPS or LP."""
-    write_model(AdmissionMilp(build_data(inst)).prob, path, fmt)
+    write_model(
+        AdmissionMilp(build_data(inst)).prob,
+        path,
+        fmt,
+        level="L1 of 3, maximise the guaranteed deadline value (sum of admitted tiers' values)",
+        notes=(
+            f"objective scale: {VALUE_SCALE} (schedopt's guaranteed value = this file's "
+            f"objective / {VALUE_SCALE}; tier values are resolved to 1/{VALUE_SCALE})",
+            "L2 (best-effort progress) and L3 (GPU-count changes) are solved after L1 is "
+            "fixed at its optimum; they are not in this file",
+        ),
+    )
