@@ -142,7 +142,7 @@ def test_real_cbc_proves_integer_infeasibility_in_preprocessing() -> None:
 
 
 # --- two solves in two threads (item 4) ------------------------------------------------------
-def market_split(m: int = 4, n: int = 40, seed: int = 1) -> pulp.LpProblem:
+def market_split(m: int = 5, n: int = 40, seed: int = 1) -> pulp.LpProblem:
     """Cornuéjols–Dawande market split: tiny, and far beyond CBC in 20 s."""
     rng = random.Random(seed)
     prob = pulp.LpProblem("market_split", pulp.LpMinimize)
