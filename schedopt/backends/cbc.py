@@ -53,8 +53,10 @@ LOG_TAIL_LINES = 12
 READ_BACK_S = 0.05
 READ_BACK_S_PER_VARIABLE = 3e-6
 #: PuLP's MPS writer: measured 0.65-1.0 s for 283k non-zeros (45k variables) on a quiet
-#: machine. A run that cannot even write its model in time is not started.
+#: machine, 2 s on a loaded one. A run that cannot even write its model in time is not
+#: started; the rate is learnt from this process's writes (see ``_learn_write_rate``).
 WRITE_S_PER_NONZERO = 3e-6
+_write_rate = WRITE_S_PER_NONZERO
 #: The least time worth giving CBC (it must read the model before it can find anything).
 MIN_RUN_S = 0.1
 #: Between CBC's own limit, SIGINT and SIGKILL CBC may finish its phase and write its best
@@ -197,17 +199,19 @@ def solve_cbc(prob, stop_at, mip_gap, threads, seed, hint, msg) -> MilpRun:
     sweep_stale_runs()
     read_back_s = READ_BACK_S + READ_BACK_S_PER_VARIABLE * prob.numVariables()
     nonzeros = sum(len(c) for c in prob.constraints())
-    if stop_at - time.perf_counter() < WRITE_S_PER_NONZERO * nonzeros + read_back_s + MIN_RUN_S:
+    if stop_at - time.perf_counter() < _write_rate * nonzeros + read_back_s + MIN_RUN_S:
         return _not_started("too little time to write the model and run CBC")
     run_dir = tempfile.mkdtemp(prefix=f"{RUN_DIR_PREFIX}{os.getpid()}-")
     proc: subprocess.Popen[str] | None = None
     reader: threading.Thread | None = None
     log = _LogReader(msg, collections.deque(maxlen=LOG_TAIL_LINES))
     try:
+        writing = time.perf_counter()
         mps, mst, by_name = _write_inputs(prob, run_dir, hint)
         sol = os.path.join(run_dir, "solution.sol")
         kill_at = stop_at - read_back_s
         now = time.perf_counter()
+        _learn_write_rate(now - writing, nonzeros)
         if kill_at - now < MIN_RUN_S / 2:
             return _not_started("writing the model used the time limit")
         # CBC's own limit first (a clean stop), SIGINT one grace later, SIGKILL one more grace
@@ -245,6 +249,16 @@ def solve_cbc(prob, stop_at, mip_gap, threads, seed, hint, msg) -> MilpRun:
         if reader is not None:
             reader.join(timeout=1.0)
         shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _learn_write_rate(elapsed_s: float, nonzeros: int) -> None:
+    """Follow a slower machine at once, a faster one gradually (never below the default)."""
+    global _write_rate
+    if nonzeros < 10_000:  # too small to measure anything but overheads
+        return
+    seen = elapsed_s / nonzeros
+    rate = seen if seen > _write_rate else 0.7 * _write_rate + 0.3 * seen
+    _write_rate = max(WRITE_S_PER_NONZERO, rate)
 
 
 def _launch(args: list[str]) -> subprocess.Popen[str]:
