@@ -33,7 +33,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pulp
@@ -152,24 +151,22 @@ def _write_inputs(prob, run_dir, hint) -> tuple[str, str | None, dict[str, pulp.
     return mps, mst, by_name
 
 
-def _read_solution(path: str, by_name: Mapping[str, pulp.LpVariable]) -> str | None:
-    """Assign the values of CBC's solution file; return its status line (None if unreadable).
+def _read_solution(path: str) -> tuple[str, dict[str, float]] | None:
+    """CBC's solution file: its status line and the values it lists (None if unreadable).
     ``-printingOptions normal`` lists non-zero columns only: every other variable is 0."""
     try:
         with open(path) as f:
-            first = f.readline()
+            first = f.readline().strip()
             values = {}
             for line in f:
                 parts = line.split()
                 if parts and parts[0] == "**":  # CBC marks infeasible rows/columns
                     parts = parts[1:]
-                if len(parts) >= 3 and parts[1] in by_name:
+                if len(parts) >= 3:
                     values[parts[1]] = float(parts[2])
     except (OSError, ValueError):
         return None
-    for name, v in by_name.items():
-        v.varValue = values.get(name, 0.0)
-    return first.strip()
+    return first, values
 
 
 def _has_incumbent(line: str) -> bool:
@@ -187,10 +184,11 @@ def classify(line: str | None, ended: str, log: _LogReader, limit_reached: bool)
         if line.startswith("Optimal"):
             return Status.OPTIMAL
         if line.startswith(("Infeasible", "Integer infeasible")):
-            # Pre-processing's verdict is void when CBC's time limit may have cut it short.
-            if log.proof or (log.preprocess_infeasible and not limit_reached):
-                return Status.INFEASIBLE
-            return Status.NO_SOLUTION
+            # A verdict is void when CBC's time limit may have cut its phase short (CBC 2.10's
+            # pre-processing then says "infeasible"; the root LP says "infeasible or too
+            # expensive"): trusted only with a proof line from a run that ended before it.
+            proved = log.proof or log.preprocess_infeasible
+            return Status.INFEASIBLE if proved and not limit_reached else Status.NO_SOLUTION
     return Status.FEASIBLE if _has_incumbent(line) else Status.NO_SOLUTION
 
 
@@ -234,8 +232,12 @@ def solve_cbc(prob, stop_at, mip_gap, threads, seed, hint, msg) -> MilpRun:
         ended = _supervise(proc, kill_at - grace, kill_at)
         ran_s = time.perf_counter() - launched
         reader.join()
-        line = _read_solution(sol, by_name) if ended in ("normal", "interrupted") else None
-        status = classify(line, ended, log, limit_reached=ran_s >= sec)
+        answer = _read_solution(sol) if ended in ("normal", "interrupted") else None
+        status = classify(answer and answer[0], ended, log, limit_reached=ran_s >= sec)
+        if status.has_solution and answer:
+            values = answer[1]
+            for name, v in by_name.items():
+                v.varValue = values.get(name, 0.0)
         return _outcome(prob, status, ended, log, proc.returncode)
     finally:
         if proc is not None:

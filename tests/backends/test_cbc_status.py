@@ -123,6 +123,9 @@ def test_classify_normal_endings() -> None:
     assert cbc.classify(line, "normal", pre, limit_reached=True) is Status.NO_SOLUTION
     assert cbc.classify(line, "normal", pre, limit_reached=False) is Status.INFEASIBLE
     assert cbc.classify(line, "normal", _log(), limit_reached=False) is Status.NO_SOLUTION
+    lp = _log("Problem is infeasible - 0.00 seconds")
+    assert cbc.classify("Infeasible - objective value 1", "normal", lp, False) is Status.INFEASIBLE
+    assert cbc.classify("Infeasible - objective value 1", "normal", lp, True) is Status.NO_SOLUTION
     no_int = "Stopped on time (no integer solution - continuous used) - objective value 6"
     assert cbc.classify(no_int, "normal", _log(), limit_reached=True) is Status.NO_SOLUTION
     stopped = "Stopped on time - objective value 6"
