@@ -193,6 +193,7 @@ def make_solver(solver: MilpSolver):
             handover_s = float(run.stats.get("handover_s", handover_s))
             solve_s += time.perf_counter() - t1
             stats[f"{level.name}_status"] = run.status.value
+            stats.update(run.surfaced(level.name))  # how CBC ended, if not normally
             if i == 0:
                 if run.status is Status.INFEASIBLE:
                     return Outcome(
@@ -240,4 +241,15 @@ def make_solver(solver: MilpSolver):
 
 def export(inst: AdmissionInstance, path: str, fmt: str) -> None:
     """Write the level-1 model (maximise guaranteed value) as MPS or LP."""
-    write_model(AdmissionMilp(build_data(inst)).prob, path, fmt)
+    write_model(
+        AdmissionMilp(build_data(inst)).prob,
+        path,
+        fmt,
+        level="L1 of 3, maximise the guaranteed deadline value (sum of admitted tiers' values)",
+        notes=(
+            f"objective scale: {VALUE_SCALE} (schedopt's guaranteed value = this file's "
+            f"objective / {VALUE_SCALE}; tier values are resolved to 1/{VALUE_SCALE})",
+            "L2 (best-effort progress) and L3 (GPU-count changes) are solved after L1 is "
+            "fixed at its optimum; they are not in this file",
+        ),
+    )

@@ -228,6 +228,7 @@ def make_solver(solver: MilpSolver):
             )
             solve_s += time.perf_counter() - t1
             stats[f"{level.name}_status"] = run.status.value
+            stats.update(run.surfaced(level.name))  # how CBC ended, if not normally
             if i == 0:
                 if run.status is Status.INFEASIBLE:
                     return Outcome(
@@ -276,4 +277,14 @@ def make_solver(solver: MilpSolver):
 
 def export(inst: FairshareInstance, path: str, fmt: str) -> None:
     """Write the level-1 model (maximise the minimum LTGF) as MPS or LP."""
-    write_model(FairshareMilp(build_data(inst)).prob, path, fmt)
+    write_model(
+        FairshareMilp(build_data(inst)).prob,
+        path,
+        fmt,
+        level="L1 of 3, maximise t, the minimum long-term GPU fair share (LTGF) of a tenant",
+        notes=(
+            "objective scale: 1 (no scaling: the optimum is schedopt's minimum LTGF)",
+            "L2 (effective throughput) and L3 (restart + fragmentation cost) are solved after "
+            "L1 is fixed; they are not in this file",
+        ),
+    )
