@@ -1,7 +1,11 @@
 """Tune the admission heuristics by Bayesian optimisation and check them on held-out instances.
 
     python benchmarks/tune_admission.py              # tune on 6 instances, test on 10 others
-    python benchmarks/tune_admission.py --save       # also record the parameters for auto
+    python benchmarks/tune_admission.py --save       # also update the shipped parameters
+
+--save is the maintainers' way to update the parameters shipped with schedopt: it writes the
+source tree's schedopt/tuning/params/admission.json (run it from a checkout, not an installed
+copy). Users record their own with `schedopt tune --save [PATH]`.
 
 Training instances are contended 64-GPU instances (200 jobs) with seeds 100–105; the held-out
 ones use seeds 0–9, which the other benchmarks use too. Parameters are saved (--save) only for a
@@ -19,6 +23,7 @@ from common import append_rows, print_table
 import schedopt
 from schedopt.problems.admission import generate_custom
 from schedopt.tuning import save_tuned, tune
+from schedopt.tuning.store import shipped_path
 
 HEURISTICS = ("heuristic:edf", "heuristic:slack")
 
@@ -56,9 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         }
         rows.append(row)
         if args.save and tuned > default:
-            save_tuned(
-                "admission", method, result.entry([f"200j-64gpu-s{s}" for s in range(100, 106)])
-            )
+            names = [f"200j-64gpu-s{s}" for s in range(100, 106)]
+            save_tuned("admission", method, result.entry(names), shipped_path("admission"))
     print_table(
         "heuristic tuning (held-out: 10 contended 64-GPU instances)",
         rows,

@@ -23,8 +23,15 @@ from rich.markup import escape
 from rich.table import Table
 
 import schedopt
+from schedopt import cli_args
 from schedopt.core.errors import InvalidInstanceError, UnknownMethodError, UnknownProblemError
-from schedopt.core.registry import ProblemSpec, get_problem, problem_names, problem_of
+from schedopt.core.registry import (
+    MethodKind,
+    ProblemSpec,
+    get_problem,
+    problem_names,
+    problem_of,
+)
 from schedopt.core.result import Result
 from schedopt.core.status import Status
 
@@ -91,38 +98,14 @@ class CliError(Exception):
         super().__init__(message)
 
 
-# --- argument types ---------------------------------------------------------------------------
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds (got {text})")
-    return value
-
-
-def _gap(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 <= value < 1.0:
-        raise argparse.ArgumentTypeError(f"a relative gap is in [0, 1) (got {text})")
-    return value
-
-
-def _int_at_least(low: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be >= {low} (got {value})")
-        return value
-
-    return parse
+def _check_outputs(*paths: str | None, make_dirs: bool = False) -> None:
+    """Fail with a usage error before any work when an output file cannot be written (a result
+    computed for minutes must not be lost to a typo in ``--out``)."""
+    for path in paths:
+        if path:
+            why = cli_args.check_writable(path, "cannot write", make_dirs=make_dirs)
+            if why:
+                raise CliError(why, EXIT_USAGE)
 
 
 # --- output helpers ---------------------------------------------------------------------------
@@ -406,16 +389,20 @@ def _result_json(result: Result[Any]) -> dict[str, Any]:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    _check_outputs(args.out, args.plot)
     inst = _load(args.file)
     spec = problem_of(inst)
     if args.method != "auto":
         spec.method(args.method)  # unknown names fail here, before any work
+    if args.plot and spec.plot is None:
+        raise CliError(f"{spec.name} has no plot yet", EXIT_USAGE)
     kwargs = {
         "time_limit_s": args.time_limit,
         "seed": args.seed,
         "threads": args.threads,
         "mip_gap": args.gap,
         "verbose": args.verbose,
+        "tuned": args.tuned,
     }
     guard = _stdout_to_stderr() if args.json else contextlib.nullcontext()
     spinner: Any = contextlib.nullcontext()
@@ -423,6 +410,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
         spinner = _stderr().status(f"solving with {args.method}, limit {args.time_limit:g} s")
     with guard, spinner:
         result = schedopt.solve(inst, args.method, **kwargs)
+    # The result is shown before any file is written: should a write still fail (the disk
+    # filled up since the check above), the answer is not lost with it.
+    if args.json:
+        _write_json(_result_json(result))
+    else:
+        _render_result(_stdout(), inst, result)
     if args.out:
         if result.solution is not None:
             schedopt.dump(result.solution, args.out)
@@ -432,10 +425,6 @@ def cmd_solve(args: argparse.Namespace) -> int:
             _stderr().print(f"no solution to write to {escape(args.out)}")
     if args.plot and result.solution is not None:
         _write_plot(problem_of(inst), inst, result.solution, args.plot, quiet=args.json)
-    if args.json:
-        _write_json(_result_json(result))
-    else:
-        _render_result(_stdout(), inst, result)
     return STATUS_EXIT.get(result.status, EXIT_INTERNAL)
 
 
@@ -448,6 +437,7 @@ def _write_plot(spec: ProblemSpec, inst: Any, sol: Any, path: str, quiet: bool =
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
+    _check_outputs(args.out)
     inst = _load(args.file)
     spec = problem_of(inst)
     sol = _load_solution(inst, args.solution)
@@ -516,6 +506,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 # --- generate, schema, export, methods, info --------------------------------------------------
 def cmd_generate(args: argparse.Namespace) -> int:
+    _check_outputs(args.out)
     spec = get_problem(args.problem)
     if args.size not in spec.sizes:
         raise CliError(
@@ -540,6 +531,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    _check_outputs(args.out)
     inst = _load(args.file)
     spec = problem_of(inst)
     if spec.export_model is None:
@@ -611,13 +603,33 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
-    from schedopt.tuning import save_tuned, tune
+    from schedopt.tuning import load_tuned, save_tuned, tune
+    from schedopt.tuning.store import default_save_path
 
     spec = get_problem(args.problem)
     if args.size not in spec.sizes:
         raise CliError(
             f"unknown size {args.size!r}; choose from {', '.join(spec.sizes)}", EXIT_USAGE
         )
+    tunable = [n for n, m in spec.methods.items() if m.kind is MethodKind.HEURISTIC and m.params]
+    if args.method not in tunable:
+        raise CliError(
+            f"{args.method!r} cannot be tuned; tunable {spec.name} heuristics: "
+            f"{', '.join(tunable) or 'none'}",
+            EXIT_USAGE,
+        )
+    if args.first_seed + args.instances - 1 > cli_args.MAX_SEED:
+        raise CliError(
+            f"--first-seed + --instances - 1 must be at most {cli_args.MAX_SEED}", EXIT_USAGE
+        )
+    save_path = None
+    if args.save is not None:
+        # The shipped parameters are package data and stay untouched: a save goes to the
+        # path given, else to the per-user file, and solve reads it only with --tuned.
+        save_path = Path(args.save) if args.save else default_save_path(spec.name)
+        _check_outputs(str(save_path), make_dirs=True)
+        if save_path.exists():
+            load_tuned(spec.name, save_path)  # the file is added to: it must be readable now
     seeds = range(args.first_seed, args.first_seed + args.instances)
     instances = [spec.generate(args.size, s) for s in seeds]
     err = _stderr()
@@ -638,10 +650,13 @@ def cmd_tune(args: argparse.Namespace) -> int:
     )
     for k, v in result.params.items():
         console.print(f"  {k} = {v}")
-    if args.save:
+    if save_path is not None:
         names = [f"{args.size}-s{s}" for s in seeds]
-        path = save_tuned(spec.name, args.method, result.entry(names))
-        console.print(f"saved to {escape(str(path))}; method='auto' uses it from now on")
+        path = save_tuned(spec.name, args.method, result.entry(names), save_path)
+        console.print(
+            f"saved to {escape(str(path))}; use it with: schedopt solve FILE --tuned "
+            f"{escape(str(path))}  (Python: schedopt.solve(..., tuned=path))"
+        )
     return EXIT_OK
 
 
@@ -689,7 +704,8 @@ def build_parser() -> argparse.ArgumentParser:
         "exit code: 0 OPTIMAL/FEASIBLE, 4 INFEASIBLE, 5 no solution within the limit,\n"
         "3 invalid instance.",
         "  schedopt solve small.json --method cpsat --time-limit 30 --out small-sol.json\n"
-        "  schedopt solve small.json --json | jq .objectives\n",
+        "  schedopt solve small.json --json | jq .objectives\n"
+        "  schedopt solve small.json --tuned ~/.config/schedopt/params/admission.json\n",
         common,
     )
     p.add_argument("file", metavar="FILE", help="instance JSON file")
@@ -700,23 +716,40 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--time-limit",
-        type=_positive_float,
+        type=cli_args.time_limit,
         default=10.0,
         metavar="S",
-        help="wall-clock limit in seconds (default: 10)",
+        help="wall-clock limit in seconds, > 0 and at most a week (default: 10)",
     )
-    p.add_argument("--seed", type=_int_at_least(0), default=0, metavar="N", help="random seed")
     p.add_argument(
-        "--threads", type=_int_at_least(1), default=1, metavar="N", help="solver threads (1)"
+        "--seed",
+        type=cli_args.seed,
+        default=0,
+        metavar="N",
+        help=f"random seed, 0..{cli_args.MAX_SEED} (0)",
+    )
+    p.add_argument(
+        "--threads",
+        type=cli_args.threads,
+        default=1,
+        metavar="N",
+        help=f"solver threads, 1..{cli_args.MAX_THREADS} (1)",
     )
     p.add_argument(
         "--gap",
-        type=_gap,
+        type=cli_args.gap,
         default=0.0,
         metavar="G",
-        help="relative MIP gap at which OPTIMAL may be claimed (default: 0, exact)",
+        help="relative MIP gap in [0, 1) at which OPTIMAL may be claimed (default: 0, exact)",
     )
-    p.add_argument("--out", metavar="SOLUTION.json", help="write the solution as JSON")
+    p.add_argument(
+        "--tuned",
+        metavar="PARAMS.json",
+        help="heuristic parameters saved by `schedopt tune --save` (default: the shipped ones)",
+    )
+    p.add_argument(
+        "--out", metavar="SOLUTION.json", help="write the solution as JSON (checked first)"
+    )
     p.add_argument("--plot", metavar="PLAN.svg", help="draw the decision as an SVG picture")
     p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
     p.add_argument("--verbose", action="store_true", help="show the solver's log")
@@ -750,7 +783,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--size", default="small", help="instance size: tiny, small, medium or large (small)"
     )
-    p.add_argument("--seed", type=_int_at_least(0), default=0, metavar="N", help="seed (0)")
+    p.add_argument(
+        "--seed",
+        type=cli_args.seed,
+        default=0,
+        metavar="N",
+        help=f"seed, 0..{cli_args.MAX_SEED} (0)",
+    )
     p.add_argument("--out", metavar="FILE", help="write here instead of stdout")
     p.set_defaults(func=cmd_generate)
 
@@ -824,34 +863,58 @@ def build_parser() -> argparse.ArgumentParser:
         "tune a heuristic's parameters by Bayesian optimisation",
         "Tune the parameters of a heuristic (scikit-optimize gp_minimize) on generated\n"
         "instances. The score is the mean objective normalised by the defaults' (defaults =\n"
-        "-1.0 for a maximised first objective; lower is better). --save records the result\n"
-        "in schedopt/tuning/params/PROBLEM.json, which method='auto' reads.",
+        "-1.0 for a maximised first objective; lower is better). --save [PATH] records the\n"
+        "result in PATH, default $XDG_CONFIG_HOME/schedopt/params/PROBLEM.json (else\n"
+        "~/.config/schedopt/params/PROBLEM.json); the parameters shipped with schedopt are\n"
+        "never changed. `solve --tuned PATH` (Python: solve(..., tuned=PATH)) uses a saved\n"
+        "file; without it method 'auto' uses the shipped parameters.\n"
+        "--method takes a heuristic with parameters; any other name lists them.",
         "  schedopt tune admission --method heuristic:edf --size medium --instances 6 \\\n"
-        "      --n-calls 30 --save\n",
+        "      --n-calls 30 --save edf.json\n"
+        "  schedopt solve small.json --tuned edf.json\n",
         common,
     )
     p.add_argument("problem", metavar="PROBLEM", help="problem name, e.g. admission")
     p.add_argument("--method", required=True, help="a heuristic, e.g. heuristic:edf")
     p.add_argument("--size", default="medium", help="instance size (medium)")
     p.add_argument(
-        "--instances", type=_int_at_least(1), default=6, metavar="N", help="training instances (6)"
+        "--instances",
+        type=cli_args.int_in(1, 1000),
+        default=6,
+        metavar="N",
+        help="training instances, 1..1000 (6)",
     )
     p.add_argument(
         "--first-seed",
-        type=_int_at_least(0),
+        type=cli_args.seed,
         default=100,
         metavar="N",
         help="seed of the first training instance (100; keep benchmark seeds apart)",
     )
     p.add_argument(
         "--n-calls",
-        type=_int_at_least(6),
+        type=cli_args.int_in(6, 10_000),
         default=30,
         metavar="N",
-        help="evaluations of the objective (30)",
+        help="evaluations of the objective, 6..10000 (30)",
     )
-    p.add_argument("--seed", type=_int_at_least(0), default=0, metavar="N", help="seed (0)")
-    p.add_argument("--save", action="store_true", help="record the tuned parameters")
+    p.add_argument(
+        "--seed",
+        type=cli_args.seed,
+        default=0,
+        metavar="N",
+        help=f"seed of the optimiser, 0..{cli_args.MAX_SEED} (0)",
+    )
+    p.add_argument(
+        "--save",
+        nargs="?",
+        const="",
+        metavar="PATH",
+        help="record the tuned parameters in PATH (default: "
+        "$XDG_CONFIG_HOME/schedopt/params/PROBLEM.json, else ~/.config/...); "
+        "solve uses them only with --tuned PATH",
+    )
+
     p.set_defaults(func=cmd_tune)
     return parser
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import subprocess
 import sys
@@ -10,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import schedopt
+import schedopt.tuning
 from schedopt import cli
 from schedopt.cli import (
     EXIT_INFEASIBLE,
@@ -21,8 +24,9 @@ from schedopt.cli import (
     EXIT_VALIDATION_FAILED,
     main,
 )
+from schedopt.core.registry import get_problem
 
-COMMANDS = ("solve", "validate", "generate", "schema", "export", "methods", "info")
+COMMANDS = ("solve", "validate", "generate", "schema", "export", "methods", "info", "plot", "tune")
 
 
 @pytest.fixture(scope="module")
@@ -260,10 +264,8 @@ def test_internal_error_and_debug(instance_file, monkeypatch, capsys):
 
 def test_unwritable_output(instance_file, tmp_path, capsys):
     out = tmp_path / "no-such-dir" / "x.lp"
-    assert main(["export", str(instance_file), "--format", "lp", "--out", str(out)]) == (
-        EXIT_INTERNAL
-    )
-    _assert_clean_error(capsys)
+    assert main(["export", str(instance_file), "--format", "lp", "--out", str(out)]) == EXIT_USAGE
+    _assert_clean_error(capsys, "does not exist")
 
 
 # --- schema / export / methods / info ----------------------------------------------------------
@@ -337,3 +339,152 @@ def test_python_dash_m():
 def test_no_spinner_without_a_terminal(instance_file):
     args = cli.build_parser().parse_args(["solve", str(instance_file)])
     assert not cli._want_spinner(args)  # pytest captures stdout: not a TTY
+
+
+# --- arguments checked up front (usage errors, exit 2) -----------------------------------------
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["solve", "{i}", "--seed", str(2**31)], "--seed: must be an integer in [0, 2147483647]"),
+        (["solve", "{i}", "--seed", "9" * 40], "--seed: must be an integer"),
+        (["solve", "{i}", "--seed", "-1"], "--seed: must be an integer"),
+        (["solve", "{i}", "--threads", "100000"], "--threads: must be an integer in [1, 256]"),
+        (["solve", "{i}", "--time-limit", "1e300"], "--time-limit: must be a number of seconds"),
+        (["solve", "{i}", "--time-limit", "inf"], "--time-limit: must be a number of seconds"),
+        (["solve", "{i}", "--time-limit", "nan"], "--time-limit: must be a number of seconds"),
+        (["solve", "{i}", "--gap", "nan"], "--gap: a relative gap is in [0, 1)"),
+        (["generate", "admission", "--seed", str(2**31)], "--seed: must be an integer"),
+        (["generate", "fairshare", "--seed", "x"], "--seed: not an integer"),
+        (["tune", "admission", "--method", "cpsat"], "'cpsat' cannot be tuned"),
+        (["tune", "admission", "--method", "auto"], "heuristic:edf"),
+        (["tune", "fairshare", "--method", "milp:highs"], "cannot be tuned"),
+        (["tune", "admission", "--method", "heuristic:edf", "--seed", str(2**40)], "--seed"),
+        (["tune", "admission", "--method", "heuristic:edf", "--n-calls", "5"], "--n-calls"),
+        (["tune", "admission", "--method", "heuristic:edf", "--instances", "0"], "--instances"),
+        (
+            ["tune", "admission", "--method", "heuristic:edf", "--first-seed", str(2**31 - 1)],
+            "--first-seed + --instances - 1",
+        ),
+    ],
+)
+def test_bad_arguments_are_usage_errors(instance_file, monkeypatch, argv, fragment, capsys):
+    def no_work(*args, **kwargs):
+        raise AssertionError("a bad argument must be refused before any work")
+
+    monkeypatch.setattr(schedopt, "solve", no_work)
+    monkeypatch.setattr("schedopt.tuning.tune", no_work)
+    argv = [a.replace("{i}", str(instance_file)) for a in argv]
+    assert main(argv) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "error:" in err and "Traceback" not in err and "internal error" not in err
+    assert fragment in err, err
+
+
+def test_largest_seed_solves(instance_file, capsys):
+    """The largest accepted seed reaches every solver without overflow (LNS adds its step
+    number to the seed, CBC adds one)."""
+    for method in ("auto", "cpsat", "milp:highs", "milp:cbc", "heuristic:lns"):
+        argv = ["solve", str(instance_file), "--method", method, "--time-limit", "5"]
+        assert main([*argv, "--seed", str(2**31 - 1), "--threads", "2"]) == EXIT_OK, method
+        capsys.readouterr()
+
+
+@pytest.mark.parametrize("where", ["missing-dir", "a-directory", "under-a-file"])
+@pytest.mark.parametrize("command", ["solve-out", "solve-plot", "generate", "export", "plot"])
+def test_unwritable_outputs_are_refused_before_any_work(
+    instance_file, solution_file, tmp_path, monkeypatch, capsys, where, command
+):
+    (tmp_path / "a-file").write_text("")
+    out = {
+        "missing-dir": tmp_path / "no-such-dir" / "x",
+        "a-directory": tmp_path,
+        "under-a-file": tmp_path / "a-file" / "x",
+    }[where]
+    argv = {
+        "solve-out": ["solve", str(instance_file), "--out", str(out)],
+        "solve-plot": ["solve", str(instance_file), "--plot", str(out)],
+        "generate": ["generate", "admission", "--out", str(out)],
+        "export": ["export", str(instance_file), "--format", "lp", "--out", str(out)],
+        "plot": ["plot", str(instance_file), str(solution_file), "--out", str(out)],
+    }[command]
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the output must be checked before any work")
+
+    monkeypatch.setattr(schedopt, "solve", no_work)
+    monkeypatch.setattr(schedopt, "load", no_work)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(argv) == EXIT_USAGE
+    _assert_clean_error(capsys, f"cannot write {out}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no stray file
+
+
+def test_solve_out_is_written_after_the_check(instance_file, tmp_path, capsys):
+    out = tmp_path / "sol.json"
+    assert main(["solve", str(instance_file), "--method", "heuristic:edf", "--out", str(out)]) == 0
+    assert schedopt.load_solution(schedopt.load(instance_file), out) is not None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sol.json"]  # the probe is gone
+
+
+# --- tune --save never writes into the installed package ---------------------------------------
+def _tree_hash(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        digest.update(str(path.relative_to(folder)).encode())
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+TUNE_TINY = ["tune", "admission", "--method", "heuristic:edf", "--size", "tiny"]
+TUNE_TINY += ["--instances", "1", "--n-calls", "6"]
+
+
+def test_tune_save_writes_per_user_never_into_the_package(tmp_path, monkeypatch, capsys):
+    package_params = Path(schedopt.tuning.__file__).parent / "params"
+    before = _tree_hash(package_params)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    assert main([*TUNE_TINY, "--save"]) == EXIT_OK
+    saved = tmp_path / "config" / "schedopt" / "params" / "admission.json"
+    assert str(saved) in capsys.readouterr().out
+    chosen = tmp_path / "mine.json"
+    assert main([*TUNE_TINY, "--save", str(chosen)]) == EXIT_OK
+    assert _tree_hash(package_params) == before
+    for path in (saved, chosen):
+        assert "heuristic:edf" in schedopt.tuning.load_tuned("admission", path)
+
+
+def test_tune_save_refuses_an_unwritable_path_before_tuning(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr("schedopt.tuning.tune", lambda *a, **k: pytest.fail("tuned anyway"))
+    (tmp_path / "a-file").write_text("")
+    assert main([*TUNE_TINY, "--save", str(tmp_path / "a-file" / "p.json")]) == EXIT_USAGE
+    _assert_clean_error(capsys, "cannot write")
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    assert main([*TUNE_TINY, "--save", str(broken)]) == EXIT_INVALID
+    _assert_clean_error(capsys, "not JSON")
+    assert broken.read_text() == "{"
+
+
+def test_solve_uses_saved_parameters_only_with_tuned(instance_file, tmp_path, monkeypatch, capsys):
+    spec = get_problem("admission")
+    original = spec.methods["heuristic:edf"]
+    seen: list[dict] = []
+
+    def run(instance, options, deadline):
+        seen.append(dict(options.params))
+        return original.run(instance, options, deadline)
+
+    monkeypatch.setitem(spec.methods, "heuristic:edf", dataclasses.replace(original, run=run))
+    mine = {"laxity_weight": 0.25, "value_weight": 2.0}
+    path = schedopt.tuning.save_tuned(
+        "admission", "heuristic:edf", {"params": mine}, tmp_path / "p"
+    )
+    assert main(["solve", str(instance_file), "--time-limit", "5"]) == EXIT_OK
+    assert seen == [schedopt.tuning.load_tuned("admission")["heuristic:edf"]]
+    seen.clear()
+    assert main(["solve", str(instance_file), "--time-limit", "5", "--tuned", str(path)]) == 0
+    assert seen == [mine]
+    capsys.readouterr()
+    assert main(["solve", str(instance_file), "--tuned", str(tmp_path / "none")]) == EXIT_INVALID
+    _assert_clean_error(capsys, "tuned:", "none")

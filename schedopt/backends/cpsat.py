@@ -48,7 +48,7 @@ def make_solver(
         p.max_deterministic_time = p.max_time_in_seconds
         p.max_time_in_seconds = 10 * p.max_time_in_seconds + 10
     p.num_workers = threads
-    p.random_seed = seed
+    p.random_seed = seed % 2**31  # an int32 field; LNS derives seed + step from the user's
     p.relative_gap_limit = mip_gap
     p.log_search_progress = verbose
     p.linearization_level = linearization_level

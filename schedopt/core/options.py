@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any
+
+from .errors import InvalidInstanceError
+
+#: Largest seed: CP-SAT's ``random_seed`` and HiGHS's ``random_seed`` are 32-bit signed ints.
+MAX_SEED = 2**31 - 1
+#: Most solver threads accepted (CP-SAT rejects far larger worker counts with an opaque error).
+MAX_THREADS = 256
+#: Longest time limit accepted, one week: beyond it the timers' platform ``time_t`` overflows.
+MAX_TIME_LIMIT_S = 7 * 24 * 3600.0
 
 #: Seconds ``solve()`` may take beyond ``time_limit_s``: validation, solution extraction and
 #: the return from the solver's last callback. Measured in benchmarks/RESULTS.md (worst seen:
@@ -39,9 +50,37 @@ class SolveOptions:
     deterministic: bool = False
 
     def __post_init__(self) -> None:
-        if not self.time_limit_s > 0:
-            raise ValueError(f"time_limit_s must be > 0 (got {self.time_limit_s})")
-        if not 0.0 <= self.mip_gap < 1.0:
-            raise ValueError(f"mip_gap must be in [0, 1) (got {self.mip_gap})")
-        if self.threads < 1:
-            raise ValueError(f"threads must be >= 1 (got {self.threads})")
+        # InvalidInstanceError (a ValueError) naming the option: the same ranges as the CLI's,
+        # so a value no solver can take never reaches one (CP-SAT, numpy and CBC reject
+        # them with unrelated errors deep inside a solve).
+        limit = self.time_limit_s
+        if (
+            isinstance(limit, bool)
+            or not isinstance(limit, numbers.Real)
+            or not (0 < limit <= MAX_TIME_LIMIT_S)
+        ):
+            raise InvalidInstanceError(
+                "time_limit_s", f"must be in (0, {MAX_TIME_LIMIT_S:g}] s (got {limit!r})"
+            )
+        gap = self.mip_gap
+        if (
+            isinstance(gap, bool)
+            or not isinstance(gap, numbers.Real)
+            or not (math.isfinite(gap) and 0.0 <= gap < 1.0)
+        ):
+            raise InvalidInstanceError("mip_gap", f"must be in [0, 1) (got {gap!r})")
+        for name, value, high in (
+            ("threads", self.threads, MAX_THREADS),
+            ("seed", self.seed, MAX_SEED),
+        ):
+            low = 1 if name == "threads" else 0
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise InvalidInstanceError(name, f"must be a whole number (got {value!r})")
+            if not low <= int(value) <= high:
+                raise InvalidInstanceError(
+                    name, f"must be a whole number in [{low}, {high}] (got {value!r})"
+                )
+        if not isinstance(self.params, dict):
+            raise InvalidInstanceError(
+                "params", f"must be a dict (got {type(self.params).__name__})"
+            )

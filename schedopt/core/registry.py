@@ -43,6 +43,9 @@ class Outcome:
     stats: Mapping[str, Any] = field(default_factory=dict)
     #: Measurements the method makes beyond the validator's (merged into Result.metrics).
     metrics: Mapping[str, float] = field(default_factory=dict)
+    #: The solution is the caller's hint, returned because the method found nothing better in
+    #: time; a hint that no longer fits the instance is reported, not raised as a bug.
+    from_hint: bool = False
 
 
 Runner = Callable[[Any, SolveOptions, Deadline], Outcome]
@@ -81,6 +84,9 @@ class ProblemSpec:
     description: str = ""
     #: ``plot(instance, solution) -> SVG text``, where the problem has a picture.
     plot: Callable[[Any, Any], str] | None = None
+    #: Seconds to keep back from every method for turning its answer into a Result (validate,
+    #: evaluate, metrics), estimated cheaply from the instance's size before anything is built.
+    finish_reserve_s: Callable[[Any], float] = lambda instance: 0.05
 
     def method(self, name: str) -> MethodSpec:
         try:

@@ -6,6 +6,7 @@ before it is returned; a violation is a bug and raises :class:`ValidationFailedE
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -14,11 +15,12 @@ from typing import Any
 from schedopt.tuning.store import load_tuned
 
 from .errors import InvalidInstanceError, ModelTooLargeError, ValidationFailedError
+from .gcpause import gc_paused
 from .options import TIME_LIMIT_OVERHEAD_S, SolveOptions
 from .registry import MethodKind, Outcome, ProblemSpec, problem_of
 from .result import ObjectiveTerm, Result, Sense
 from .status import Status
-from .stopping import Deadline
+from .stopping import Deadline, DeadlineReached
 
 AUTO = "auto"
 
@@ -51,6 +53,7 @@ def solve(
     verbose: bool = False,
     deterministic: bool = False,
     options: SolveOptions | None = None,
+    tuned: str | os.PathLike[str] | None = None,
 ) -> Result[Any]:
     """Solve ``instance`` with ``method`` and return a validated :class:`Result`.
 
@@ -58,6 +61,11 @@ def solve(
     them, the better answer returned with an honest status), an exact back-end (``"cpsat"``,
     ``"milp:highs"``, ``"milp:cbc"``) or ``"heuristic:<name>"``; ``schedopt methods PROBLEM``
     lists them. The call returns within ``time_limit_s`` plus ``TIME_LIMIT_OVERHEAD_S``.
+
+    ``tuned`` is a parameter file written by ``schedopt tune --save``: its parameters replace
+    the shipped tuned ones for the heuristics it lists, in ``auto``; with it, a heuristic named
+    in ``method`` also runs with its tuned parameters (unless ``params`` is given). Without it
+    only the shipped parameters are used, and only by ``auto``.
     """
     started = time.perf_counter()
     if options is None:
@@ -79,20 +87,67 @@ def solve(
             f"(got {type(options.hint).__name__}); "
             "load one with schedopt.load_solution(instance, path)",
         )
-    deadline = Deadline(started + options.time_limit_s)
-    if method == AUTO:
-        name, outcome = _auto(spec, instance, options, deadline)
-    else:
-        name, outcome = method, spec.method(method).run(instance, options, deadline)
-    return _finish(spec, instance, name, outcome, options, started)
+    # Every method works to a deadline that keeps back what turning its answer into a Result
+    # costs (validation, evaluation), so the promise holds at every instance size.
+    deadline = Deadline(started + options.time_limit_s).earlier(spec.finish_reserve_s(instance))
+    tuned_params = load_tuned(spec.name, tuned)  # shipped, overridden by the file ``tuned``
+    if tuned is not None and method in tuned_params and not options.params:
+        options = replace(options, params=tuned_params[method])
+    with gc_paused():
+        if method == AUTO:
+            name, outcome = _auto(spec, instance, options, deadline, tuned_params)
+        else:
+            name, outcome = method, _run(spec, method, instance, options, deadline)
+    if (
+        outcome.solution is None
+        and options.hint is not None
+        and outcome.status is Status.NO_SOLUTION
+    ):
+        # The previous plan is always a fallback: a method that found nothing in time does not
+        # discard the caller's hint (for admission, the guarantees already given).
+        name = f"{name} (hint kept)"
+        outcome = replace(
+            outcome,
+            solution=options.hint,
+            status=Status.FEASIBLE,
+            from_hint=True,
+            explanation=f"{outcome.explanation or outcome.status.value}; the hint is returned",
+        )
+    with gc_paused():
+        return _finish(spec, instance, name, outcome, options, started)
+
+
+def _run(
+    spec: ProblemSpec, method: str, instance: Any, options: SolveOptions, deadline: Deadline
+) -> Outcome:
+    """One method, with a deadline reached in a phase that had nothing to return yet turned
+    into an honest NO_SOLUTION."""
+    runner = spec.method(method).run
+    try:
+        return runner(instance, options, deadline)
+    except DeadlineReached as stop:
+        return Outcome(Status.NO_SOLUTION, explanation=str(stop))
 
 
 def _auto(
-    spec: ProblemSpec, instance: Any, options: SolveOptions, deadline: Deadline
+    spec: ProblemSpec,
+    instance: Any,
+    options: SolveOptions,
+    deadline: Deadline,
+    tuned: dict[str, dict[str, Any]],
 ) -> tuple[str, Outcome]:
     heuristic_deadline = Deadline(time.perf_counter() + deadline.share(AUTO_HEURISTIC_SHARE))
-    tuned = load_tuned(spec.name)
-    best_name, best, best_obj = None, None, None
+    best_name, best = None, None
+    notes: list[str] = []  # why heuristics answered nothing, for an honest NO_SOLUTION
+
+    def objectives(outcome: Outcome) -> tuple[float, ...]:
+        # Evaluated only to compare two answers: on 100,000 jobs an evaluation costs 0.5 s.
+        cached = _evaluated.get(id(outcome))
+        if cached is None:
+            cached = _evaluated[id(outcome)] = spec.evaluate(instance, outcome.solution)
+        return cached
+
+    _evaluated: dict[int, tuple[float, ...]] = {}
     # Deterministic mode: every heuristic runs, with a fixed share of the limit as its work
     # budget, and the exact model gets the rest in deterministic time (SolveOptions).
     det = options.deterministic
@@ -100,19 +155,23 @@ def _auto(
     for name in spec.auto_heuristics:
         if heuristic_deadline.expired() and best is not None and not det:
             break
-        # Heuristics run with their tuned parameters (schedopt/tuning/params), if any.
-        params = tuned.get(name, {})
-        heuristic_options = replace(options, params=params, time_limit_s=share) if det else None
-        outcome = spec.method(name).run(
+        # Heuristics run with their tuned parameters (shipped or ``tuned=``), if any. Until
+        # one has answered, a heuristic may use the whole limit: auto always wants an answer.
+        heuristic_options = replace(options, params=tuned.get(name, {}))
+        if det:
+            heuristic_options = replace(heuristic_options, time_limit_s=share)
+        outcome = _run(
+            spec,
+            name,
             instance,
-            heuristic_options or replace(options, params=params),
-            heuristic_deadline,
+            heuristic_options,
+            heuristic_deadline if best is not None else deadline,
         )
         if outcome.solution is None:
+            notes.append(f"{name}: {outcome.explanation or outcome.status.value}")
             continue
-        obj = spec.evaluate(instance, outcome.solution)
-        if best_obj is None or lex_better(obj, best_obj, spec.terms):
-            best_name, best, best_obj = name, outcome, obj
+        if best is None or lex_better(objectives(outcome), objectives(best), spec.terms):
+            best_name, best = name, outcome
     hint = best.solution if best is not None else options.hint
     if best is not None and deadline.expired() and not det:
         # The heuristics used up the whole limit (very large instances): no time to start
@@ -120,23 +179,30 @@ def _auto(
         return f"auto({best_name})", replace(
             best, explanation="the heuristics used the whole time limit; no exact model ran"
         )
+    heuristics_said = f" (heuristics: {'; '.join(notes)})" if notes and best is None else ""
     try:
         exact_options = replace(options, hint=hint)
         if det:
             exact_options = replace(exact_options, time_limit_s=options.time_limit_s - share)
-        exact = spec.method(spec.auto_exact).run(instance, exact_options, deadline)
+        exact = _run(spec, spec.auto_exact, instance, exact_options, deadline)
     except ModelTooLargeError as err:
         if best is None:
-            raise
+            # Nothing to return, and the instance itself is fine: an honest NO_SOLUTION.
+            return f"auto({spec.auto_exact})", Outcome(
+                Status.NO_SOLUTION, explanation=f"{err}{heuristics_said}"
+            )
         # The exact model is refused for its size: the heuristic's answer stands, and says so.
         return f"auto({best_name})", replace(best, explanation=str(err))
     label = f"auto({spec.auto_exact}"
-    if exact.status in (Status.OPTIMAL, Status.INFEASIBLE) or best is None:
+    if exact.status in (Status.OPTIMAL, Status.INFEASIBLE):
         return label + ")", exact
-    if exact.solution is not None:
-        exact_obj = spec.evaluate(instance, exact.solution)
-        if not lex_better(best_obj, exact_obj, spec.terms):
-            return label + ")", exact
+    if best is None:
+        explanation = (exact.explanation or exact.status.value) + heuristics_said
+        return label + ")", replace(exact, explanation=explanation)
+    if exact.solution is not None and not lex_better(
+        objectives(best), objectives(exact), spec.terms
+    ):
+        return label + ")", exact
     # The heuristic's answer stands; the exact model still contributes its bound.
     return f"{label} < {best_name})", replace(
         best,
@@ -162,6 +228,17 @@ def _finish(
     status = outcome.status
     if outcome.solution is not None:
         violations = spec.validate(instance, outcome.solution)
+        if violations and outcome.from_hint:
+            # The caller's hint no longer fits this instance: not a schedopt bug, and nothing
+            # else was found in time.
+            first = "; ".join(str(v) for v in violations[:3])
+            outcome = replace(
+                outcome,
+                solution=None,
+                status=Status.NO_SOLUTION,
+                explanation=f"{outcome.explanation}, but it violates this instance: {first}",
+            )
+            return _finish(spec, instance, method, outcome, options, started)
         if violations:
             raise ValidationFailedError(method, violations)
         objectives = spec.evaluate(instance, outcome.solution)

@@ -406,8 +406,12 @@ class Cluster:
         return result
 
     def gpu_types(self) -> tuple[str, ...]:
-        """The distinct GPU types present, sorted."""
-        return tuple(sorted({g.gpu_type for g in self._gpus.values()}, key=id_sort_key))
+        """The distinct GPU types present, sorted (computed once: instance checks ask per job)."""
+        if "gpu_types" not in self._cache:
+            types = {g.gpu_type for g in self._gpus.values()}
+            self._cache["gpu_types"] = tuple(sorted(types, key=id_sort_key))
+        result: tuple[str, ...] = self._cache["gpu_types"]
+        return result
 
     def host_type(self, host_id: str) -> str | None:
         """The GPU type of a host (the type of its first GPU; ``None`` for a host without GPUs).

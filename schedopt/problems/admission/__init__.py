@@ -5,7 +5,7 @@ from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name,
 from schedopt.core.result import ObjectiveTerm, Sense
 
 from . import cpsat, heuristics, lns, milp, plot
-from .data import build_data
+from .data import estimate_num_variables, finish_reserve_s
 from .generate import SIZES, generate, generate_custom
 from .heuristics import EdfParams, SlackParams
 from .instance import AdmissionInstance, DeadlineTier, Job, JobKind
@@ -29,7 +29,8 @@ SPEC = register_problem(
         metrics=metrics,
         generate=generate,
         sizes=tuple(SIZES),
-        estimate_variables=lambda inst: build_data(inst, check_size=False).num_variables,
+        estimate_variables=estimate_num_variables,
+        finish_reserve_s=finish_reserve_s,
         export_model=milp.export,
         methods=by_name(
             MethodSpec(

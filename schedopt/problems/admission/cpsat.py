@@ -13,7 +13,7 @@ from schedopt.core.lexico import LEVEL_TIME_SHARE, Level
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, Ticker
 
 from .assemble import RawPlan, assemble, guaranteed_value, raw_from_solution
 from .data import VALUE_SCALE, JobData, ModelData, build_data
@@ -25,7 +25,13 @@ from .instance import AdmissionInstance
 class AdmissionCpsat:
     """The model over ``jobs`` (default: all). Variables are kept by (job, slot, option)."""
 
-    def __init__(self, data: ModelData, jobs: Sequence[JobData] | None = None):
+    def __init__(
+        self,
+        data: ModelData,
+        jobs: Sequence[JobData] | None = None,
+        deadline: Deadline | None = None,
+    ):
+        tick = Ticker(deadline, "building the CP-SAT model")
         self.data = data
         self.jobs = tuple(data.jobs if jobs is None else jobs)
         m = self.model = cp_model.CpModel()
@@ -39,6 +45,7 @@ class AdmissionCpsat:
         l1, l2, l3 = [], [], []
 
         for job in self.jobs:
+            tick()
             j = job.index
             # C1 gang, one size per slot; C2 nothing before arrival (no variable exists).
             for t in data.run_slots(job):
@@ -178,13 +185,13 @@ def feasible_together(data: ModelData, jobs: Sequence[JobData], time_limit_s: fl
 
 def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     t0 = time.perf_counter()
-    data = build_data(inst)
+    data = build_data(inst, deadline=deadline)
     reason = data.too_big_for(
         options.time_limit_s if options.deterministic else deadline.remaining()
     )
     if reason:
         return Outcome(Status.NO_SOLUTION, explanation=reason)
-    model = AdmissionCpsat(data)
+    model = AdmissionCpsat(data, deadline=deadline)
     # The hint is a warm start as an *incumbent*, not as search guidance for L1: hinted,
     # single-worker CP-SAT kept the heuristic's value on every contended 256-GPU benchmark
     # instance, where the unhinted search reached within 1% of the bound (RESULTS.md). So L1

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from schedopt.core.errors import ModelTooLargeError
+from schedopt.core.stopping import Deadline
 
 from .instance import AdmissionInstance, JobKind
 
@@ -25,6 +26,43 @@ PROGRESS_SCALE = 10**6
 BUILD_S_PER_VARIABLE = 2.5e-5
 #: Refuse to build exact models with more decision variables than this (≈ 1–2 GB in CP-SAT).
 MAX_MODEL_VARIABLES = 3_000_000
+#: Seconds per job-slot that ``solve()`` keeps back for validating and evaluating an answer
+#: (measured 1.2 µs quiet, 2.0 µs beside two busy processes, on 100,000 jobs × 12 slots;
+#: benchmarks/RESULTS.md, "The time limit at every size").
+FINISH_S_PER_JOB_SLOT = 2.0e-6
+#: Jobs between two deadline checks while the data is built (a check is one clock read).
+CHECK_EVERY = 256
+
+
+def finish_reserve_s(inst: AdmissionInstance) -> float:
+    return 0.05 + FINISH_S_PER_JOB_SLOT * len(inst.jobs) * inst.slots
+
+
+def estimate_num_variables(inst: AdmissionInstance) -> int:
+    """An upper bound on :attr:`ModelData.num_variables` from the raw instance, cheap enough
+    to refuse an oversize model before anything is built (≈ 1 µs a job)."""
+    types = len(inst.cluster.gpu_types())
+    T = inst.slots
+    n = 0
+    for job in inst.jobs:
+        if job.throughput is not None:
+            options = len(job.throughput) * types
+        else:
+            options = sum(len(t) for t in (job.throughput_by_type or {}).values())
+        n += max(0, T - inst.arrival_slot(job)) * options + 2 * T + len(job.deadlines) + 1
+    return n
+
+
+def check_model_size(inst: AdmissionInstance) -> None:
+    """Raise :class:`ModelTooLargeError` before building, from :func:`estimate_num_variables`."""
+    estimate = estimate_num_variables(inst)
+    if estimate > MAX_MODEL_VARIABLES:
+        raise ModelTooLargeError(
+            "jobs",
+            f"the exact model would have about {estimate:,} variables "
+            f"(limit {MAX_MODEL_VARIABLES:,}); shorten the horizon, coarsen slot_s, or use "
+            f"method='heuristic:edf'",
+        )
 
 
 @dataclass(frozen=True)
@@ -115,10 +153,18 @@ class ModelData:
         return None
 
     def fits_alone(self, option: Option) -> bool:
-        return all(
-            self.usage(option, s) <= self.chunk_capacity[(option.gpu_type, s)]
-            for s in self.levels[option.gpu_type]
-        )
+        key = (option.gpu_type, option.n)
+        fits = self._fits_alone.get(key)
+        if fits is None:  # options repeat across jobs: computed once per (type, count)
+            fits = self._fits_alone[key] = all(
+                self.usage(option, s) <= self.chunk_capacity[(option.gpu_type, s)]
+                for s in self.levels[option.gpu_type]
+            )
+        return fits
+
+    @cached_property
+    def _fits_alone(self) -> dict[tuple[str, int], bool]:
+        return {}
 
 
 def _levels(sigma: int) -> tuple[int, ...]:
@@ -129,7 +175,13 @@ def _levels(sigma: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def build_data(inst: AdmissionInstance, *, check_size: bool = True) -> ModelData:
+def build_data(
+    inst: AdmissionInstance, *, check_size: bool = True, deadline: Deadline | None = None
+) -> ModelData:
+    """The model data; ``check_size`` refuses an oversize model first (before any work), and
+    ``deadline`` stops the build (:class:`DeadlineReached`) when it passes."""
+    if check_size:
+        check_model_size(inst)
     T = inst.slots
     host_size = dict(inst.host_size)
     levels = {g: _levels(s) for g, s in host_size.items()}
@@ -151,6 +203,8 @@ def build_data(inst: AdmissionInstance, *, check_size: bool = True) -> ModelData
     unit = top / PROGRESS_SCALE
     jobs = []
     for i, job in enumerate(inst.jobs):
+        if deadline is not None and i % CHECK_EVERY == 0:
+            deadline.check("building the model data")
         options = tuple(
             Option(g, n, math.floor(rate * inst.slot_s + 1e-9))
             for (g, n), rate in sorted(inst.usable_options(job).items())
@@ -173,12 +227,4 @@ def build_data(inst: AdmissionInstance, *, check_size: bool = True) -> ModelData
                 be_coef=tuple(round(c / unit) for c in raw_coef[i]),
             )
         )
-    data = ModelData(inst, T, tuple(jobs), levels, chunk, host_size, unit)
-    if check_size and data.num_variables > MAX_MODEL_VARIABLES:
-        raise ModelTooLargeError(
-            "jobs",
-            f"the exact model would have about {data.num_variables:,} variables "
-            f"(limit {MAX_MODEL_VARIABLES:,}); shorten the horizon, coarsen slot_s, or use "
-            f"method='heuristic:edf'",
-        )
-    return data
+    return ModelData(inst, T, tuple(jobs), levels, chunk, host_size, unit)

@@ -227,6 +227,9 @@ def _solve(rnd: Round, cfg: DriverConfig) -> tuple[AdmissionSolution, list[Tiers
             deterministic=cfg.deterministic,
         )
         spent += result.wall_s
+        if result.method.endswith("(hint kept)"):  # found nothing: the chain goes on
+            notes.append(f"{label} found nothing (hint kept)")
+            return None
         notes.append(f"{label} {result.status.value}")
         return result.solution
 

@@ -26,7 +26,7 @@ from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 
 from .assemble import RawPlan, assemble
-from .data import JobData, ModelData, Option, build_data
+from .data import CHECK_EVERY, JobData, ModelData, Option, build_data
 from .instance import AdmissionInstance
 
 
@@ -67,17 +67,33 @@ class Ledger:
     def __init__(self, data: ModelData):
         self.data = data
         self.used: defaultdict[tuple[int, str, int], int] = defaultdict(int)
+        # (type, count) → the levels it uses with (level, usage, capacity): the inner loop of
+        # every greedy, so computed once per option shape, not per call.
+        self._rows: dict[tuple[str, int], tuple[tuple[int, int, int], ...]] = {}
+
+    def _levels_of(self, opt: Option) -> tuple[tuple[int, int, int], ...]:
+        key = (opt.gpu_type, opt.n)
+        rows = self._rows.get(key)
+        if rows is None:
+            cap = self.data.chunk_capacity
+            rows = self._rows[key] = tuple(
+                (s, ModelData.usage(opt, s), cap[opt.gpu_type, s])
+                for s in self.data.levels[opt.gpu_type]
+                if ModelData.usage(opt, s)
+            )
+        return rows
 
     def fits(self, t: int, opt: Option) -> bool:
-        cap = self.data.chunk_capacity
-        return all(
-            self.used[t, opt.gpu_type, s] + ModelData.usage(opt, s) <= cap[opt.gpu_type, s]
-            for s in self.data.levels[opt.gpu_type]
-        )
+        used, g = self.used, opt.gpu_type
+        # A plain loop, not all(genexpr): the greedy's hottest line, about 2x faster so.
+        for s, use, cap in self._levels_of(opt):  # noqa: SIM110
+            if used[t, g, s] + use > cap:
+                return False
+        return True
 
     def take(self, t: int, opt: Option, sign: int = 1) -> None:
-        for s in self.data.levels[opt.gpu_type]:
-            self.used[t, opt.gpu_type, s] += sign * ModelData.usage(opt, s)
+        for s, use, _ in self._levels_of(opt):
+            self.used[t, opt.gpu_type, s] += sign * use
 
 
 def _fill_backwards(
@@ -130,8 +146,11 @@ def _place_slo(
     return False
 
 
-def _fill_best_effort(data: ModelData, ledger: Ledger, raw: list[RawPlan]) -> None:
-    """Leftover GPUs to best-effort jobs, smallest remaining GPU-time first, slot by slot."""
+def _fill_best_effort(
+    data: ModelData, ledger: Ledger, raw: list[RawPlan], stop: Deadline | None = None
+) -> None:
+    """Leftover GPUs to best-effort jobs, smallest remaining GPU-time first, slot by slot
+    (until ``stop``: what is planned by then stands, the rest idles)."""
     be = [j for j in data.jobs if not j.is_slo]
     left = {j.index: j.work for j in be}
 
@@ -145,6 +164,8 @@ def _fill_best_effort(data: ModelData, ledger: Ledger, raw: list[RawPlan]) -> No
             if left[j.index] > 0 and t >= j.arrival and any(o.work > 0 for o in j.options)
         ]
         for job in sorted(active, key=lambda j: (gpu_time(j), j.id)):
+            if stop is not None and stop.expired():
+                return
             fitting = [i for i, o in enumerate(job.options) if o.work > 0 and ledger.fits(t, o)]
             if not fitting:
                 continue
@@ -158,7 +179,9 @@ def _fill_best_effort(data: ModelData, ledger: Ledger, raw: list[RawPlan]) -> No
             left[job.index] -= min(left[job.index], job.options[o].work)
 
 
-def refill_best_effort(data: ModelData, raw: list[RawPlan]) -> list[RawPlan]:
+def refill_best_effort(
+    data: ModelData, raw: list[RawPlan], stop: Deadline | None = None
+) -> list[RawPlan]:
     """``raw`` with its SLO plans kept and every best-effort job re-planned by the greedy fill.
 
     The exact models hand this to the L2 stage as its warm start: L1 is untouched (SLO plans
@@ -174,13 +197,21 @@ def refill_best_effort(data: ModelData, raw: list[RawPlan]) -> list[RawPlan]:
             out.append(RawPlan(list(r.run), r.admitted, r.tier))
         else:
             out.append(RawPlan([None] * data.T))
-    _fill_best_effort(data, ledger, out)
+    _fill_best_effort(data, ledger, out, stop)
     return out
 
 
 def _greedy(
-    data: ModelData, order: Callable[[JobData], tuple], boost: int = 0
+    data: ModelData,
+    order: Callable[[JobData], tuple],
+    boost: int = 0,
+    stop: Deadline | None = None,
 ) -> tuple[list[RawPlan], list[str]]:
+    """Plans for every job and the earlier guarantees it could not keep.
+
+    ``stop``: past it, no new SLO job is considered (each is rejected, unproven) and the
+    best-effort fill ends; the earlier guarantees are always planned in full, or
+    :class:`DeadlineReached` is raised (keeping half of them would be no answer)."""
     slo = [j for j in data.jobs if j.is_slo]
     kept = [j for j in slo if j.admitted_before]
     # Earlier guarantees first: in the heuristic's order at their most valuable tier; if one
@@ -194,18 +225,22 @@ def _greedy(
     for ordered, latest_tier_first in attempts:
         ledger = Ledger(data)
         raw = [RawPlan([None] * data.T) for _ in data.jobs]
-        broken = [
-            job.id
-            for job in ordered
+        broken = []
+        for n, job in enumerate(ordered):
+            if stop is not None and n % CHECK_EVERY == 0:
+                stop.check("keeping the guarantees of earlier-admitted jobs")
             if not _place_slo(
                 data, ledger, job, raw[job.index], latest_tier_first=latest_tier_first
-            )
-        ]
+            ):
+                broken.append(job.id)
         if not broken:
             break
     for job in sorted((j for j in slo if not j.admitted_before), key=order):
+        if stop is not None and stop.expired():
+            raw[job.index].admitted = False  # not considered in time: rejected, unproven
+            continue
         _place_slo(data, ledger, job, raw[job.index], boost)
-    _fill_best_effort(data, ledger, raw)
+    _fill_best_effort(data, ledger, raw, stop)
     return raw, broken
 
 
@@ -247,22 +282,40 @@ def _params(cls, given: dict) -> object:
     return cls(**given)
 
 
-def run_edf(data: ModelData, params: EdfParams) -> tuple[list[RawPlan], list[str]]:
-    return _greedy(data, edf_order(params))
+def run_edf(
+    data: ModelData, params: EdfParams, stop: Deadline | None = None
+) -> tuple[list[RawPlan], list[str]]:
+    return _greedy(data, edf_order(params), stop=stop)
 
 
-def run_slack(data: ModelData, params: SlackParams) -> tuple[list[RawPlan], list[str]]:
-    return _greedy(data, slack_order(params), boost=params.share_boost)
+def run_slack(
+    data: ModelData, params: SlackParams, stop: Deadline | None = None
+) -> tuple[list[RawPlan], list[str]]:
+    return _greedy(data, slack_order(params), boost=params.share_boost, stop=stop)
 
 
-def _method(run: Callable[[ModelData, object], tuple[list[RawPlan], list[str]]], cls: type):
+#: Assembling a solution from the plans costs about what building the data did (one pass over
+#: the jobs each; measured 2.5 s and 3.0 s of CPU on 100,000 jobs): the greedy stops this many build
+#: times before the deadline, a share that follows the machine's load as the build did.
+ASSEMBLE_PER_BUILD = 1.0
+
+
+def assemble_reserve_s(build_s: float) -> float:
+    return 0.02 + ASSEMBLE_PER_BUILD * build_s
+
+
+def _method(run: Callable[..., tuple[list[RawPlan], list[str]]], cls: type):
     """A registered method around a heuristic; ``options.params`` sets its parameters."""
 
     def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
         t0 = time.perf_counter()
-        data = build_data(inst, check_size=False)
+        data = build_data(inst, check_size=False, deadline=deadline)
         build_s = time.perf_counter() - t0
-        raw, broken = run(data, _params(cls, options.params))
+        stop = deadline.earlier(assemble_reserve_s(build_s))
+        # deterministic mode: the whole pass, never cut short by the wall clock (fixed work)
+        raw, broken = run(
+            data, _params(cls, options.params), None if options.deterministic else stop
+        )
         solve_s = time.perf_counter() - t0 - build_s
         if broken:
             return Outcome(
@@ -277,9 +330,16 @@ def _method(run: Callable[[ModelData, object], tuple[list[RawPlan], list[str]]],
             solution=assemble(data, raw, optimal_admission=False),
             build_s=build_s,
             solve_s=solve_s,
+            explanation=CUT_SHORT if stop.expired() and not options.deterministic else None,
         )
 
     return solve
+
+
+CUT_SHORT = (
+    "the time limit was reached before every job was considered: the SLO jobs not reached are "
+    "rejected (unproven) and best-effort jobs not reached stay idle"
+)
 
 
 solve_edf = _method(run_edf, EdfParams)

@@ -28,7 +28,14 @@ from schedopt.tuning.store import load_tuned
 from .assemble import assemble, guaranteed_value, raw_from_solution
 from .cpsat import AdmissionCpsat
 from .data import MAX_MODEL_VARIABLES, build_data
-from .heuristics import EdfParams, SlackParams, refill_best_effort, run_edf, run_slack
+from .heuristics import (
+    EdfParams,
+    SlackParams,
+    assemble_reserve_s,
+    refill_best_effort,
+    run_edf,
+    run_slack,
+)
 from .instance import AdmissionInstance
 
 
@@ -53,11 +60,13 @@ class LnsParams:
 def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     t0 = time.perf_counter()
     params = LnsParams(**options.params)
-    data = build_data(inst, check_size=False)
+    data = build_data(inst, check_size=False, deadline=deadline)
+    stop = deadline.earlier(assemble_reserve_s(time.perf_counter() - t0))
     tuned = load_tuned("admission")  # start from the greedy heuristics at their tuned settings
+    greedy_stop = None if options.deterministic else stop  # deterministic: fixed work
     starts = [
-        run_edf(data, EdfParams(**tuned.get("heuristic:edf", {}))),
-        run_slack(data, SlackParams(**tuned.get("heuristic:slack", {}))),
+        run_edf(data, EdfParams(**tuned.get("heuristic:edf", {})), greedy_stop),
+        run_slack(data, SlackParams(**tuned.get("heuristic:slack", {})), greedy_stop),
     ]
     if options.hint is not None:
         starts.append((raw_from_solution(data, options.hint), []))
@@ -70,9 +79,7 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
         )
     current = max(kept, key=lambda raw: guaranteed_value(data, raw))
     value = guaranteed_value(data, current)
-    reason = data.too_big_for(
-        options.time_limit_s if options.deterministic else deadline.remaining()
-    )
+    reason = data.too_big_for(options.time_limit_s if options.deterministic else stop.remaining())
     if data.num_variables > MAX_MODEL_VARIABLES:
         reason = (
             f"the CP-SAT model would have {data.num_variables:,} variables (limit "
@@ -92,7 +99,7 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
             math.floor(options.time_limit_s / params.step_s) if options.deterministic else -1
         )
         while (
-            (steps < max_steps if max_steps >= 0 else deadline.remaining() > 0.2)
+            (steps < max_steps if max_steps >= 0 else stop.remaining() > 0.2)
             and slo
             and idle < params.patience
         ):
@@ -113,7 +120,7 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
             solver = backend.make_solver(
                 time_limit_s=params.step_s
                 if options.deterministic
-                else min(params.step_s, deadline.remaining() - 0.1),
+                else min(params.step_s, stop.remaining() - 0.1),
                 seed=options.seed + steps,
                 linearization_level=2,
                 deterministic=options.deterministic,
@@ -129,7 +136,9 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
                 break  # the whole problem was free and is solved: nothing left to improve
         for var in model.x.values():
             _set_domain(var, 0, 1)
-    solution = assemble(data, refill_best_effort(data, current), optimal_admission=False)
+    solution = assemble(
+        data, refill_best_effort(data, current, greedy_stop), optimal_admission=False
+    )
     stats = {"lns_steps": float(steps), "lns_improvements": float(improved)}
     return Outcome(
         Status.FEASIBLE,

@@ -7,11 +7,11 @@ import time
 import pulp
 
 from schedopt.backends.milp import MilpSolver, solve_pulp, var_value, write_model
-from schedopt.core.lexico import LEVEL_TIME_SHARE, Level
+from schedopt.core.lexico import LEVEL_TIME_SHARE, Level, no_time_to_hand_over
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, Ticker
 
 from .assemble import RawPlan, assemble, raw_from_solution
 from .cpsat import feasible_together
@@ -26,7 +26,8 @@ def _lin(pairs) -> pulp.LpAffineExpression:
 
 
 class AdmissionMilp:
-    def __init__(self, data: ModelData):
+    def __init__(self, data: ModelData, deadline: Deadline | None = None):
+        tick = Ticker(deadline, "building the MILP")
         self.data = data
         T = data.T
         prob = self.prob = pulp.LpProblem("admission", pulp.LpMaximize)
@@ -37,6 +38,7 @@ class AdmissionMilp:
         self.c: dict[tuple[int, int], pulp.LpVariable] = {}
         l1, l2, l3 = [], [], []
         for job in data.jobs:
+            tick()
             j = job.index
             # C1 gang, one size per slot; C2 nothing before arrival (no variable exists).
             for t in data.run_slots(job):
@@ -155,13 +157,16 @@ class AdmissionMilp:
 def make_solver(solver: MilpSolver):
     def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
         t0 = time.perf_counter()
-        data = build_data(inst)
+        data = build_data(inst, deadline=deadline)
         reason = data.too_big_for(deadline.remaining())
         if reason:
             return Outcome(Status.NO_SOLUTION, explanation=reason)
-        model = AdmissionMilp(data)
+        model = AdmissionMilp(data, deadline)
         hint = model.hint(raw_from_solution(data, options.hint)) if options.hint else None
         build_s = time.perf_counter() - t0
+        late = no_time_to_hand_over(deadline, build_s)
+        if late:
+            return Outcome(Status.NO_SOLUTION, build_s=build_s, explanation=late)
         solve_s = 0.0
         best_raw: list[RawPlan] | None = None
         bound: float | None = None
@@ -188,6 +193,7 @@ def make_solver(solver: MilpSolver):
             handover_s = float(run.stats.get("handover_s", handover_s))
             solve_s += time.perf_counter() - t1
             stats[f"{level.name}_status"] = run.status.value
+            stats.update(run.surfaced(level.name))  # how CBC ended, if not normally
             if i == 0:
                 if run.status is Status.INFEASIBLE:
                     return Outcome(
@@ -235,4 +241,15 @@ def make_solver(solver: MilpSolver):
 
 def export(inst: AdmissionInstance, path: str, fmt: str) -> None:
     """Write the level-1 model (maximise guaranteed value) as MPS or LP."""
-    write_model(AdmissionMilp(build_data(inst)).prob, path, fmt)
+    write_model(
+        AdmissionMilp(build_data(inst)).prob,
+        path,
+        fmt,
+        level="L1 of 3, maximise the guaranteed deadline value (sum of admitted tiers' values)",
+        notes=(
+            f"objective scale: {VALUE_SCALE} (schedopt's guaranteed value = this file's "
+            f"objective / {VALUE_SCALE}; tier values are resolved to 1/{VALUE_SCALE})",
+            "L2 (best-effort progress) and L3 (GPU-count changes) are solved after L1 is "
+            "fixed at its optimum; they are not in this file",
+        ),
+    )

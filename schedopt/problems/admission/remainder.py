@@ -4,7 +4,8 @@ The remainder of the plan executed in the previous round — its slots 1.. shift
 an idle slot at the end, newly arrived SLO jobs rejected — is a solution of this round whenever
 slot 0 ran as planned and the world did not change: every admitted job's plan still meets its
 (shifted) guaranteed deadline on the same free GPUs. It is checked with the validator, never
-assumed; when it fails, the change in the world that broke it is named.
+assumed; when it fails, the change in the world that broke it is named. Its idle GPUs go to
+best-effort jobs, so a replay in which every method fails still progresses.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from typing import TYPE_CHECKING, Any
 from schedopt.topology import Cluster
 
 from . import SPEC
+from .assemble import assemble, raw_from_solution
+from .data import build_data
+from .heuristics import refill_best_effort
 from .instance import AdmissionInstance
 from .placement import place_first_slot
 from .solution import AdmissionSolution, JobPlan, Rejection, RejectReason
@@ -115,10 +119,21 @@ def remainder(rnd: Round, inst: AdmissionInstance) -> tuple[AdmissionSolution | 
         sol = AdmissionSolution(plans=tuple(plans), placement=placement)
         violations = SPEC.validate(inst, sol)
         if not violations:
-            return sol, ""
+            return _with_best_effort(inst, sol), ""
     if not changes:
         changes.append(
             "the previous plan no longer fits: "
             + ("; ".join(v.message for v in violations[:3]) or "its slot-0 placement failed")
         )
     return None, "; ".join(changes)
+
+
+def _with_best_effort(inst: AdmissionInstance, sol: AdmissionSolution) -> AdmissionSolution:
+    """The remainder with its idle GPUs given to best-effort jobs (the heuristics' greedy fill;
+    SLO plans untouched), so that a replay in which every method keeps failing still makes
+    progress. Kept only if it validates."""
+    data = build_data(inst, check_size=False)
+    filled = assemble(
+        data, refill_best_effort(data, raw_from_solution(data, sol)), optimal_admission=False
+    )
+    return filled if not SPEC.validate(inst, filled) else sol

@@ -5,7 +5,7 @@ from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name,
 from schedopt.core.result import ObjectiveTerm, Sense
 
 from . import cpsat, heuristics, milp
-from .data import build_data
+from .data import build_data, finish_reserve_s
 from .gavel import GavelAllocation, JobFractions, solve_gavel_lp
 from .generate import SIZES, generate, generate_custom
 from .heuristics import AstraeaParams, GavelRoundParams
@@ -32,6 +32,7 @@ SPEC = register_problem(
         generate=generate,
         sizes=tuple(SIZES),
         estimate_variables=lambda inst: build_data(inst, check_size=False).num_variables,
+        finish_reserve_s=finish_reserve_s,
         export_model=milp.export,
         methods=by_name(
             MethodSpec(

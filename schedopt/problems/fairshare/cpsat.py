@@ -15,7 +15,7 @@ from schedopt.core.lexico import LEVEL_TIME_SHARE, Level
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, Ticker
 
 from .data import SHARE_SCALE, ModelData, build_data
 from .explain import explain_infeasible, gavel_stats, trivial_outcome
@@ -28,7 +28,8 @@ _INT_BUDGET = 2**60
 
 
 class FairshareCpsat:
-    def __init__(self, data: ModelData):
+    def __init__(self, data: ModelData, deadline: Deadline | None = None):
+        tick = Ticker(deadline, "building the CP-SAT model")
         self.data = data
         m = self.model = cp_model.CpModel()
         self.x: dict[tuple[int, int], cp_model.IntVar] = {}
@@ -39,6 +40,7 @@ class FairshareCpsat:
         l2: list[tuple[cp_model.IntVar, int]] = []
         l3: list[tuple[cp_model.IntVar, int]] = []
         for job in data.jobs:
+            tick()
             j = job.index
             xs = []
             for o, opt in enumerate(job.options):
@@ -159,14 +161,14 @@ def _wsum(pairs) -> cp_model.LinearExpr:
 
 def solve(inst: FairshareInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     t0 = time.perf_counter()
-    data = build_data(inst)
+    data = build_data(inst, deadline=deadline)
     reason = data.too_big_for(deadline.remaining())
     if reason:
         return Outcome(Status.NO_SOLUTION, explanation=reason)
     trivial = trivial_outcome(data)
     if trivial is not None:
         return trivial
-    model = FairshareCpsat(data)
+    model = FairshareCpsat(data, deadline)
     if options.hint is not None:
         model.hint(raw_from_solution(data, options.hint))
     build_s = time.perf_counter() - t0

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from schedopt.core.errors import ModelTooLargeError
+from schedopt.core.stopping import Deadline, Ticker
 
 from .instance import FairshareInstance
 
@@ -29,6 +30,16 @@ MAX_TIME_UNITS = 10**10
 BUILD_S_PER_VARIABLE = 3e-5
 #: Refuse to build exact models with more decision variables than this.
 MAX_MODEL_VARIABLES = 2_000_000
+#: Seconds per job that ``solve()`` keeps back for validating and evaluating an answer
+#: (measured on 16,384 GPUs × 20,000 jobs: 30 µs of CPU per job, 65 µs of wall time beside
+#: other work; benchmarks/RESULTS.md).
+FINISH_S_PER_JOB = 7.0e-5
+
+
+def finish_reserve_s(inst: FairshareInstance) -> float:
+    return 0.05 + FINISH_S_PER_JOB * len(inst.jobs)
+
+
 #: Slack when turning a minimum share back into whole GPUs (see "How the order is kept").
 GPU_TOL = 1e-9
 
@@ -169,7 +180,11 @@ def _time_unit(largest_s: float) -> float:
     return unit
 
 
-def build_data(inst: FairshareInstance, *, check_size: bool = True) -> ModelData:
+def build_data(
+    inst: FairshareInstance, *, check_size: bool = True, deadline: Deadline | None = None
+) -> ModelData:
+    """The model data; ``deadline`` stops the build (:class:`DeadlineReached`) when it passes."""
+    tick = Ticker(deadline, "building the model data")
     L = inst.round_s
     free = dict(inst.free_by_host)
     host_type = dict(inst.host_type)
@@ -187,6 +202,7 @@ def build_data(inst: FairshareInstance, *, check_size: bool = True) -> ModelData
     jobs: list[JobData] = []
     tenant_jobs: dict[int, list[int]] = {i: [] for i in range(len(inst.tenants))}
     for i, job in enumerate(inst.jobs):
+        tick()
         usable = [
             (g, n, r)
             for g, n, r in sorted(job.options)

@@ -284,7 +284,7 @@ def _params(cls, given: dict) -> object:
 
 def solve_astraea(inst: FairshareInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     t0 = time.perf_counter()
-    data = build_data(inst, check_size=False)
+    data = build_data(inst, check_size=False, deadline=deadline)
     build_s = time.perf_counter() - t0
     state, problem = run_astraea(data, _params(AstraeaParams, options.params))
     solve_s = time.perf_counter() - t0 - build_s
@@ -298,7 +298,7 @@ def solve_gavel_round(
 ) -> Outcome:
     t0 = time.perf_counter()
     params = _params(GavelRoundParams, options.params)
-    data = build_data(inst, check_size=False)
+    data = build_data(inst, check_size=False, deadline=deadline)
     build_s = time.perf_counter() - t0
     if deadline.remaining() > LP_S_PER_VARIABLE * data.num_variables:
         lp = solve_data(data, time_limit_s=max(0.01, deadline.share(0.8)))

@@ -10,11 +10,11 @@ import time
 import pulp
 
 from schedopt.backends.milp import MilpSolver, solve_pulp, var_value, write_model
-from schedopt.core.lexico import LEVEL_TIME_SHARE, Level
+from schedopt.core.lexico import LEVEL_TIME_SHARE, Level, no_time_to_hand_over
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, Ticker
 
 from .data import ModelData, build_data
 from .explain import explain_infeasible, gavel_stats, trivial_outcome
@@ -33,7 +33,8 @@ def _lin(pairs) -> pulp.LpAffineExpression:
 
 
 class FairshareMilp:
-    def __init__(self, data: ModelData):
+    def __init__(self, data: ModelData, deadline: Deadline | None = None):
+        tick = Ticker(deadline, "building the MILP")
         self.data = data
         prob = self.prob = pulp.LpProblem("fairshare", pulp.LpMaximize)
         self.x: dict[tuple[int, int], pulp.LpVariable] = {}
@@ -47,6 +48,7 @@ class FairshareMilp:
         by_type: dict[str, list[tuple[pulp.LpVariable, float]]] = {}
         l2, l3 = [], []
         for job in data.jobs:
+            tick()
             j = job.index
             xs = []
             for o, opt in enumerate(job.options):
@@ -179,16 +181,19 @@ class FairshareMilp:
 def make_solver(solver: MilpSolver):
     def solve(inst: FairshareInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
         t0 = time.perf_counter()
-        data = build_data(inst)
+        data = build_data(inst, deadline=deadline)
         reason = data.too_big_for(deadline.remaining())
         if reason:
             return Outcome(Status.NO_SOLUTION, explanation=reason)
         trivial = trivial_outcome(data)
         if trivial is not None:
             return trivial
-        model = FairshareMilp(data)
+        model = FairshareMilp(data, deadline)
         hint = model.hint(raw_from_solution(data, options.hint)) if options.hint else None
         build_s = time.perf_counter() - t0
+        late = no_time_to_hand_over(deadline, build_s)
+        if late:
+            return Outcome(Status.NO_SOLUTION, build_s=build_s, explanation=late)
         solve_s = 0.0
         best: list[Raw] | None = None
         bound: float | None = None
@@ -223,6 +228,7 @@ def make_solver(solver: MilpSolver):
             )
             solve_s += time.perf_counter() - t1
             stats[f"{level.name}_status"] = run.status.value
+            stats.update(run.surfaced(level.name))  # how CBC ended, if not normally
             if i == 0:
                 if run.status is Status.INFEASIBLE:
                     return Outcome(
@@ -271,4 +277,14 @@ def make_solver(solver: MilpSolver):
 
 def export(inst: FairshareInstance, path: str, fmt: str) -> None:
     """Write the level-1 model (maximise the minimum LTGF) as MPS or LP."""
-    write_model(FairshareMilp(build_data(inst)).prob, path, fmt)
+    write_model(
+        FairshareMilp(build_data(inst)).prob,
+        path,
+        fmt,
+        level="L1 of 3, maximise t, the minimum long-term GPU fair share (LTGF) of a tenant",
+        notes=(
+            "objective scale: 1 (no scaling: the optimum is schedopt's minimum LTGF)",
+            "L2 (effective throughput) and L3 (restart + fragmentation cost) are solved after "
+            "L1 is fixed; they are not in this file",
+        ),
+    )

@@ -5,7 +5,7 @@ from schedopt.backends.milp import milp_methods
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name, register_problem
 
 from . import cpsat, heuristics, milp, posterior, scenario
-from .data import build_data
+from .data import build_data, finish_reserve_s
 from .generate import SHAPES, SIZES, ModelShape, from_counts, generate, generate_custom
 from .heuristics import EplbParams, LocalSearchParams
 from .instance import Expert, Layer, LayerWithin, MoePlacementInstance, Objective, Weights
@@ -27,6 +27,7 @@ SPEC = register_problem(
         generate=generate,
         sizes=tuple(SIZES),
         estimate_variables=lambda inst: build_data(inst, check_size=False).num_variables,
+        finish_reserve_s=finish_reserve_s,
         export_model=milp.export,
         methods=by_name(
             MethodSpec(

@@ -23,7 +23,7 @@ from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 
 from .instance import LayerWithin, MoePlacementInstance
-from .solution import ExpertPlan, LayerPlan, MoePlacementSolution, Replica
+from .solution import MoePlacementSolution
 from .validate import TERMS, evaluate, validate
 
 #: CP-SAT token shares are integers q in 0..SHARE_RESOLUTION: a share is resolved to 1/1000.
@@ -222,16 +222,15 @@ class ModelData:
                 share[share < SHARE_EPS] = 0.0
                 total = share.sum()
                 share = share / total if total > 0 else np.full(len(on), 1.0 / max(len(on), 1))
-                experts.append(
-                    ExpertPlan(
-                        replicas=tuple(
-                            Replica(gpu=self.gpu_ids[g], share=float(s))
-                            for g, s in zip(on, share, strict=True)
-                        )
-                    )
-                )
-            layers.append(LayerPlan(experts=tuple(experts)))
-        return MoePlacementSolution(layers=tuple(layers))
+                replicas = [
+                    {"gpu": self.gpu_ids[g], "share": float(s)}
+                    for g, s in zip(on, share, strict=True)
+                ]
+                experts.append({"replicas": replicas})
+            layers.append({"experts": experts})
+        # One validation of the whole tree in pydantic's core: 110k Replica() calls on the
+        # DeepSeek-V3 shape cost 1.4 s, more than the time limits schedulers use there.
+        return MoePlacementSolution.model_validate({"layers": layers})
 
     def plan_from_solution(self, sol: MoePlacementSolution) -> Plan | None:
         """A solution (e.g. a hint) as a plan; None when its shape does not fit the instance."""
@@ -286,6 +285,15 @@ class ModelData:
             total += float(a.sum(axis=0).max()) / SHARE_RESOLUTION
             total += self.load_unit_us * len(self.mem[i])
         return total
+
+
+#: Seconds per (layer, expert) that ``solve()`` keeps back for validating and evaluating an
+#: answer (measured 0.14 s of CPU on the DeepSeek-V3 shape, 58 × 256; benchmarks/RESULTS.md).
+FINISH_S_PER_EXPERT = 2.0e-5
+
+
+def finish_reserve_s(inst: MoePlacementInstance) -> float:
+    return 0.05 + FINISH_S_PER_EXPERT * sum(len(layer.experts) for layer in inst.layers)
 
 
 def build_data(inst: MoePlacementInstance, *, check_size: bool = True) -> ModelData:
@@ -428,11 +436,13 @@ def _hint_outcome(data: ModelData, hint: Plan | None, why: str, deadline: Deadli
 
     assert hint is not None
     t0 = time.perf_counter()
-    reserve = HINT_RESERVE_S + validation_reserve_s(hint)
-    end = Deadline(deadline.end - reserve)
-    if end.expired():  # no time to improve: the warm start as it is (no comparison needed)
-        solution = data.to_solution(hint)
-    else:
+    solution = data.to_solution(hint)
+    # What comes after the local search costs about four such conversions (the improved plan's,
+    # the hint's again in better_of, and evaluating both): measured here, so that the reserve
+    # follows the machine's load (0.45 s of CPU each on the DeepSeek-V3 shape).
+    convert_s = time.perf_counter() - t0
+    end = deadline.earlier(HINT_RESERVE_S + 4 * convert_s + validation_reserve_s(hint))
+    if not end.expired():  # else no time to improve: the warm start as it is
         better = improve(data, hint, LocalSearchParams(), end)
         solution, _ = better_of(data, data.to_solution(better), hint)
     return Outcome(

@@ -29,7 +29,7 @@ import numpy as np
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, Ticker
 
 from .data import ModelData, Plan, build_data
 from .instance import MoePlacementInstance
@@ -205,7 +205,12 @@ def _pack_layer(
     return True
 
 
-def run_eplb(data: ModelData, params: EplbParams | LocalSearchParams) -> Plan | None:
+def run_eplb(
+    data: ModelData, params: EplbParams | LocalSearchParams, stop: Deadline | None = None
+) -> Plan | None:
+    """EPLB's placement of every layer (None: no packing fits); past ``stop`` it raises
+    :class:`DeadlineReached` (a placement missing layers is no answer)."""
+    tick = Ticker(stop, "placing experts (EPLB)", every=1)
     groups = _layer_groups(data)
     if groups is None:
         return None
@@ -225,6 +230,7 @@ def run_eplb(data: ModelData, params: EplbParams | LocalSearchParams) -> Plan | 
         uniform = all(np.allclose(m, size) for m in data.mem)
         ok = True
         for i in sorted(range(data.L), key=lambda i: (-need[i], i)):
+            tick()
             k = groups[i]
             gpus = np.flatnonzero(data.group == k)
             future[k] -= need[i]
@@ -574,7 +580,7 @@ def solve_eplb(inst: MoePlacementInstance, options: SolveOptions, deadline: Dead
     t0 = time.perf_counter()
     data = build_data(inst, check_size=False)
     build_s = time.perf_counter() - t0
-    plan = run_eplb(data, _params(EplbParams, options.params))
+    plan = run_eplb(data, _params(EplbParams, options.params), deadline)
     return _outcome(data, plan, t0, build_s)
 
 
@@ -587,7 +593,7 @@ def solve_local_search(
         return Outcome(Status.NO_SOLUTION, explanation="no time left for the local search")
     data = build_data(inst, check_size=False)
     build_s = time.perf_counter() - t0
-    plan = run_eplb(data, params)
+    plan = run_eplb(data, params, deadline)
     if plan is not None:
         plan = improve(data, plan, params, Deadline(deadline.end - validation_reserve_s(plan)))
     return _outcome(data, plan, t0, build_s)

@@ -261,6 +261,7 @@ def lexicographic(
         )
         solve_s += time.perf_counter() - t1
         stats[f"{level.name}_status"] = run.status.value
+        stats.update(run.surfaced(level.name))  # how CBC ended, if not normally
         if i == 0:
             if run.bound is not None:
                 bound = max(bound, run.bound)
@@ -304,5 +305,19 @@ def lexicographic(
 def export(inst: MoePlacementInstance, path: str, fmt: str) -> None:
     """Write the level-1 model (minimise Σ_l max load, or the weighted sum) as MPS or LP."""
     model = MoeMilp(build_data(inst))
-    model.prob.setObjective(model.levels[0].expr)
-    write_model(model.prob, path, fmt)
+    first = model.levels[0]
+    model.prob.setObjective(first.expr)
+    if first.name == "W":
+        level = "W, minimise the weighted sum of the four levels (objective.weights)"
+    else:
+        level = "L1 of 4, minimise the sum over layers of the layer's max GPU load (µs)"
+    write_model(
+        model.prob,
+        path,
+        fmt,
+        level=level,
+        notes=(
+            "objective scale: 1 (no scaling: the optimum is schedopt's first objective)",
+            "later levels are solved after the first is fixed; they are not in this file",
+        ),
+    )

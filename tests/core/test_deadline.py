@@ -1,0 +1,124 @@
+"""The time limit at every size: deadlines reached inside a method, the hint as fallback, the
+size guard before building, and heuristics that stop their optional work in time."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import pytest
+
+import schedopt
+from schedopt import TIME_LIMIT_OVERHEAD_S
+from schedopt.core import registry
+from schedopt.core.errors import ModelTooLargeError
+from schedopt.core.registry import MethodKind, MethodSpec, Outcome
+from schedopt.core.status import Status
+from schedopt.core.stopping import Deadline, DeadlineReached, Ticker
+from schedopt.problems.admission import generate, generate_custom
+from schedopt.problems.admission.data import build_data, estimate_num_variables
+
+
+def _with_method(monkeypatch: pytest.MonkeyPatch, problem: str, run) -> str:
+    """Register a throw-away method on ``problem`` for one test."""
+    spec = registry.get_problem(problem)
+    fake = MethodSpec("heuristic:fake", MethodKind.HEURISTIC, run, "test double")
+    monkeypatch.setitem(
+        registry._PROBLEMS, problem, replace(spec, methods={**spec.methods, fake.name: fake})
+    )
+    return fake.name
+
+
+def test_ticker_checks_every_nth_call() -> None:
+    tick = Ticker(Deadline(time.perf_counter() - 1.0), "counting", every=3)
+    tick()
+    tick()
+    with pytest.raises(DeadlineReached, match="while counting"):
+        tick()
+    Ticker(None, "never")()  # no deadline: never raises
+
+
+def test_deadline_reached_inside_a_method_is_an_honest_no_solution(monkeypatch) -> None:
+    def run(inst, options, deadline):
+        raise DeadlineReached("building the model data")
+
+    name = _with_method(monkeypatch, "admission", run)
+    result = schedopt.solve(generate("tiny", 0), name, time_limit_s=1.0)
+    assert result.status is Status.NO_SOLUTION
+    assert result.solution is None
+    assert "building the model data" in (result.explanation or "")
+
+
+def test_the_hint_is_returned_when_the_method_finds_nothing(monkeypatch) -> None:
+    inst = generate("small", 1)
+    previous = schedopt.solve(inst, "heuristic:edf", time_limit_s=5).solution
+    name = _with_method(monkeypatch, "admission", lambda i, o, d: Outcome(Status.NO_SOLUTION))
+    result = schedopt.solve(inst, name, time_limit_s=1.0, hint=previous)
+    assert result.status is Status.FEASIBLE
+    assert result.solution == previous
+    assert "hint kept" in result.method
+    assert result.best_bound is None  # a fallback proves nothing
+
+
+def test_a_hint_that_no_longer_fits_is_reported_not_raised(monkeypatch) -> None:
+    inst = generate("small", 1)
+    other = schedopt.solve(generate("small", 2), "heuristic:edf", time_limit_s=5).solution
+    name = _with_method(monkeypatch, "admission", lambda i, o, d: Outcome(Status.NO_SOLUTION))
+    result = schedopt.solve(inst, name, time_limit_s=1.0, hint=other)
+    assert result.status is Status.NO_SOLUTION
+    assert "violates this instance" in (result.explanation or "")
+
+
+def test_a_proof_of_infeasibility_is_not_replaced_by_the_hint(monkeypatch) -> None:
+    inst = generate("small", 1)
+    previous = schedopt.solve(inst, "heuristic:edf", time_limit_s=5).solution
+    name = _with_method(monkeypatch, "admission", lambda i, o, d: Outcome(Status.INFEASIBLE))
+    result = schedopt.solve(inst, name, time_limit_s=1.0, hint=previous)
+    assert result.status is Status.INFEASIBLE
+
+
+def test_methods_work_to_a_deadline_that_keeps_back_the_finish(monkeypatch) -> None:
+    seen: list[float] = []
+
+    def run(inst, options, deadline):
+        seen.append(deadline.remaining())
+        return Outcome(Status.NO_SOLUTION)
+
+    name = _with_method(monkeypatch, "admission", run)
+    inst = generate("large", 0)
+    schedopt.solve(inst, name, time_limit_s=2.0)
+    reserve = registry.get_problem("admission").finish_reserve_s(inst)
+    assert reserve > 0.05
+    assert seen[0] <= 2.0 - reserve + 1e-3
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_cheap_size_estimate_bounds_the_model_from_above(seed: int) -> None:
+    inst = generate_custom(hosts=4, jobs=40, slots=8, seed=seed)
+    assert estimate_num_variables(inst) >= build_data(inst, check_size=False).num_variables
+
+
+def test_an_oversize_model_is_refused_before_it_is_built() -> None:
+    # 300 jobs × 10,000 slots × 3 options: ~9M variables. Building the data alone would take
+    # seconds; the refusal comes from the estimate, in well under a second.
+    inst = generate_custom(hosts=2, jobs=300, slots=10_000, slot_s=60.0, seed=0)
+    for method in ("cpsat", "milp:highs"):
+        started = time.perf_counter()
+        with pytest.raises(ModelTooLargeError, match="variables"):
+            schedopt.solve(inst, method, time_limit_s=10)
+        assert time.perf_counter() - started < 0.5 + TIME_LIMIT_OVERHEAD_S
+
+
+def test_a_greedy_out_of_time_keeps_every_guarantee_or_says_so() -> None:
+    inst = generate_custom(hosts=64, jobs=4000, slots=12, seed=3)
+    admitted = {j.id for j in inst.jobs if j.admitted}
+    assert admitted
+    for limit in (0.05, 0.3, 1.0):
+        started = time.perf_counter()
+        result = schedopt.solve(inst, "heuristic:edf", time_limit_s=limit)
+        assert time.perf_counter() - started <= limit + TIME_LIMIT_OVERHEAD_S
+        if result.solution is None:
+            assert result.status is Status.NO_SOLUTION and result.explanation
+            continue
+        kept = {p.job_id for p in result.solution.plans if p.admitted}
+        assert admitted <= kept  # validated too: every kept deadline is met
