@@ -39,11 +39,10 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import networkx as nx
-from pydantic import GetCoreSchemaHandler, ValidationError
+from pydantic import GetCoreSchemaHandler
 from pydantic_core import CoreSchema, core_schema
 
 from schedopt.core.errors import InvalidInstanceError
-from schedopt.core.pydantic_errors import invalid_instance_error
 from schedopt.topology.spec import ClusterSpec, GpuSpec, HostSpec, id_sort_key
 
 if TYPE_CHECKING:
@@ -141,11 +140,7 @@ class Cluster:
         Raises :class:`InvalidInstanceError` naming the first bad field (``path`` such as
         ``links[3].bandwidth_gbps``), with every problem found in ``problems``.
         """
-        try:
-            spec = ClusterSpec.model_validate(data)
-        except ValidationError as err:
-            raise invalid_instance_error(err) from None
-        return cls(spec)
+        return cls(ClusterSpec.model_validate(data))  # raises InvalidInstanceError
 
     def to_spec(self) -> ClusterSpec:
         """The spec this cluster was built from (lists in their original order)."""
@@ -583,8 +578,7 @@ class Cluster:
                 switches=tuple(s for s in self._spec.switches if s.id not in orphaned),
                 links=links,
             )
-        except ValidationError as err:
-            problem = invalid_instance_error(err)
+        except InvalidInstanceError as problem:
             raise InvalidInstanceError(
                 "failed", f"without these {len(gone)} GPUs, {problem.reason}"
             ) from None

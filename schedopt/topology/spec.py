@@ -40,9 +40,11 @@ import re
 from collections import defaultdict
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from schedopt.core.errors import FieldProblems
+from schedopt.core.limits import Bandwidth, MemoryGib, Speed
+from schedopt.core.model import FrozenModel
 
 __all__ = [
     "ClusterSpec",
@@ -62,7 +64,6 @@ SwitchTier = Literal["nvswitch", "leaf", "spine", "core"]
 """Where a switch sits: inside a server (``nvswitch``) or in the datacenter network."""
 
 NodeId = Annotated[str, Field(min_length=1)]
-PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 
 _MAX_LISTED = 5  # how many unreachable nodes a "not connected" message names
 _DIGITS = re.compile(r"(\d+)")
@@ -78,8 +79,7 @@ def id_sort_key(node_id: str) -> tuple[tuple[str | int, ...], str]:
     return tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), node_id
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+_Frozen = FrozenModel
 
 
 class GpuSpec(_Frozen):
@@ -88,8 +88,8 @@ class GpuSpec(_Frozen):
     id: NodeId
     host: NodeId
     gpu_type: Annotated[str, Field(min_length=1)]
-    memory_gib: PositiveFloat
-    speed: PositiveFloat = 1.0
+    memory_gib: MemoryGib
+    speed: Speed = 1.0
 
 
 class HostSpec(_Frozen):
@@ -112,7 +112,7 @@ class LinkSpec(_Frozen):
     a: NodeId
     b: NodeId
     kind: LinkKind
-    bandwidth_gbps: PositiveFloat
+    bandwidth_gbps: Bandwidth
 
 
 class ClusterSpec(_Frozen):
