@@ -66,16 +66,23 @@ def mutate(
     new_keys: Sequence[str] = ("-1", "0", "3", "X"),
 ) -> Any:
     """A copy of ``doc`` with ``n`` random edits, each picked by ``choose(sequence)``: a value
-    replaced by one of ``bad_values``, a key dropped, a mapping key renamed to one of
-    ``new_keys``, a list item duplicated. ``choose`` is ``random.Random.choice`` for a fuzz run
-    or a hypothesis draw in :func:`mutations`."""
+    replaced by one of ``bad_values``, a number by one of :data:`HOSTILE_NUMBERS`, a key
+    dropped, a mapping key renamed to one of ``new_keys``, a list item duplicated. ``choose`` is
+    ``random.Random.choice`` for a fuzz run or a hypothesis draw in :func:`mutations`."""
     doc = copy.deepcopy(doc)
     for _ in range(n):
         paths = list(_paths(doc))
         if not paths:
             break
+        action = choose(["set", "drop", "dup", "rekey", "number"])
+        if action == "number":  # a number no solver can take, over a number of the document
+            numbers = [p for p in paths if _is_number(_get(doc, p))]
+            if numbers:
+                parent, key = _resolve(doc, choose(numbers))
+                parent[key] = choose(list(HOSTILE_NUMBERS))
+                continue
+            action = "set"
         parent, key = _resolve(doc, choose(paths))
-        action = choose(["set", "drop", "dup", "rekey"])
         if action == "set":
             parent[key] = copy.deepcopy(choose(list(bad_values)))
         elif action == "drop":
@@ -144,6 +151,15 @@ def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]
         for i, v in enumerate(node):
             yield (*prefix, i)
             yield from _paths(v, (*prefix, i))
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _get(doc: Any, path: tuple[Any, ...]) -> Any:
+    parent, key = _resolve(doc, path)
+    return parent[key]
 
 
 def _resolve(doc: Any, path: tuple[Any, ...]) -> tuple[Any, Any]:

@@ -22,6 +22,9 @@ MAX_MODEL_INT = 2**61
 #: Largest integer a double holds exactly; sums compared in floating point stay below it.
 MAX_EXACT_INT = 2**53
 
+#: The smallest positive value of a quantity that must be > 0: no denormals (5e-324), whose
+#: quotients overflow to inf and then make NaN (inf * 0) inside the models.
+MIN_POSITIVE = 1e-6
 MAX_SECONDS = 1e9  # ≈ 31.7 years: times, deadlines, horizons, costs in seconds
 MIN_STEP_S = 1e-3  # a slot or round of at least a millisecond
 MAX_RATE = 1e9  # iterations per second
@@ -39,22 +42,24 @@ MIN_US, MAX_US = 1e-6, 1e9  # µs per token
 MAX_OBJECTIVE_WEIGHT = 1e6
 
 Seconds = Annotated[float, Field(ge=0, le=MAX_SECONDS, allow_inf_nan=False)]
-PositiveSeconds = Annotated[float, Field(gt=0, le=MAX_SECONDS, allow_inf_nan=False)]
+PositiveSeconds = Annotated[float, Field(ge=MIN_POSITIVE, le=MAX_SECONDS, allow_inf_nan=False)]
 StepSeconds = Annotated[float, Field(ge=MIN_STEP_S, le=MAX_SECONDS, allow_inf_nan=False)]
-Rate = Annotated[float, Field(gt=0, le=MAX_RATE, allow_inf_nan=False)]
+Rate = Annotated[float, Field(ge=MIN_POSITIVE, le=MAX_RATE, allow_inf_nan=False)]
 Iterations = Annotated[int, Field(gt=0, le=MAX_ITERATIONS)]
-PositiveIterations = Annotated[float, Field(gt=0, le=MAX_ITERATIONS, allow_inf_nan=False)]
+PositiveIterations = Annotated[
+    float, Field(ge=MIN_POSITIVE, le=MAX_ITERATIONS, allow_inf_nan=False)
+]
 GpuCount = Annotated[int, Field(ge=0, le=MAX_GPUS)]
 Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
 Weight = Annotated[float, Field(ge=MIN_WEIGHT, le=MAX_WEIGHT, allow_inf_nan=False)]
 Value = Annotated[float, Field(ge=MIN_VALUE, le=MAX_VALUE, allow_inf_nan=False)]
 GpuSeconds = Annotated[float, Field(ge=0, le=MAX_GPU_SECONDS, allow_inf_nan=False)]
-MemoryGib = Annotated[float, Field(gt=0, le=MAX_MEMORY_GIB, allow_inf_nan=False)]
+MemoryGib = Annotated[float, Field(ge=MIN_POSITIVE, le=MAX_MEMORY_GIB, allow_inf_nan=False)]
 NonNegMemoryGib = Annotated[float, Field(ge=0, le=MAX_MEMORY_GIB, allow_inf_nan=False)]
 Speed = Annotated[float, Field(ge=MIN_SPEED, le=MAX_SPEED, allow_inf_nan=False)]
 Bandwidth = Annotated[float, Field(ge=MIN_BANDWIDTH, le=MAX_BANDWIDTH, allow_inf_nan=False)]
 Tokens = Annotated[float, Field(ge=0, le=MAX_TOKENS, allow_inf_nan=False)]
-PositiveTokens = Annotated[float, Field(gt=0, le=MAX_TOKENS, allow_inf_nan=False)]
+PositiveTokens = Annotated[float, Field(ge=MIN_POSITIVE, le=MAX_TOKENS, allow_inf_nan=False)]
 TokenCount = Annotated[int, Field(ge=0, le=int(MAX_TOKENS))]
 MicrosPerToken = Annotated[float, Field(ge=MIN_US, le=MAX_US, allow_inf_nan=False)]
 ObjectiveWeight = Annotated[float, Field(ge=0, le=MAX_OBJECTIVE_WEIGHT, allow_inf_nan=False)]

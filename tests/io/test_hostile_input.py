@@ -46,7 +46,7 @@ def text_with(problem: str, field: str, token: str) -> str:
         ("moe_placement", "memory_gib", "cluster.gpus[0].memory_gib"),
     ],
 )
-@pytest.mark.parametrize("token", ["1e999", "-1e999", "1e308", "18446744073709551616"])
+@pytest.mark.parametrize("token", ["1e999", "-1e999", "1e308", "18446744073709551616", "5e-324"])
 def test_hostile_numbers_name_the_field(problem: str, field: str, path: str, token: str) -> None:
     with pytest.raises(schedopt.InvalidInstanceError) as info:
         schedopt.loads(text_with(problem, field, token))

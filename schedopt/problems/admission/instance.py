@@ -36,7 +36,8 @@ class JobKind(str, Enum):
 
 _Frozen = FrozenModel
 _TABLE_RANGE = (
-    f"counts are powers of two up to {limits.MAX_GPUS:,}, rates in (0, {limits.MAX_RATE:g}]"
+    f"counts are powers of two up to {limits.MAX_GPUS:,}, "
+    f"rates in [{limits.MIN_POSITIVE:g}, {limits.MAX_RATE:g}]"
 )
 
 
@@ -228,10 +229,10 @@ def _check_throughput(where: str, job: Job, types: tuple[str, ...]) -> list[str]
                     f"{where}.{field}{key}[{describe(n)}]: GPU count must be a power of two "
                     f"(1, 2, 4, 8, …) up to {limits.MAX_GPUS:,}"
                 )
-            if not (0 < rate <= limits.MAX_RATE):
+            if not (limits.MIN_POSITIVE <= rate <= limits.MAX_RATE):
                 problems.append(
-                    f"{where}.{field}{key}[{describe(n)}]: throughput must be > 0 and "
-                    f"<= {limits.MAX_RATE:g} iterations/s (got {rate:g})"
+                    f"{where}.{field}{key}[{describe(n)}]: throughput must be > 0: "
+                    f"in [{limits.MIN_POSITIVE:g}, {limits.MAX_RATE:g}] iterations/s (got {rate:g})"
                 )
     return problems
 

@@ -61,7 +61,7 @@ class Job(_Frozen):
     tenant: str
     throughput: dict[str, dict[int, float]] = Field(
         description="iterations/s per GPU type and allowed GPU count (gang size); counts from "
-        f"1 to {limits.MAX_GPUS:,}, rates in (0, {limits.MAX_RATE:g}]"
+        f"1 to {limits.MAX_GPUS:,}, rates in [{limits.MIN_POSITIVE:g}, {limits.MAX_RATE:g}]"
     )
     remaining_iterations: PositiveIterations
     previous: Previous | None = None
@@ -159,11 +159,12 @@ class FairshareInstance(_Frozen):
                             "with allow_multi_host false, GPU counts are powers of two",
                         )
                     )
-                if not (0 < rate <= limits.MAX_RATE):
+                if not (limits.MIN_POSITIVE <= rate <= limits.MAX_RATE):
                     out.append(
                         (
                             f"{here}[{describe(n)}]",
-                            f"throughput must be > 0 and <= {limits.MAX_RATE:g} (got {rate:g})",
+                            f"throughput must be > 0: in [{limits.MIN_POSITIVE:g}, "
+                            f"{limits.MAX_RATE:g}] (got {rate:g})",
                         )
                     )
         return out
