@@ -166,6 +166,10 @@ class AdmissionInstance(_Frozen):
         return {h: self.cluster.host_type(h) for h in self.cluster.hosts()}
 
     @cached_property
+    def gpu_types(self) -> tuple[str, ...]:
+        return self.cluster.gpu_types()
+
+    @cached_property
     def host_size(self) -> dict[str, int]:
         """σ_g: the most GPUs on one host of each type."""
         return self.cluster.max_gpus_per_host()
@@ -187,7 +191,7 @@ class AdmissionInstance(_Frozen):
     def usable_options(self, job: Job) -> dict[tuple[str, int], float]:
         """(type, count) → iterations/s, keeping only what the topology can host (see C3)."""
         result: dict[tuple[str, int], float] = {}
-        for g, table in job.options(self.cluster.gpu_types()).items():
+        for g, table in job.options(self.gpu_types).items():
             sigma = self.host_size.get(g, 0)
             for n, rate in table.items():
                 if n <= sigma or (_is_pow2(sigma) and n % sigma == 0):
