@@ -174,3 +174,10 @@ def test_admission_plan_with_empty_gpu_types_is_a_violation(tmp_path) -> None:
     )
     assert [v.constraint_id for v in violations] == ["V1"], violations
     assert "gpu_types" in violations[0].message
+
+
+@pytest.mark.parametrize("bad", [None, 42, [1], {"gpus": []}, {"gpus": "x", "hosts": 1}])
+def test_cluster_built_in_python(bad) -> None:
+    with pytest.raises(schedopt.InvalidInstanceError) as info:
+        schedopt.Cluster(bad)
+    assert info.value.reason

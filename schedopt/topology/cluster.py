@@ -56,8 +56,9 @@ _MAX_CACHED_SOURCES = 1024  # widest-path / hop trees kept per cluster (each is 
 class Cluster:
     """An immutable GPU-cluster topology: GPUs, hosts, switches and bandwidth-labelled links.
 
-    Do not call the constructor with anything but a validated :class:`ClusterSpec`; the usual
-    entry points are :meth:`from_dict`, :meth:`from_spec` and the builder class methods.
+    The constructor takes a :class:`ClusterSpec` or its JSON form (a mapping, validated; bad
+    input raises :class:`InvalidInstanceError`); the usual entry points are :meth:`from_dict`,
+    :meth:`from_spec` and the builder class methods.
 
     The graph (:attr:`graph`) has node attribute ``kind`` in ``{"gpu", "host", "switch"}``; GPU
     nodes also carry ``gpu_type``, ``memory_gib``, ``speed`` and ``host``; host nodes ``leaf``;
@@ -86,11 +87,15 @@ class Cluster:
     _widest: OrderedDict[str, dict[str, float]]
     _hop_trees: OrderedDict[str, dict[str, int]]
 
-    def __init__(self, spec: ClusterSpec):
+    def __init__(self, spec: ClusterSpec | Mapping[str, Any]):
+        if isinstance(spec, Mapping):  # the JSON form, validated like Cluster.from_dict
+            spec = ClusterSpec.model_validate(spec)
         if not isinstance(spec, ClusterSpec):
-            raise TypeError(
-                f"Cluster() takes a ClusterSpec, not {type(spec).__name__}; "
-                "use Cluster.from_dict for plain data"
+            # InvalidInstanceError like every other bad input built in Python (issue 9 item 6)
+            raise InvalidInstanceError(
+                "spec",
+                f"Cluster() takes a ClusterSpec or its JSON form (a mapping), "
+                f"not {type(spec).__name__}",
             )
         g = nx.Graph(name=spec.name)
         for gpu in spec.gpus:
