@@ -32,6 +32,9 @@ HOSTILE_NUMBERS: tuple[Any, ...] = (
     -(2**63) - 1,
     10**400,
 )
+#: In-range extremes: numbers that load and then reach the solvers (a billion seconds, 2**20
+#: GPUs, a millionth of an iteration per second...).
+EXTREME_NUMBERS: tuple[Any, ...] = (1e-6, 1e-3, 1e6, 1e7, 1e9, 1e12, 1e15, 2**20)
 #: JSON number tokens written over a number in the text: overflow to inf, underflow to 0, and
 #: an integer past Python's 4,300-digit int-string limit.
 HOSTILE_TOKENS: tuple[str, ...] = ("1e999", "-1e999", "1e-999", "9" * 5000, "-0")
@@ -66,7 +69,7 @@ def mutate(
     new_keys: Sequence[str] = ("-1", "0", "3", "X"),
 ) -> Any:
     """A copy of ``doc`` with ``n`` random edits, each picked by ``choose(sequence)``: a value
-    replaced by one of ``bad_values``, a number by one of :data:`HOSTILE_NUMBERS`, a key
+    replaced by one of ``bad_values``, a number by a hostile or extreme one, a key
     dropped, a mapping key renamed to one of ``new_keys``, a list item duplicated. ``choose`` is
     ``random.Random.choice`` for a fuzz run or a hypothesis draw in :func:`mutations`."""
     doc = copy.deepcopy(doc)
@@ -75,11 +78,11 @@ def mutate(
         if not paths:
             break
         action = choose(["set", "drop", "dup", "rekey", "number"])
-        if action == "number":  # a number no solver can take, over a number of the document
+        if action == "number":  # a hostile or extreme number over a number of the document
             numbers = [p for p in paths if _is_number(_get(doc, p))]
             if numbers:
                 parent, key = _resolve(doc, choose(numbers))
-                parent[key] = choose(list(HOSTILE_NUMBERS))
+                parent[key] = choose([*HOSTILE_NUMBERS, *EXTREME_NUMBERS])
                 continue
             action = "set"
         parent, key = _resolve(doc, choose(paths))

@@ -34,7 +34,8 @@ MAX_COUNT = 10**9  # other counts (preemptions, replicas)
 MIN_WEIGHT, MAX_WEIGHT = 1e-6, 1e6  # relative weights (jobs, tenants)
 MIN_VALUE, MAX_VALUE = 1e-3, 1e9  # a deadline tier's value (resolved to 1/1000)
 MAX_GPU_SECONDS = 1e15  # fair-share accounts
-MAX_MEMORY_GIB = 1e6
+MIN_MEMORY_GIB, MAX_MEMORY_GIB = 1e-3, 1e6  # 1 MiB .. 1 PiB (the MoE models round memory to
+# about 1e-6 GiB, so smaller sizes would be lost in their rounding)
 MIN_SPEED, MAX_SPEED = 1e-3, 1e3  # relative to an H100
 MIN_BANDWIDTH, MAX_BANDWIDTH = 1e-3, 1e7  # Gbps
 MAX_TOKENS = 1e15  # tokens, token counts and bytes per token
@@ -54,7 +55,7 @@ Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
 Weight = Annotated[float, Field(ge=MIN_WEIGHT, le=MAX_WEIGHT, allow_inf_nan=False)]
 Value = Annotated[float, Field(ge=MIN_VALUE, le=MAX_VALUE, allow_inf_nan=False)]
 GpuSeconds = Annotated[float, Field(ge=0, le=MAX_GPU_SECONDS, allow_inf_nan=False)]
-MemoryGib = Annotated[float, Field(ge=MIN_POSITIVE, le=MAX_MEMORY_GIB, allow_inf_nan=False)]
+MemoryGib = Annotated[float, Field(ge=MIN_MEMORY_GIB, le=MAX_MEMORY_GIB, allow_inf_nan=False)]
 NonNegMemoryGib = Annotated[float, Field(ge=0, le=MAX_MEMORY_GIB, allow_inf_nan=False)]
 Speed = Annotated[float, Field(ge=MIN_SPEED, le=MAX_SPEED, allow_inf_nan=False)]
 Bandwidth = Annotated[float, Field(ge=MIN_BANDWIDTH, le=MAX_BANDWIDTH, allow_inf_nan=False)]
