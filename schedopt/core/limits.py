@@ -28,7 +28,9 @@ MIN_POSITIVE = 1e-6
 MAX_SECONDS = 1e9  # ≈ 31.7 years: times, deadlines, horizons, costs in seconds
 MIN_STEP_S = 1e-3  # a slot or round of at least a millisecond
 MAX_RATE = 1e9  # iterations per second
-MAX_ITERATIONS = 10**15
+#: Iterations (and iterations in one slot): model coefficients stay below HiGHS's
+#: ``large_matrix_value`` (1e15, beyond which it refuses the model) with room for scaling.
+MAX_ITERATIONS = 10**12
 MAX_GPUS = 2**20  # GPUs in one job, host or allocation
 MAX_COUNT = 10**9  # other counts (preemptions, replicas)
 MIN_WEIGHT, MAX_WEIGHT = 1e-6, 1e6  # relative weights (jobs, tenants)

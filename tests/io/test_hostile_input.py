@@ -85,16 +85,39 @@ def test_deep_nesting_in_python_objects_while_the_message_is_built() -> None:
         schedopt.io.parse_instance(doc)
 
 
-def test_products_the_models_form_are_checked_across_fields() -> None:
-    # Each field in range, but throughput x slot_s x slots is more than doubles count exactly
-    # (CP-SAT then rejects the model: "Possible integer overflow").
+@pytest.mark.parametrize(
+    ("slot_s", "slots", "rate", "words"),
+    [
+        (1e7, None, 1e9, "iterations in one slot"),  # a coefficient HiGHS refuses (>= 1e15)
+        (1e5, 10_000, 1e7, "2\\*\\*53"),  # more iterations than doubles count exactly
+    ],
+)
+def test_products_the_models_form_are_checked_across_fields(slot_s, slots, rate, words) -> None:
+    # Each field in range, but throughput x slot_s (x slots) is too large for the solvers:
+    # before this check CP-SAT answered INFEASIBLE and milp:highs raised IndexError.
     doc = json.loads(SMALL["admission"].read_text())
-    doc["slot_s"] = 1e7
-    doc["jobs"][0]["throughput"] = {"1": 1e9}
+    doc["slot_s"] = slot_s
+    doc["slots"] = slots or doc["slots"]
+    doc["jobs"][0]["throughput"] = {"1": rate}
     doc["jobs"][0].pop("throughput_by_type", None)
-    with pytest.raises(schedopt.InvalidInstanceError, match="2\\*\\*53") as info:
+    with pytest.raises(schedopt.InvalidInstanceError, match=words) as info:
         schedopt.io.parse_instance(doc)
-    assert info.value.path.startswith("jobs[")
+    assert info.value.path == "jobs[0].throughput"
+
+
+def test_the_largest_iteration_count_solves_with_every_method() -> None:
+    # remaining_iterations 1e15 made milp:highs raise IndexError inside PuLP (HiGHS refuses
+    # coefficients >= 1e15); the range now stops at 1e12, which every method takes.
+    from schedopt.core.limits import MAX_ITERATIONS
+
+    doc = json.loads(SMALL["admission"].read_text())
+    doc["jobs"][1]["remaining_iterations"] = MAX_ITERATIONS
+    inst = schedopt.io.parse_instance(doc)
+    for method in ("milp:highs", "cpsat", "heuristic:edf"):
+        assert schedopt.solve(inst, method, time_limit_s=5).status.has_solution, method
+    doc["jobs"][1]["remaining_iterations"] = MAX_ITERATIONS * 1000
+    with pytest.raises(schedopt.InvalidInstanceError, match="remaining_iterations"):
+        schedopt.io.parse_instance(doc)
 
 
 def test_ranges_are_in_the_json_schema() -> None:

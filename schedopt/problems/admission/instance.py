@@ -132,7 +132,13 @@ class AdmissionInstance(_Frozen):
         for i, job in enumerate(self.jobs):
             rates = self.usable_options(job).values()
             per_slot = max(rates, default=0.0) * self.slot_s
-            if per_slot * self.slots > limits.MAX_EXACT_INT:
+            if per_slot > limits.MAX_ITERATIONS:
+                problems.append(
+                    f"jobs[{i}].throughput: {per_slot:.3g} iterations in one slot (throughput x "
+                    f"slot_s) is more than {limits.MAX_ITERATIONS:.0e}, the largest coefficient "
+                    f"the solvers take; use coarser iterations or shorter slots"
+                )
+            elif per_slot * self.slots > limits.MAX_EXACT_INT:
                 problems.append(
                     f"jobs[{i}].throughput: {per_slot * self.slots:.3g} iterations over the "
                     f"horizon (throughput x slot_s x slots) is more than the solvers count "
