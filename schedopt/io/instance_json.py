@@ -39,10 +39,9 @@ def parse_instance(doc: Any) -> BaseModel:
         raise InvalidInstanceError(
             "schema_version", f"this schedopt reads version {SCHEMA_VERSION} (got {version!r})"
         )
-    spec = get_problem(name)
-    try:
-        return spec.instance_type.model_validate(doc)
-    except ValidationError as err:
+    try:  # the models raise InvalidInstanceError themselves (schedopt.core.model.FrozenModel)
+        return get_problem(name).instance_type.model_validate(doc)
+    except ValidationError as err:  # a problem package whose models are plain pydantic ones
         raise invalid_instance_error(err) from None
     except RecursionError:
         raise InvalidInstanceError("", "the document is nested too deeply") from None
@@ -111,8 +110,10 @@ def load_solution(instance: BaseModel, path: str | Path) -> BaseModel:
         raise InvalidInstanceError("", f"a solution is a JSON object (got {type(doc).__name__})")
     try:
         return spec.solution_type.model_validate(doc)
-    except ValidationError as err:
+    except ValidationError as err:  # a problem package whose models are plain pydantic ones
         raise invalid_instance_error(err) from None
+    except RecursionError:
+        raise InvalidInstanceError("", "the document is nested too deeply") from None
 
 
 def json_schema(problem: str) -> dict[str, Any]:
