@@ -40,9 +40,14 @@ MIN_MEMORY_GIB, MAX_MEMORY_GIB = 1e-3, 1e6  # 1 MiB .. 1 PiB (the MoE models rou
 # about 1e-6 GiB, so smaller sizes would be lost in their rounding)
 MIN_SPEED, MAX_SPEED = 1e-3, 1e3  # relative to an H100
 MIN_BANDWIDTH, MAX_BANDWIDTH = 1e-3, 1e7  # Gbps
-MAX_TOKENS = 1e15  # tokens, token counts and bytes per token
+MAX_TOKENS = 1e15  # tokens and token counts
 MIN_US, MAX_US = 1e-6, 1e9  # µs per token
 MAX_OBJECTIVE_WEIGHT = 1e6
+#: Largest time one item may contribute to a model in µs (an expert's load or transfer time per
+#: batch, times its objective weight): 100 s, where real ones are µs to ms. Measured: one expert
+#: of 1e9 µs among µs-sized ones made HiGHS answer a false INFEASIBLE and CP-SAT's weighted
+#: objective overflow at 1e11 µs.
+MAX_MODEL_US = 1e8
 
 Seconds = Annotated[float, Field(ge=0, le=MAX_SECONDS, allow_inf_nan=False)]
 PositiveSeconds = Annotated[float, Field(ge=MIN_POSITIVE, le=MAX_SECONDS, allow_inf_nan=False)]

@@ -55,6 +55,7 @@ __all__ = [
     "SwitchSpec",
     "SwitchTier",
     "id_sort_key",
+    "mixed_type_problems",
 ]
 
 LinkKind = Literal["nvlink", "pcie", "ib", "ethernet"]
@@ -185,6 +186,25 @@ def _reference_problems(spec: ClusterSpec) -> list[tuple[str, str]]:
             problems.append((f"links[{i}]", reason))
         else:
             seen_pairs[pair] = i
+    return problems
+
+
+def mixed_type_problems(spec: ClusterSpec) -> list[tuple[str, str]]:
+    """Hosts whose GPUs are of more than one type, as ``(path, reason)`` pairs.
+
+    A topology may mix types on a host; the schedulers may not: admission and fair share count
+    a host as one GPU type (``Cluster.host_type``), so their instances call this.
+    """
+    problems: list[tuple[str, str]] = []
+    host_type: dict[str, str] = {}
+    for i, gpu in enumerate(spec.gpus):
+        first = host_type.setdefault(gpu.host, gpu.gpu_type)
+        if gpu.gpu_type != first:
+            reason = (
+                f"host {gpu.host!r} mixes GPU types ({first!r} and {gpu.gpu_type!r}); the "
+                "schedulers need one GPU type per host"
+            )
+            problems.append((f"gpus[{i}].gpu_type", reason))
     return problems
 
 

@@ -186,3 +186,17 @@ def test_cli_info_on_dev_zero_answers(small_cap: int, capsys: pytest.CaptureFixt
 
     box = _in_thread(lambda: main(["info", "/dev/zero"]))
     assert box.get("value") == 3, box  # the CLI's exit code for bad input
+
+
+def test_moe_expert_times_are_bounded_for_the_solvers() -> None:
+    # One expert with a load of ~1e9 µs per batch among µs-sized ones: milp:highs answered a
+    # false INFEASIBLE, and in weighted mode CP-SAT refused the model (objective overflow).
+    doc = json.loads((ROOT / "instances" / "moe_placement" / "tiny-s0-weighted.json").read_text())
+    doc["layers"][1]["experts"][3]["compute_us_per_token"] = 1e6
+    with pytest.raises(schedopt.InvalidInstanceError, match="µs") as info:
+        schedopt.io.parse_instance(doc)
+    assert info.value.path == "layers[1].experts[3]"
+    doc["layers"][1]["experts"][3]["compute_us_per_token"] = 5e4
+    inst = schedopt.io.parse_instance(doc)
+    for method in ("milp:highs", "cpsat"):
+        assert schedopt.solve(inst, method, time_limit_s=5).status.has_solution, method

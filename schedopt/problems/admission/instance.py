@@ -20,6 +20,7 @@ from schedopt.core.limits import GpuCount, Iterations, Seconds, StepSeconds, Val
 from schedopt.core.model import FrozenModel
 from schedopt.core.pydantic_errors import describe
 from schedopt.topology import Cluster
+from schedopt.topology.spec import mixed_type_problems
 
 PROBLEM = "admission"
 
@@ -88,7 +89,10 @@ class AdmissionInstance(_Frozen):
 
     @model_validator(mode="after")
     def _cross_checks(self) -> AdmissionInstance:
-        problems: list[str] = []
+        problems: list[str] = [
+            f"cluster.{path}: {reason}"
+            for path, reason in mixed_type_problems(self.cluster.to_spec())
+        ]
         gpus = set(self.cluster.gpus())
         for i, gpu in enumerate(self.unavailable_gpus):
             if gpu not in gpus:

@@ -26,6 +26,7 @@ from schedopt.core.limits import (
 from schedopt.core.model import FrozenModel
 from schedopt.core.pydantic_errors import describe
 from schedopt.topology import Cluster
+from schedopt.topology.spec import mixed_type_problems
 
 PROBLEM = "fairshare"
 
@@ -89,7 +90,10 @@ class FairshareInstance(_Frozen):
 
     @model_validator(mode="after")
     def _cross_checks(self) -> FairshareInstance:
-        problems: list[tuple[str, str]] = []
+        problems: list[tuple[str, str]] = [
+            (f"cluster.{path}", reason)
+            for path, reason in mixed_type_problems(self.cluster.to_spec())
+        ]
         gpus = set(self.cluster.gpus())
         for i, gpu in enumerate(self.unavailable_gpus):
             if gpu not in gpus:

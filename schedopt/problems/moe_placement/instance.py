@@ -32,7 +32,7 @@ from schedopt.topology import Cluster
 PROBLEM = "moe_placement"
 
 _Frozen = FrozenModel
-TokenBytes = Annotated[float, Field(ge=1, le=limits.MAX_TOKENS, allow_inf_nan=False)]
+TokenBytes = Annotated[float, Field(ge=1, le=1e9, allow_inf_nan=False)]
 ExtraMemoryGib = Annotated[
     float, Field(ge=0, le=limits.MAX_MEMORY_GIB * limits.MAX_GPUS, allow_inf_nan=False)
 ]
@@ -226,9 +226,42 @@ class MoePlacementInstance(_Frozen):
         w = self.objective.weights
         if self.objective.mode == "weighted" and not (w.load or w.comm or w.gpus or w.moved):
             problems.append(("objective.weights", "all weights are 0"))
+        if not problems:
+            problems.extend(self._magnitude_problems())
         if problems:
             raise FieldProblems(problems)
         return self
+
+    def _magnitude_problems(self) -> list[tuple[str, str]]:
+        """Each expert's load and transfer time per batch are coefficients of the models (C8,
+        C9 of ``formulations/moe_placement.md``); bound them, weighted, by MAX_MODEL_US. The
+        transfer time is bounded through the narrowest link, so no path search is needed."""
+        spec = self.cluster.to_spec()
+        slowest = min(g.speed for g in spec.gpus)
+        narrowest = min(link.bandwidth_gbps for link in spec.links)
+        us_per_token = 2.0 * self.token_bytes * 8.0 / (narrowest * 1e3)  # bits / (bits per µs)
+        weighted = self.objective.mode == "weighted"
+        w_load = self.objective.weights.load if weighted else 1.0
+        w_comm = self.objective.weights.comm if weighted else 1.0
+        top = limits.MAX_MODEL_US
+        problems = []
+        for li, layer in enumerate(self.layers):
+            for ei, (e, pop) in enumerate(
+                zip(layer.experts, self.point_popularity(li), strict=True)
+            ):
+                load = pop * e.compute_us_per_token / slowest
+                comm = pop * us_per_token
+                if max(load * max(w_load, 1.0), comm * max(w_comm, 1.0)) > top:
+                    problems.append(
+                        (
+                            f"layers[{li}].experts[{ei}]",
+                            f"{pop:.3g} tokens per batch make a load of {load:.3g} µs (at the "
+                            f"slowest GPU) and a transfer of up to {comm:.3g} µs (over the "
+                            f"narrowest link); with the objective weights the models need "
+                            f"these below {top:.0e} µs",
+                        )
+                    )
+        return problems
 
     # --- derived views (computed once; the instance is frozen) ----------------------------
     @cached_property
