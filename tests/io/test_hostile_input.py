@@ -200,3 +200,16 @@ def test_moe_expert_times_are_bounded_for_the_solvers() -> None:
     inst = schedopt.io.parse_instance(doc)
     for method in ("milp:highs", "cpsat"):
         assert schedopt.solve(inst, method, time_limit_s=5).status.has_solution, method
+
+
+@pytest.mark.parametrize("problem", ["admission", "fairshare"])
+def test_a_host_mixing_gpu_types_is_refused(problem: str) -> None:
+    # The schedulers count a host as one GPU type; with one GPU of another type on an H100
+    # host, heuristic:slack placed an H100 job on it (ValidationFailedError).
+    doc = json.loads(SMALL[problem].read_text())
+    first, second = doc["cluster"]["gpus"][:2]
+    assert first["host"] == second["host"]
+    second["gpu_type"] = "X1"
+    with pytest.raises(schedopt.InvalidInstanceError, match="mixes GPU types") as info:
+        schedopt.io.parse_instance(doc)
+    assert info.value.path == "cluster.gpus[1].gpu_type"
