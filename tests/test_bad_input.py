@@ -181,3 +181,11 @@ def test_cluster_built_in_python(bad) -> None:
     with pytest.raises(schedopt.InvalidInstanceError) as info:
         schedopt.Cluster(bad)
     assert info.value.reason
+
+
+@pytest.mark.parametrize("problem", PROBLEMS)
+def test_nested_models_keep_pydantics_fast_path(problem: str) -> None:
+    # FrozenModel's __init__ converts errors at the outermost call only; pydantic must not call
+    # it for every nested model (that would cost a Python call per job and convert too early).
+    for cls in _public_models(problem):
+        assert cls.__pydantic_custom_init__ is False, cls
