@@ -39,10 +39,9 @@ def parse_instance(doc: Any) -> BaseModel:
         raise InvalidInstanceError(
             "schema_version", f"this schedopt reads version {SCHEMA_VERSION} (got {version!r})"
         )
-    spec = get_problem(name)
-    try:
-        return spec.instance_type.model_validate(doc)
-    except ValidationError as err:
+    try:  # the models raise InvalidInstanceError themselves (schedopt.core.model.FrozenModel)
+        return get_problem(name).instance_type.model_validate(doc)
+    except ValidationError as err:  # a problem package whose models are plain pydantic ones
         raise invalid_instance_error(err) from None
     except RecursionError:
         raise InvalidInstanceError("", "the document is nested too deeply") from None
@@ -51,24 +50,37 @@ def parse_instance(doc: Any) -> BaseModel:
 def _decode(text: str | bytes) -> object:
     try:
         return json.loads(text, parse_constant=_reject_constants)
+    except InvalidInstanceError:
+        raise
     except json.JSONDecodeError as err:
         raise InvalidInstanceError(
             f"line {err.lineno} column {err.colno}", f"malformed JSON: {err.msg}"
         ) from None
     except (UnicodeDecodeError, RecursionError) as err:
         raise InvalidInstanceError("", f"not a readable JSON document: {err}") from None
+    except ValueError as err:
+        # e.g. an integer of more than 4,300 digits (Python's int-string conversion limit)
+        raise InvalidInstanceError("", f"not a readable JSON document: {err}") from None
 
 
-def _read(p: Path) -> bytes:
+def _read(p: Path, limit: int | None = None) -> bytes:
+    """The file's bytes, refusing more than ``limit`` (default :data:`MAX_FILE_BYTES`).
+
+    The cap is enforced on the bytes actually read, not on the size the file system reports:
+    devices, pipes and /proc files report 0 (``/dev/zero`` would otherwise be read forever).
+    """
+    cap = MAX_FILE_BYTES if limit is None else limit
     try:
         size = p.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise InvalidInstanceError(
-                "", f"{p} is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}"
-            )
-        return p.read_bytes()
+        if size > cap:
+            raise InvalidInstanceError("", f"{p} is {size:,} bytes; the limit is {cap:,}")
+        with p.open("rb") as f:
+            data = f.read(cap + 1)
     except OSError as err:
         raise InvalidInstanceError("", f"cannot read {p}: {err.strerror or err}") from None
+    if len(data) > cap:
+        raise InvalidInstanceError("", f"{p} holds more than {cap:,} bytes (the limit)")
+    return data
 
 
 def loads(text: str | bytes) -> BaseModel:
@@ -98,8 +110,10 @@ def load_solution(instance: BaseModel, path: str | Path) -> BaseModel:
         raise InvalidInstanceError("", f"a solution is a JSON object (got {type(doc).__name__})")
     try:
         return spec.solution_type.model_validate(doc)
-    except ValidationError as err:
+    except ValidationError as err:  # a problem package whose models are plain pydantic ones
         raise invalid_instance_error(err) from None
+    except RecursionError:
+        raise InvalidInstanceError("", "the document is nested too deeply") from None
 
 
 def json_schema(problem: str) -> dict[str, Any]:

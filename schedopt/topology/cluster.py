@@ -39,11 +39,10 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import networkx as nx
-from pydantic import GetCoreSchemaHandler, ValidationError
+from pydantic import GetCoreSchemaHandler
 from pydantic_core import CoreSchema, core_schema
 
 from schedopt.core.errors import InvalidInstanceError
-from schedopt.core.pydantic_errors import invalid_instance_error
 from schedopt.topology.spec import ClusterSpec, GpuSpec, HostSpec, id_sort_key
 
 if TYPE_CHECKING:
@@ -57,8 +56,9 @@ _MAX_CACHED_SOURCES = 1024  # widest-path / hop trees kept per cluster (each is 
 class Cluster:
     """An immutable GPU-cluster topology: GPUs, hosts, switches and bandwidth-labelled links.
 
-    Do not call the constructor with anything but a validated :class:`ClusterSpec`; the usual
-    entry points are :meth:`from_dict`, :meth:`from_spec` and the builder class methods.
+    The constructor takes a :class:`ClusterSpec` or its JSON form (a mapping, validated; bad
+    input raises :class:`InvalidInstanceError`); the usual entry points are :meth:`from_dict`,
+    :meth:`from_spec` and the builder class methods.
 
     The graph (:attr:`graph`) has node attribute ``kind`` in ``{"gpu", "host", "switch"}``; GPU
     nodes also carry ``gpu_type``, ``memory_gib``, ``speed`` and ``host``; host nodes ``leaf``;
@@ -87,11 +87,15 @@ class Cluster:
     _widest: OrderedDict[str, dict[str, float]]
     _hop_trees: OrderedDict[str, dict[str, int]]
 
-    def __init__(self, spec: ClusterSpec):
+    def __init__(self, spec: ClusterSpec | Mapping[str, Any]):
+        if isinstance(spec, Mapping):  # the JSON form, validated like Cluster.from_dict
+            spec = ClusterSpec.model_validate(spec)
         if not isinstance(spec, ClusterSpec):
-            raise TypeError(
-                f"Cluster() takes a ClusterSpec, not {type(spec).__name__}; "
-                "use Cluster.from_dict for plain data"
+            # InvalidInstanceError like every other bad input built in Python (issue 9 item 6)
+            raise InvalidInstanceError(
+                "spec",
+                f"Cluster() takes a ClusterSpec or its JSON form (a mapping), "
+                f"not {type(spec).__name__}",
             )
         g = nx.Graph(name=spec.name)
         for gpu in spec.gpus:
@@ -141,11 +145,7 @@ class Cluster:
         Raises :class:`InvalidInstanceError` naming the first bad field (``path`` such as
         ``links[3].bandwidth_gbps``), with every problem found in ``problems``.
         """
-        try:
-            spec = ClusterSpec.model_validate(data)
-        except ValidationError as err:
-            raise invalid_instance_error(err) from None
-        return cls(spec)
+        return cls(ClusterSpec.model_validate(data))  # raises InvalidInstanceError
 
     def to_spec(self) -> ClusterSpec:
         """The spec this cluster was built from (lists in their original order)."""
@@ -587,8 +587,7 @@ class Cluster:
                 switches=tuple(s for s in self._spec.switches if s.id not in orphaned),
                 links=links,
             )
-        except ValidationError as err:
-            problem = invalid_instance_error(err)
+        except InvalidInstanceError as problem:
             raise InvalidInstanceError(
                 "failed", f"without these {len(gone)} GPUs, {problem.reason}"
             ) from None

@@ -40,9 +40,11 @@ import re
 from collections import defaultdict
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from schedopt.core.errors import FieldProblems
+from schedopt.core.limits import Bandwidth, MemoryGib, Speed
+from schedopt.core.model import FrozenModel
 
 __all__ = [
     "ClusterSpec",
@@ -53,6 +55,7 @@ __all__ = [
     "SwitchSpec",
     "SwitchTier",
     "id_sort_key",
+    "mixed_type_problems",
 ]
 
 LinkKind = Literal["nvlink", "pcie", "ib", "ethernet"]
@@ -62,7 +65,6 @@ SwitchTier = Literal["nvswitch", "leaf", "spine", "core"]
 """Where a switch sits: inside a server (``nvswitch``) or in the datacenter network."""
 
 NodeId = Annotated[str, Field(min_length=1)]
-PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 
 _MAX_LISTED = 5  # how many unreachable nodes a "not connected" message names
 _DIGITS = re.compile(r"(\d+)")
@@ -78,8 +80,7 @@ def id_sort_key(node_id: str) -> tuple[tuple[str | int, ...], str]:
     return tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), node_id
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+_Frozen = FrozenModel
 
 
 class GpuSpec(_Frozen):
@@ -88,8 +89,8 @@ class GpuSpec(_Frozen):
     id: NodeId
     host: NodeId
     gpu_type: Annotated[str, Field(min_length=1)]
-    memory_gib: PositiveFloat
-    speed: PositiveFloat = 1.0
+    memory_gib: MemoryGib
+    speed: Speed = 1.0
 
 
 class HostSpec(_Frozen):
@@ -112,7 +113,7 @@ class LinkSpec(_Frozen):
     a: NodeId
     b: NodeId
     kind: LinkKind
-    bandwidth_gbps: PositiveFloat
+    bandwidth_gbps: Bandwidth
 
 
 class ClusterSpec(_Frozen):
@@ -185,6 +186,25 @@ def _reference_problems(spec: ClusterSpec) -> list[tuple[str, str]]:
             problems.append((f"links[{i}]", reason))
         else:
             seen_pairs[pair] = i
+    return problems
+
+
+def mixed_type_problems(spec: ClusterSpec) -> list[tuple[str, str]]:
+    """Hosts whose GPUs are of more than one type, as ``(path, reason)`` pairs.
+
+    A topology may mix types on a host; the schedulers may not: admission and fair share count
+    a host as one GPU type (``Cluster.host_type``), so their instances call this.
+    """
+    problems: list[tuple[str, str]] = []
+    host_type: dict[str, str] = {}
+    for i, gpu in enumerate(spec.gpus):
+        first = host_type.setdefault(gpu.host, gpu.gpu_type)
+        if gpu.gpu_type != first:
+            reason = (
+                f"host {gpu.host!r} mixes GPU types ({first!r} and {gpu.gpu_type!r}); the "
+                "schedulers need one GPU type per host"
+            )
+            problems.append((f"gpus[{i}].gpu_type", reason))
     return problems
 
 

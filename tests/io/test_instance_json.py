@@ -70,7 +70,7 @@ def test_schema_describes_the_instance() -> None:
         (
             lambda d: d["cluster"]["links"][0].update(bandwidth_gbps=0),
             "cluster.links[0].bandwidth_gbps",
-            "greater than 0",
+            "greater than or equal to 0.001",
         ),
         (lambda d: d["jobs"][0].update(kind="urgent"), "jobs[0].kind", "strict_slo"),
         (lambda d: d["jobs"][0].update(colour="red"), "jobs[0].colour", "unknown field"),

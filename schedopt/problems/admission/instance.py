@@ -12,10 +12,15 @@ from enum import Enum
 from functools import cached_property
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
+from schedopt.core import limits
 from schedopt.core.errors import FieldProblems
+from schedopt.core.limits import GpuCount, Iterations, Seconds, StepSeconds, Value, Weight
+from schedopt.core.model import FrozenModel
+from schedopt.core.pydantic_errors import describe
 from schedopt.topology import Cluster
+from schedopt.topology.spec import mixed_type_problems
 
 PROBLEM = "admission"
 
@@ -30,33 +35,38 @@ class JobKind(str, Enum):
         return self is not JobKind.BEST_EFFORT
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+_Frozen = FrozenModel
+_TABLE_RANGE = (
+    f"counts are powers of two up to {limits.MAX_GPUS:,}, "
+    f"rates in [{limits.MIN_POSITIVE:g}, {limits.MAX_RATE:g}]"
+)
 
 
 class DeadlineTier(_Frozen):
     """Meeting ``deadline_s`` (seconds from now) is worth ``value``."""
 
-    deadline_s: float = Field(gt=0)
-    value: float = Field(gt=0)
+    deadline_s: Seconds = Field(gt=0)
+    value: Value
 
 
 class Job(_Frozen):
     id: str = Field(min_length=1)
     kind: JobKind
     tenant: str = "default"
-    arrival_s: float = Field(default=0.0, ge=0)
-    remaining_iterations: int = Field(gt=0)
+    arrival_s: Seconds = 0.0
+    remaining_iterations: Iterations
     throughput: dict[int, float] | None = Field(
-        default=None, description="iterations/s at each allowed GPU count, on every GPU type"
+        default=None,
+        description=f"iterations/s at each allowed GPU count, on every GPU type; {_TABLE_RANGE}",
     )
     throughput_by_type: dict[str, dict[int, float]] | None = Field(
-        default=None, description="iterations/s per GPU type and allowed GPU count"
+        default=None,
+        description=f"iterations/s per GPU type and allowed GPU count; {_TABLE_RANGE}",
     )
     deadlines: tuple[DeadlineTier, ...] = ()
     admitted: bool = False
-    weight: float = Field(default=1.0, gt=0)
-    current_gpus: int = Field(default=0, ge=0)
+    weight: Weight = 1.0
+    current_gpus: GpuCount = 0
 
     def options(self, gpu_types: tuple[str, ...]) -> dict[str, dict[int, float]]:
         """Throughput per (GPU type, count) this job may use, before topology restrictions."""
@@ -73,13 +83,16 @@ class AdmissionInstance(_Frozen):
     cluster: Cluster
     unavailable_gpus: tuple[str, ...] = ()
     slots: int = Field(ge=1, le=10_000)
-    slot_s: float = Field(gt=0)
-    be_discount: float = Field(default=0.8, gt=0, le=1)
+    slot_s: StepSeconds
+    be_discount: float = Field(default=0.8, ge=1e-3, le=1)
     jobs: tuple[Job, ...]
 
     @model_validator(mode="after")
     def _cross_checks(self) -> AdmissionInstance:
-        problems: list[str] = []
+        problems: list[str] = [
+            f"cluster.{path}: {reason}"
+            for path, reason in mixed_type_problems(self.cluster.to_spec())
+        ]
         gpus = set(self.cluster.gpus())
         for i, gpu in enumerate(self.unavailable_gpus):
             if gpu not in gpus:
@@ -105,9 +118,53 @@ class AdmissionInstance(_Frozen):
                 problems.append(
                     f"{where}.admitted: only SLO jobs are admitted (kind is best_effort)"
                 )
+        if not problems:
+            problems.extend(self._magnitude_problems())
         if problems:
             raise FieldProblems([_split(p) for p in problems])
         return self
+
+    def _magnitude_problems(self) -> list[str]:
+        """Products of several fields that the exact models form must stay representable
+        (see "Integer scaling" in ``formulations/admission.md``): iterations over the horizon
+        (C6), the scaled tier values (L1) and the scaled best-effort progress (L2)."""
+        from .data import PROGRESS_SCALE, VALUE_SCALE  # data.py imports this module
+
+        problems = []
+        l1 = 0.0
+        l2 = 0.0
+        for i, job in enumerate(self.jobs):
+            rates = self.usable_options(job).values()
+            per_slot = max(rates, default=0.0) * self.slot_s
+            if per_slot > limits.MAX_ITERATIONS:
+                problems.append(
+                    f"jobs[{i}].throughput: {per_slot:.3g} iterations in one slot (throughput x "
+                    f"slot_s) is more than {limits.MAX_ITERATIONS:.0e}, the largest coefficient "
+                    f"the solvers take; use coarser iterations or shorter slots"
+                )
+            elif per_slot * self.slots > limits.MAX_EXACT_INT:
+                problems.append(
+                    f"jobs[{i}].throughput: {per_slot * self.slots:.3g} iterations over the "
+                    f"horizon (throughput x slot_s x slots) is more than the solvers count "
+                    f"exactly (2**53); use coarser iterations or a shorter horizon"
+                )
+            l1 += sum(t.value for t in job.deadlines)
+            if not job.kind.is_slo:
+                run = max(0, self.slots - self.arrival_slot(job))
+                l2 += run * min(float(job.remaining_iterations), per_slot)
+        if l1 * VALUE_SCALE > limits.MAX_EXACT_INT:
+            problems.append(
+                f"jobs: the deadline tier values sum to {l1:.3g}; the models resolve values to "
+                f"1/{VALUE_SCALE} and need the sum below {limits.MAX_EXACT_INT / VALUE_SCALE:.3g}"
+            )
+        if l2 * PROGRESS_SCALE > limits.MAX_MODEL_INT:
+            problems.append(
+                f"jobs: best-effort progress over the horizon (sum over best-effort jobs of "
+                f"slots x min(remaining_iterations, iterations per slot)) is {l2:.3g}; the "
+                f"models need it below {limits.MAX_MODEL_INT / PROGRESS_SCALE:.3g} to stay in "
+                f"int64 at their {PROGRESS_SCALE:,}:1 resolution; use coarser iterations"
+            )
+        return problems
 
     # --- derived views (computed once; the instance is frozen) ----------------------------
     @cached_property
@@ -126,6 +183,10 @@ class AdmissionInstance(_Frozen):
         """(host, GPU type) → its GPUs that are not unavailable (f_h of the formulation)."""
         out = set(self.unavailable_gpus)
         return {k: tuple(g for g in v if g not in out) for k, v in self.gpu_groups.items()}
+
+    @cached_property
+    def gpu_types(self) -> tuple[str, ...]:
+        return self.cluster.gpu_types()
 
     @cached_property
     def host_size(self) -> dict[str, int]:
@@ -157,7 +218,7 @@ class AdmissionInstance(_Frozen):
         tables = (
             job.throughput_by_type.items()
             if job.throughput_by_type is not None
-            else ((g, job.throughput or {}) for g in self.cluster.gpu_types())
+            else ((g, job.throughput or {}) for g in self.gpu_types)
         )
         for g, table in tables:
             sigma = self.host_size.get(g, 0)
@@ -196,12 +257,16 @@ def _check_throughput(where: str, job: Job, types: tuple[str, ...]) -> list[str]
         if not table:
             problems.append(f"{where}.{field}{key}: empty throughput table")
         for n, rate in table.items():
-            if not _is_pow2(n):
+            if not _is_pow2(n) or n > limits.MAX_GPUS:
                 problems.append(
-                    f"{where}.{field}{key}[{n}]: GPU count must be a power of two (1, 2, 4, 8, …)"
+                    f"{where}.{field}{key}[{describe(n)}]: GPU count must be a power of two "
+                    f"(1, 2, 4, 8, …) up to {limits.MAX_GPUS:,}"
                 )
-            if not (rate > 0 and math.isfinite(rate)):
-                problems.append(f"{where}.{field}{key}[{n}]: throughput must be > 0 (got {rate})")
+            if not (limits.MIN_POSITIVE <= rate <= limits.MAX_RATE):
+                problems.append(
+                    f"{where}.{field}{key}[{describe(n)}]: throughput must be > 0: "
+                    f"in [{limits.MIN_POSITIVE:g}, {limits.MAX_RATE:g}] iterations/s (got {rate:g})"
+                )
     return problems
 
 

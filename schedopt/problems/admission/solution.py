@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from enum import Enum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from schedopt.core import limits
+from schedopt.core.limits import GpuCount
+from schedopt.core.model import FrozenModel
 
 
 class RejectReason(str, Enum):
@@ -12,32 +16,28 @@ class RejectReason(str, Enum):
     CONFLICTS_WITH_ADMITTED = "conflicts_with_admitted"
 
 
-class Rejection(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class Rejection(FrozenModel):
     reason: RejectReason
     proven: bool
     detail: str = ""
 
 
-class JobPlan(BaseModel):
+class JobPlan(FrozenModel):
     """One job's decision. ``gpus[t]`` GPUs of type ``gpu_types[t]`` in slot t (0 / None = idle)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     job_id: str
     admitted: bool | None = Field(
         default=None, description="SLO jobs: admitted (guaranteed) or not; None for best-effort"
     )
-    tier: int | None = Field(default=None, description="index of the guaranteed deadline tier")
-    gpus: tuple[int, ...]
+    tier: int | None = Field(
+        default=None, ge=0, le=limits.MAX_COUNT, description="index of the guaranteed deadline tier"
+    )
+    gpus: tuple[GpuCount, ...]
     gpu_types: tuple[str | None, ...]
     rejection: Rejection | None = None
 
 
-class AdmissionSolution(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class AdmissionSolution(FrozenModel):
     problem: str = "admission"
     plans: tuple[JobPlan, ...]
     placement: dict[str, tuple[str, ...]] = Field(

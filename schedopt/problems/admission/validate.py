@@ -35,8 +35,34 @@ def _iterations(inst: AdmissionInstance, job: Job, plan: JobPlan, upto: int) -> 
     return total
 
 
-def validate(inst: AdmissionInstance, sol: AdmissionSolution) -> list[Violation]:
+def _structure(inst: AdmissionInstance, sol: AdmissionSolution) -> list[Violation]:
+    """Shape checks run before any constraint: a corrupted file (lists of the wrong length,
+    placements of unknown jobs or GPUs) is answered with V1 violations, never an exception."""
     out: list[Violation] = []
+    for i, plan in enumerate(sol.plans):
+        if len(plan.gpus) != inst.slots or len(plan.gpu_types) != inst.slots:
+            out.append(
+                Violation(
+                    "V1",
+                    f"plans[{i}] (job {plan.job_id!r}): gpus and gpu_types must each list "
+                    f"{inst.slots} slots (got {len(plan.gpus)} and {len(plan.gpu_types)})",
+                )
+            )
+    planned = {p.job_id for p in sol.plans}
+    known = set(inst.cluster.gpus())
+    for job_id, gpu_ids in sol.placement.items():
+        if job_id not in planned:
+            out.append(Violation("V1", f"placement of job {job_id!r}, which has no plan"))
+        for gpu in gpu_ids:
+            if gpu not in known:
+                out.append(Violation("V1", f"placement of job {job_id!r}: unknown GPU {gpu!r}"))
+    return out
+
+
+def validate(inst: AdmissionInstance, sol: AdmissionSolution) -> list[Violation]:
+    out: list[Violation] = _structure(inst, sol)
+    if out:
+        return out
     jobs = {j.id: j for j in inst.jobs}
     counts = Counter(p.job_id for p in sol.plans)
     for job_id, c in counts.items():

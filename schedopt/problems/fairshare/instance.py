@@ -7,39 +7,50 @@ and name the field path. See ``formulations/fairshare.md``.
 
 from __future__ import annotations
 
-import math
 from functools import cached_property
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
+from schedopt.core import limits
 from schedopt.core.errors import FieldProblems
+from schedopt.core.limits import (
+    Count,
+    GpuCount,
+    GpuSeconds,
+    PositiveIterations,
+    Seconds,
+    StepSeconds,
+    Weight,
+)
+from schedopt.core.model import FrozenModel
+from schedopt.core.pydantic_errors import describe
 from schedopt.topology import Cluster
+from schedopt.topology.spec import mixed_type_problems
 
 PROBLEM = "fairshare"
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+_Frozen = FrozenModel
 
 
 class Tenant(_Frozen):
     """A tenant (virtual cluster, team) with its weight and its accounts over the window."""
 
     id: str = Field(min_length=1)
-    weight: float = Field(gt=0, allow_inf_nan=False)
-    guaranteed_gpus: int | None = Field(
+    weight: Weight
+    guaranteed_gpus: GpuCount | None = Field(
         default=None, ge=0, description="hard guarantee (with guarantees_hard); default: quota"
     )
-    deserved_gpu_s: float = Field(default=0.0, ge=0, allow_inf_nan=False, description="D_u")
-    used_gpu_s: float = Field(default=0.0, ge=0, allow_inf_nan=False, description="U_u")
+    deserved_gpu_s: GpuSeconds = Field(default=0.0, description="D_u")
+    used_gpu_s: GpuSeconds = Field(default=0.0, description="U_u")
 
 
 class Previous(_Frozen):
     """Where a job ran in the previous round: ``hosts`` maps host id → GPUs of ``gpu_type``."""
 
     gpu_type: str
-    hosts: dict[str, int]
+    hosts: dict[str, int] = Field(description=f"GPU counts from 1 to {limits.MAX_GPUS:,}")
 
     @property
     def count(self) -> int:
@@ -50,14 +61,13 @@ class Job(_Frozen):
     id: str = Field(min_length=1)
     tenant: str
     throughput: dict[str, dict[int, float]] = Field(
-        description="iterations/s per GPU type and allowed GPU count (gang size)"
+        description="iterations/s per GPU type and allowed GPU count (gang size); counts from "
+        f"1 to {limits.MAX_GPUS:,}, rates in [{limits.MIN_POSITIVE:g}, {limits.MAX_RATE:g}]"
     )
-    remaining_iterations: float = Field(gt=0, allow_inf_nan=False)
+    remaining_iterations: PositiveIterations
     previous: Previous | None = None
-    restart_cost_s: float = Field(default=0.0, ge=0, allow_inf_nan=False)
-    used_gpu_s: float = Field(
-        default=0.0, ge=0, allow_inf_nan=False, description="attained service (heuristics)"
-    )
+    restart_cost_s: Seconds = 0.0
+    used_gpu_s: GpuSeconds = Field(default=0.0, description="attained service (heuristics)")
 
     @property
     def options(self) -> list[tuple[str, int, float]]:
@@ -70,17 +80,20 @@ class FairshareInstance(_Frozen):
     name: str = "fairshare"
     cluster: Cluster
     unavailable_gpus: tuple[str, ...] = ()
-    round_s: float = Field(gt=0, allow_inf_nan=False)
+    round_s: StepSeconds
     guarantees_hard: bool = False
-    max_preemptions: int | None = Field(default=None, ge=0)
+    max_preemptions: Count | None = None
     allow_multi_host: bool = True
-    fragmentation_cost_s: float = Field(default=1.0, ge=0, allow_inf_nan=False)
+    fragmentation_cost_s: Seconds = 1.0
     tenants: tuple[Tenant, ...] = Field(min_length=1)
     jobs: tuple[Job, ...]
 
     @model_validator(mode="after")
     def _cross_checks(self) -> FairshareInstance:
-        problems: list[tuple[str, str]] = []
+        problems: list[tuple[str, str]] = [
+            (f"cluster.{path}", reason)
+            for path, reason in mixed_type_problems(self.cluster.to_spec())
+        ]
         gpus = set(self.cluster.gpus())
         for i, gpu in enumerate(self.unavailable_gpus):
             if gpu not in gpus:
@@ -139,8 +152,10 @@ class FairshareInstance(_Frozen):
             if not table:
                 out.append((here, "empty throughput table"))
             for n, rate in table.items():
-                if n < 1:
-                    out.append((f"{here}[{n}]", "GPU count must be >= 1"))
+                if not 1 <= n <= limits.MAX_GPUS:
+                    out.append(
+                        (f"{here}[{describe(n)}]", f"GPU count must be in 1..{limits.MAX_GPUS:,}")
+                    )
                 elif not self.allow_multi_host and n & (n - 1):
                     out.append(
                         (
@@ -148,8 +163,14 @@ class FairshareInstance(_Frozen):
                             "with allow_multi_host false, GPU counts are powers of two",
                         )
                     )
-                if not (rate > 0 and math.isfinite(rate)):
-                    out.append((f"{here}[{n}]", f"throughput must be > 0 (got {rate})"))
+                if not (limits.MIN_POSITIVE <= rate <= limits.MAX_RATE):
+                    out.append(
+                        (
+                            f"{here}[{describe(n)}]",
+                            f"throughput must be > 0: in [{limits.MIN_POSITIVE:g}, "
+                            f"{limits.MAX_RATE:g}] (got {rate:g})",
+                        )
+                    )
         return out
 
     def _check_previous(self, where: str, job: Job, on_host: dict[str, int]) -> list:
@@ -164,8 +185,13 @@ class FairshareInstance(_Frozen):
             if h not in hosts:
                 out.append((f"{here}.hosts[{h!r}]", f"unknown host {h!r}"))
                 continue
-            if n < 1:
-                out.append((f"{here}.hosts[{h!r}]", f"GPU count must be >= 1 (got {n})"))
+            if not 1 <= n <= limits.MAX_GPUS:
+                out.append(
+                    (
+                        f"{here}.hosts[{h!r}]",
+                        f"GPU count must be in 1..{limits.MAX_GPUS:,} (got {describe(n)})",
+                    )
+                )
             on = self.cluster.gpus_on(h)
             if on and self.cluster.gpu(on[0]).gpu_type != prev.gpu_type:
                 out.append((f"{here}.hosts[{h!r}]", f"host {h!r} has no {prev.gpu_type} GPUs"))

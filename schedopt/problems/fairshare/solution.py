@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from schedopt.core.limits import GpuCount
+from schedopt.core.model import FrozenModel
 
 
-class Allocation(BaseModel):
+class Allocation(FrozenModel):
     """One job's GPUs this round: ``hosts`` maps host id → GPUs of ``gpu_type`` (empty: idle)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     job_id: str
     gpu_type: str | None = None
-    hosts: dict[str, int] = Field(default_factory=dict)
+    hosts: dict[str, GpuCount] = Field(default_factory=dict)
 
     @property
     def count(self) -> int:
         return sum(self.hosts.values())
 
 
-class FairshareSolution(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class FairshareSolution(FrozenModel):
     problem: str = "fairshare"
     allocations: tuple[Allocation, ...]
 

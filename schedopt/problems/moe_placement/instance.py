@@ -13,20 +13,30 @@ from enum import Enum
 from functools import cached_property
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
+from schedopt.core import limits
 from schedopt.core.errors import FieldProblems
+from schedopt.core.limits import (
+    MemoryGib,
+    MicrosPerToken,
+    NonNegMemoryGib,
+    ObjectiveWeight,
+    PositiveTokens,
+    TokenCount,
+    Tokens,
+)
+from schedopt.core.model import FrozenModel
 from schedopt.topology import Cluster
 
 PROBLEM = "moe_placement"
 
-Finite = Annotated[float, Field(allow_inf_nan=False)]
-NonNeg = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+_Frozen = FrozenModel
+TokenBytes = Annotated[float, Field(ge=1, le=1e9, allow_inf_nan=False)]
+ExtraMemoryGib = Annotated[
+    float, Field(ge=0, le=limits.MAX_MEMORY_GIB * limits.MAX_GPUS, allow_inf_nan=False)
+]
+Concentration = Annotated[float, Field(ge=1e-6, le=limits.MAX_TOKENS, allow_inf_nan=False)]
 
 
 class Expert(_Frozen):
@@ -37,16 +47,16 @@ class Expert(_Frozen):
     of the two; every expert of a layer gives the same kind.
     """
 
-    memory_gib: Positive
-    compute_us_per_token: Positive = 1.0
-    popularity: NonNeg | None = None
-    routing_count: int | None = Field(default=None, ge=0)
+    memory_gib: MemoryGib
+    compute_us_per_token: MicrosPerToken = 1.0
+    popularity: Tokens | None = None
+    routing_count: TokenCount | None = None
 
 
 class Layer(_Frozen):
     name: str = ""
     experts: tuple[Expert, ...] = Field(min_length=1)
-    tokens_per_batch: Positive | None = Field(
+    tokens_per_batch: PositiveTokens | None = Field(
         default=None,
         description="tokens routed in this layer per batch (batch tokens × top-k); needed "
         "when popularity comes from routing counts",
@@ -65,10 +75,10 @@ class Weights(_Frozen):
     """Weights of the weighted objective: µs of layer time, µs of transfer time, µs per GPU
     used, µs per expert replica moved."""
 
-    load: NonNeg = 1.0
-    comm: NonNeg = 0.0
-    gpus: NonNeg = 0.0
-    moved: NonNeg = 0.0
+    load: ObjectiveWeight = 1.0
+    comm: ObjectiveWeight = 0.0
+    gpus: ObjectiveWeight = 0.0
+    moved: ObjectiveWeight = 0.0
 
 
 class Objective(_Frozen):
@@ -81,27 +91,27 @@ class MoePlacementInstance(_Frozen):
     schema_version: Literal[1] = 1
     name: str = "moe_placement"
     cluster: Cluster
-    dense_memory_gib: NonNeg = Field(
+    dense_memory_gib: NonNegMemoryGib = Field(
         default=0.0, description="memory each GPU keeps for the dense/attention part"
     )
     layers: tuple[Layer, ...] = Field(min_length=1)
     attention_gpus: tuple[str, ...] | None = Field(
         default=None, description="GPUs tokens come from, evenly (default: every GPU)"
     )
-    token_bytes: Positive = Field(default=8192.0, description="bytes per token activation")
+    token_bytes: TokenBytes = Field(default=8192.0, description="bytes per token activation")
     objective: Objective = Objective()
-    max_replicas_per_expert: int | None = Field(default=None, ge=1)
-    max_extra_memory_gib: NonNeg | None = Field(
-        default=None, description="memory for replicas beyond one copy of every expert"
-    )
+    max_replicas_per_expert: int | None = Field(default=None, ge=1, le=limits.MAX_GPUS)
+    max_extra_memory_gib: (
+        Annotated[float, Field(ge=0, le=limits.MAX_MEMORY_GIB * limits.MAX_GPUS)] | None
+    ) = Field(default=None, description="memory for replicas beyond one copy of every expert")
     layer_within: LayerWithin = LayerWithin.NONE
     current_placement: tuple[tuple[tuple[str, ...], ...], ...] | None = Field(
         default=None, description="[layer][expert] → GPUs holding it now (for experts moved)"
     )
-    prior_concentration: Positive = Field(
+    prior_concentration: Concentration = Field(
         default=1.0, description="Dirichlet prior α per expert for routing counts"
     )
-    effective_tokens: Positive | None = Field(
+    effective_tokens: Concentration | None = Field(
         default=None,
         description="tempered posterior: each layer's routing counts are scaled to sum to this "
         "many tokens (real routing is overdispersed across batches and domains); default: as "
@@ -216,9 +226,42 @@ class MoePlacementInstance(_Frozen):
         w = self.objective.weights
         if self.objective.mode == "weighted" and not (w.load or w.comm or w.gpus or w.moved):
             problems.append(("objective.weights", "all weights are 0"))
+        if not problems:
+            problems.extend(self._magnitude_problems())
         if problems:
             raise FieldProblems(problems)
         return self
+
+    def _magnitude_problems(self) -> list[tuple[str, str]]:
+        """Each expert's load and transfer time per batch are coefficients of the models (C8,
+        C9 of ``formulations/moe_placement.md``); bound them, weighted, by MAX_MODEL_US. The
+        transfer time is bounded through the narrowest link, so no path search is needed."""
+        spec = self.cluster.to_spec()
+        slowest = min(g.speed for g in spec.gpus)
+        narrowest = min(link.bandwidth_gbps for link in spec.links)
+        us_per_token = 2.0 * self.token_bytes * 8.0 / (narrowest * 1e3)  # bits / (bits per µs)
+        weighted = self.objective.mode == "weighted"
+        w_load = self.objective.weights.load if weighted else 1.0
+        w_comm = self.objective.weights.comm if weighted else 1.0
+        top = limits.MAX_MODEL_US
+        problems = []
+        for li, layer in enumerate(self.layers):
+            for ei, (e, pop) in enumerate(
+                zip(layer.experts, self.point_popularity(li), strict=True)
+            ):
+                load = pop * e.compute_us_per_token / slowest
+                comm = pop * us_per_token
+                if max(load * max(w_load, 1.0), comm * max(w_comm, 1.0)) > top:
+                    problems.append(
+                        (
+                            f"layers[{li}].experts[{ei}]",
+                            f"{pop:.3g} tokens per batch make a load of {load:.3g} µs (at the "
+                            f"slowest GPU) and a transfer of up to {comm:.3g} µs (over the "
+                            f"narrowest link); with the objective weights the models need "
+                            f"these below {top:.0e} µs",
+                        )
+                    )
+        return problems
 
     # --- derived views (computed once; the instance is frozen) ----------------------------
     @cached_property

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from schedopt.core.limits import Fraction
+from schedopt.core.model import FrozenModel
 
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+_Frozen = FrozenModel
 
 
 class Replica(_Frozen):
     """A copy of the expert on ``gpu``, receiving ``share`` of the expert's tokens."""
 
     gpu: str
-    share: float = Field(ge=0, le=1, allow_inf_nan=False)
+    share: Fraction
 
 
 class ExpertPlan(_Frozen):
