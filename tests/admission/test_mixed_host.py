@@ -8,6 +8,9 @@ V4, V7).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 import schedopt
@@ -61,3 +64,14 @@ def test_every_method_validates_on_a_mixed_host(variant: str, method: str) -> No
         assert {inst.cluster.gpu(g).gpu_type for g in gpus} == {plan.gpu_types[0]}
         if job_id != "any":
             assert not a100 & set(gpus)
+
+
+def test_the_shipped_small_instance_with_a_foreign_gpu_on_a_host() -> None:
+    """The case fair share refuses (tests/io/test_hostile_input.py): admission solves it."""
+    root = Path(__file__).resolve().parents[2]
+    doc = json.loads((root / "instances" / "admission" / "small-s0.json").read_text())
+    doc["cluster"]["gpus"][1]["gpu_type"] = "X1"
+    inst = schedopt.io.parse_instance(doc)
+    for method in ("auto", *SPEC.methods):
+        result = schedopt.solve(inst, method, time_limit_s=5)
+        assert result.solution is not None and SPEC.validate(inst, result.solution) == []

@@ -20,7 +20,6 @@ from schedopt.core.limits import GpuCount, Iterations, Seconds, StepSeconds, Val
 from schedopt.core.model import FrozenModel
 from schedopt.core.pydantic_errors import describe
 from schedopt.topology import Cluster
-from schedopt.topology.spec import mixed_type_problems
 
 PROBLEM = "admission"
 
@@ -89,10 +88,9 @@ class AdmissionInstance(_Frozen):
 
     @model_validator(mode="after")
     def _cross_checks(self) -> AdmissionInstance:
-        problems: list[str] = [
-            f"cluster.{path}: {reason}"
-            for path, reason in mixed_type_problems(self.cluster.to_spec())
-        ]
+        # A host mixing GPU types is accepted: C3, placement and V7 treat each (host, type)
+        # as its own group (``gpu_groups``; issue 7 item 5). Fair share still refuses it.
+        problems: list[str] = []
         gpus = set(self.cluster.gpus())
         for i, gpu in enumerate(self.unavailable_gpus):
             if gpu not in gpus:
