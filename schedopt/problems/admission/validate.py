@@ -173,24 +173,30 @@ def _unpackable(sizes: list[int], hosts: list[tuple[int, int]]) -> int | None:
     ``hosts`` ((free, total) per host), or None. Best fit, largest first, is exact for
     power-of-two gangs; a gang wider than a host needs whole free hosts of the largest size.
     Every slot is checked, not only slot 0 (C3)."""
-    free = [f for f, _ in hosts]
-    total = [n for _, n in hosts]
-    sigma = max(total, default=0)
+    # Only how many hosts have each number of free GPUs matters to best fit, so hosts are
+    # counted by free GPUs: O(σ) a gang instead of a scan of every host (the scan made this
+    # check 3.5 s of CPU on 100,000 jobs × 12 slots).
+    sigma = max((n for _, n in hosts), default=0)
+    count = [0] * (sigma + 1)
+    for f, _ in hosts:
+        count[f] += 1
     for n in sorted(sizes, reverse=True):
         if sigma == 0:
             return n
         if n > sigma:
-            whole = [i for i, f in enumerate(free) if f == total[i] == sigma]
-            if n % sigma or len(whole) < n // sigma:
+            # Wider gangs come first, before anything is placed: a host with σ free GPUs is a
+            # whole free host of the largest size.
+            need = n // sigma
+            if n % sigma or count[sigma] < need:
                 return n
-            for i in whole[: n // sigma]:
-                free[i] = 0
+            count[sigma] -= need
+            count[0] += need
             continue
-        fits = [i for i, f in enumerate(free) if f >= n]
-        if not fits:
+        best = next((f for f in range(n, sigma + 1) if count[f]), None)  # best fit
+        if best is None:
             return n
-        i = min(fits, key=lambda i: free[i])
-        free[i] -= n
+        count[best] -= 1
+        count[best - n] += 1
     return None
 
 
