@@ -27,10 +27,12 @@ class Level:
     maximize: bool
 
 
-#: Handing a PuLP model to HiGHS (and collecting its variables) costs about what building it
-#: did (measured 4.5 s of PuLP build against 2.0 s + 2.5 s of hand-over on fairshare 16,384
-#: GPUs × 20,000 jobs): a share that follows the machine's load as the build did.
-HANDOVER_PER_BUILD = 1.0
+#: Handing a PuLP model to HiGHS (and collecting its variables, and reading the values back)
+#: costs up to 2.2 times what building it did (measured: admission, contested 1,024 GPUs ×
+#: 3,200 jobs, 2.4 s of build against 5.3 s of hand-over; fair share 16,384 GPUs × 20,000 jobs,
+#: 4.5 s against 4.5 s): a share that follows the machine's load as the build did. Issue 8's
+#: direct highspy emitter removes most of it.
+HANDOVER_PER_BUILD = 2.5
 
 
 def no_time_to_hand_over(deadline: Deadline, build_s: float) -> str | None:
