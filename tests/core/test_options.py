@@ -55,4 +55,8 @@ def test_numpy_integers_are_whole_numbers() -> None:
 @pytest.mark.parametrize("method", ["cpsat", "milp:highs", "milp:cbc", "heuristic:lns"])
 def test_the_largest_seed_solves(method: str) -> None:
     result = schedopt.solve(generate("tiny", 0), method, time_limit_s=5, seed=MAX_SEED)
-    assert result.status.has_solution
+    # CBC 2.10 now and then hangs after finding its solution on this 3-row model (1 run in 60
+    # here, any seed); the watchdog then kills it and the honest answer is NO_SOLUTION. What
+    # this test guards is the seed: a refused seed ends CBC "abnormal", never "killed".
+    killed = result.stats.get("L1_cbc_end") == "killed"
+    assert result.status.has_solution or (method == "milp:cbc" and killed), result.stats
