@@ -79,7 +79,10 @@ def solve(
             params=dict(params or {}),
             deterministic=deterministic,
         )
-    spec = problem_of(instance)
+    try:
+        spec = problem_of(instance)
+    except TypeError as err:  # None, a dict, another library's object: bad input, not a bug
+        raise InvalidInstanceError("instance", str(err)) from None
     if options.hint is not None and not isinstance(options.hint, spec.solution_type):
         raise InvalidInstanceError(
             "hint",

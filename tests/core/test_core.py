@@ -77,7 +77,8 @@ def test_unknown_method_and_problem() -> None:
         schedopt.solve(inst, "gurobi")
     with pytest.raises(schedopt.UnknownProblemError):
         schedopt.get_problem("nope")
-    with pytest.raises(TypeError, match="not an instance of any registered problem"):
+    # Bad input, like any other: InvalidInstanceError (it was a TypeError before issue 7).
+    with pytest.raises(schedopt.InvalidInstanceError, match="not an instance of any registered"):
         schedopt.solve({"problem": "admission"})
     assert "admission" in schedopt.problem_names()
 

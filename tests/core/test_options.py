@@ -60,3 +60,10 @@ def test_the_largest_seed_solves(method: str) -> None:
     # this test guards is the seed: a refused seed ends CBC "abnormal", never "killed".
     killed = result.stats.get("L1_cbc_end") == "killed"
     assert result.status.has_solution or (method == "milp:cbc" and killed), result.stats
+
+
+@pytest.mark.parametrize("instance", [None, {"problem": "admission"}, "instances/x.json", 3])
+def test_something_that_is_no_instance_is_invalid_input(instance) -> None:
+    with pytest.raises(schedopt.InvalidInstanceError) as err:
+        schedopt.solve(instance, "auto", time_limit_s=1)
+    assert err.value.path == "instance"
