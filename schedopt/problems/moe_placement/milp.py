@@ -276,8 +276,15 @@ def lexicographic(
                 )
         if not run.status.has_solution:
             break
+        candidate = model.extract()
+        if not all(x.any(axis=1).all() for x in candidate.x):
+            # CBC answered "optimal" with every x at 0 on two fuzzed instances (its f > x
+            # rows broken too; HiGHS right on the same model): a point that breaks C2 is not
+            # trusted, and the levels solved so far stand (unproven).
+            stats[f"{level.name}_status"] = "rejected: the solver's point breaks C2"
+            break
         proven[i] = run.status is Status.OPTIMAL
-        best = model.extract()
+        best = candidate
         values = model.current_values()
         fix_level(model.prob, level, float(run.objective or 0.0))
     solution = data.to_solution(best) if best is not None else None
