@@ -341,7 +341,7 @@ def _render_result(console: Console, inst: Any, result: Result[Any]) -> None:
     console.print(f"bound {_fmt(result.best_bound)}   gap {_fmt_gap(result.gap)}")
     console.print(
         f"time  build {result.build_s:.3f} s, solve {result.solve_s:.3f} s, "
-        f"wall {result.wall_s:.3f} s (limit {result.time_limit_s:g} s, seed {result.seed})"
+        f"wall {result.wall_s:.3f} s (solver limit {result.time_limit_s:.3g} s, seed {result.seed})"
     )
     if result.metrics:
         table = Table(show_header=False, show_edge=False, pad_edge=False, box=None)
