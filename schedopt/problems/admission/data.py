@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from schedopt.core.errors import ModelTooLargeError
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, Ticker
 
 from .instance import AdmissionInstance, JobKind
 
@@ -30,8 +30,6 @@ MAX_MODEL_VARIABLES = 3_000_000
 #: (measured 1.2 µs quiet, 2.0 µs beside two busy processes, on 100,000 jobs × 12 slots;
 #: benchmarks/RESULTS.md, "The time limit at every size").
 FINISH_S_PER_JOB_SLOT = 2.0e-6
-#: Jobs between two deadline checks while the data is built (a check is one clock read).
-CHECK_EVERY = 256
 
 
 def finish_reserve_s(inst: AdmissionInstance) -> float:
@@ -202,9 +200,9 @@ def build_data(
     top = max((c for row in raw_coef for c in row), default=1.0)
     unit = top / PROGRESS_SCALE
     jobs = []
+    tick = Ticker(deadline, "building the model data")
     for i, job in enumerate(inst.jobs):
-        if deadline is not None and i % CHECK_EVERY == 0:
-            deadline.check("building the model data")
+        tick()
         options = tuple(
             Option(g, n, math.floor(rate * inst.slot_s + 1e-9))
             for (g, n), rate in sorted(inst.usable_options(job).items())

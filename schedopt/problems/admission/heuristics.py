@@ -23,10 +23,10 @@ from typing import ClassVar
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, Ticker
 
 from .assemble import RawPlan, assemble
-from .data import CHECK_EVERY, JobData, ModelData, Option, build_data
+from .data import JobData, ModelData, Option, build_data
 from .instance import AdmissionInstance
 
 
@@ -226,9 +226,9 @@ def _greedy(
         ledger = Ledger(data)
         raw = [RawPlan([None] * data.T) for _ in data.jobs]
         broken = []
-        for n, job in enumerate(ordered):
-            if stop is not None and n % CHECK_EVERY == 0:
-                stop.check("keeping the guarantees of earlier-admitted jobs")
+        tick = Ticker(stop, "keeping the guarantees of earlier-admitted jobs")
+        for job in ordered:
+            tick()
             if not _place_slo(
                 data, ledger, job, raw[job.index], latest_tier_first=latest_tier_first
             ):
