@@ -49,11 +49,17 @@ def test_deadline_reached_inside_a_method_is_an_honest_no_solution(monkeypatch) 
     assert "building the model data" in (result.explanation or "")
 
 
+def _with_hint(monkeypatch, answer: Status, hint_from_seed: int = 1):
+    """Solve small seed 1 with a method that always answers ``answer`` and nothing else,
+    hinted with the EDF plan of small seed ``hint_from_seed``; (hint, result)."""
+    hint = schedopt.solve(generate("small", hint_from_seed), "heuristic:edf", time_limit_s=5)
+    name = _with_method(monkeypatch, "admission", lambda i, o, d: Outcome(answer))
+    result = schedopt.solve(generate("small", 1), name, time_limit_s=1.0, hint=hint.solution)
+    return hint.solution, result
+
+
 def test_the_hint_is_returned_when_the_method_finds_nothing(monkeypatch) -> None:
-    inst = generate("small", 1)
-    previous = schedopt.solve(inst, "heuristic:edf", time_limit_s=5).solution
-    name = _with_method(monkeypatch, "admission", lambda i, o, d: Outcome(Status.NO_SOLUTION))
-    result = schedopt.solve(inst, name, time_limit_s=1.0, hint=previous)
+    previous, result = _with_hint(monkeypatch, Status.NO_SOLUTION)
     assert result.status is Status.FEASIBLE
     assert result.solution == previous
     assert "hint kept" in result.method
@@ -61,19 +67,13 @@ def test_the_hint_is_returned_when_the_method_finds_nothing(monkeypatch) -> None
 
 
 def test_a_hint_that_no_longer_fits_is_reported_not_raised(monkeypatch) -> None:
-    inst = generate("small", 1)
-    other = schedopt.solve(generate("small", 2), "heuristic:edf", time_limit_s=5).solution
-    name = _with_method(monkeypatch, "admission", lambda i, o, d: Outcome(Status.NO_SOLUTION))
-    result = schedopt.solve(inst, name, time_limit_s=1.0, hint=other)
+    _, result = _with_hint(monkeypatch, Status.NO_SOLUTION, hint_from_seed=2)
     assert result.status is Status.NO_SOLUTION
     assert "violates this instance" in (result.explanation or "")
 
 
 def test_a_proof_of_infeasibility_is_not_replaced_by_the_hint(monkeypatch) -> None:
-    inst = generate("small", 1)
-    previous = schedopt.solve(inst, "heuristic:edf", time_limit_s=5).solution
-    name = _with_method(monkeypatch, "admission", lambda i, o, d: Outcome(Status.INFEASIBLE))
-    result = schedopt.solve(inst, name, time_limit_s=1.0, hint=previous)
+    _, result = _with_hint(monkeypatch, Status.INFEASIBLE)
     assert result.status is Status.INFEASIBLE
 
 
