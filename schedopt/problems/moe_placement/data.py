@@ -378,14 +378,17 @@ def plan_values(data: ModelData, plan: Plan) -> dict[str, object]:
 
 
 def better_of(
-    data: ModelData, solution: MoePlacementSolution | None, hint: Plan | None
+    data: ModelData,
+    solution: MoePlacementSolution | None,
+    hint: Plan | None,
+    hint_solution: MoePlacementSolution | None = None,
 ) -> tuple[MoePlacementSolution | None, bool]:
     """The solver's solution or the hint's, whichever is lexicographically better as the
     validator evaluates them (``True`` when the hint won): an exact method is never worse
-    than its warm start."""
+    than its warm start. ``hint_solution``: the hint already converted, if the caller has it."""
     if hint is None:
         return solution, False
-    hint_sol = data.to_solution(hint)
+    hint_sol = hint_solution if hint_solution is not None else data.to_solution(hint)
     if solution is None:
         return hint_sol, True
     inst = data.instance
@@ -437,14 +440,14 @@ def _hint_outcome(data: ModelData, hint: Plan | None, why: str, deadline: Deadli
     assert hint is not None
     t0 = time.perf_counter()
     solution = data.to_solution(hint)
-    # What comes after the local search costs about four such conversions (the improved plan's,
-    # the hint's again in better_of, and evaluating both): measured here, so that the reserve
-    # follows the machine's load (0.45 s of CPU each on the DeepSeek-V3 shape).
+    # What comes after the local search (converting the improved plan, evaluating both) was
+    # measured at about four such conversions: measured here, so that the reserve follows the
+    # machine's load (0.45 s of CPU each on the DeepSeek-V3 shape).
     convert_s = time.perf_counter() - t0
     end = deadline.earlier(HINT_RESERVE_S + 4 * convert_s + validation_reserve_s(hint))
     if not end.expired():  # else no time to improve: the warm start as it is
         better = improve(data, hint, LocalSearchParams(), end)
-        solution, _ = better_of(data, data.to_solution(better), hint)
+        solution, _ = better_of(data, data.to_solution(better), hint, solution)
     return Outcome(
         Status.FEASIBLE,
         solution=solution,
