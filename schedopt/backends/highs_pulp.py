@@ -47,7 +47,7 @@ class _HighsWithHint(pulp.HiGHS):  # type: ignore[misc]
 _BANNER_SHOWN = False
 
 
-def _swallow_highs_banner() -> None:
+def swallow_highs_banner() -> None:
     """HiGHS prints its banner from C on the first ``Highs()`` of a process; keep stdout clean
     (the CLI's ``--json`` output must be parseable) by creating that first one with fd 1 muted."""
     global _BANNER_SHOWN
@@ -68,7 +68,7 @@ def _swallow_highs_banner() -> None:
 
 
 def solve_highs(prob, time_limit_s, mip_gap, threads, seed, hint, msg) -> MilpRun:
-    _swallow_highs_banner()
+    swallow_highs_banner()
     cmd = _HighsWithHint(
         hint,
         time.perf_counter() + time_limit_s,

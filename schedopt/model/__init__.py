@@ -1,0 +1,29 @@
+"""The backend-neutral model layer: a formulation written once, emitted to every back-end.
+
+See ``docs/adding-a-problem.md``. ``core`` holds the model (variables, bulk rows tagged by
+constraint id, levels); ``emit_*`` the back-ends; ``lexico`` the one lexicographic driver;
+``method`` turns a problem's ``prepare`` into its ``cpsat``/``milp:highs``/``milp:cbc`` methods.
+"""
+
+from .core import Backend, Expr, Level, Model, RowBlock, Sense, Shape, VarKind, Vars
+from .lexico import Hooks, LexResult, solve_levels
+from .method import ExactBackend, Formulated, exact_methods, exact_runner
+
+__all__ = [
+    "Backend",
+    "ExactBackend",
+    "Expr",
+    "Formulated",
+    "Hooks",
+    "LexResult",
+    "Level",
+    "Model",
+    "RowBlock",
+    "Sense",
+    "Shape",
+    "VarKind",
+    "Vars",
+    "exact_methods",
+    "exact_runner",
+    "solve_levels",
+]

@@ -1,0 +1,118 @@
+"""HiGHS through highspy directly: one ``Highs`` object across all levels.
+
+The model goes over once, in bulk (column bounds and integrality as arrays, rows as CSR
+arrays). A solved level is fixed by adding one row; the next objective is set by changing
+costs. Nothing is rebuilt between levels (PuLP's adapter rebuilt the whole model per level).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import highspy
+import numpy as np
+
+from schedopt.backends.highs_pulp import swallow_highs_banner
+from schedopt.core.options import SolveOptions
+from schedopt.core.status import Status
+
+from .core import Backend, Level, Model, RowBlock, Sense
+from .session import LevelRun
+
+_MS = highspy.HighsModelStatus
+
+
+class HighsSession:
+    method = "milp:highs"
+
+    def __init__(self, model: Model, verbose: bool = False):
+        swallow_highs_banner()
+        self.model = model
+        h = self.highs = highspy.Highs()
+        h.setOptionValue("output_flag", bool(verbose))
+        n = model.num_cols
+        self._integer = model.kinds()
+        self._is_mip = bool(self._integer.any())
+        if n:
+            h.addVars(n, model.lb, model.ub)
+            integrality = np.where(
+                self._integer == 1, highspy.HighsVarType.kInteger, highspy.HighsVarType.kContinuous
+            )
+            idx = np.arange(n, dtype=np.int32)
+            h.changeColsIntegrality(n, idx, integrality)
+        for block in model.blocks:
+            self.add_block(block)
+        self._costed = np.zeros(0, dtype=np.int64)
+        self._level: Level | None = None
+        self._hint: np.ndarray | None = None
+
+    def add_block(self, block: RowBlock) -> None:
+        if Backend.MILP not in block.backends or not len(block):
+            return
+        self.highs.addRows(
+            len(block),
+            block.lo,
+            block.hi,
+            len(block.cols),
+            block.starts[:-1].astype(np.int32),
+            block.cols.astype(np.int32),
+            block.coefs,
+        )
+
+    def set_level(self, level: Level) -> None:
+        h = self.highs
+        if len(self._costed):
+            h.changeColsCost(len(self._costed), self._costed.astype(np.int32),
+                             np.zeros(len(self._costed)))
+        cols, inverse = np.unique(level.expr.cols, return_inverse=True)
+        costs = np.zeros(len(cols))
+        np.add.at(costs, inverse, level.expr.coefs)  # a column named twice: coefficients add
+        if len(cols):
+            h.changeColsCost(len(cols), cols.astype(np.int32), costs)
+        h.changeObjectiveOffset(level.expr.constant)
+        maximize = level.sense is Sense.MAXIMIZE
+        h.changeObjectiveSense(highspy.ObjSense.kMaximize if maximize else highspy.ObjSense.kMinimize)
+        self._costed, self._level = cols, level
+
+    def set_hint(self, values: np.ndarray | None) -> None:
+        self._hint = values
+
+    def run(self, time_limit_s: float, options: SolveOptions) -> LevelRun:
+        h, entered = self.highs, time.perf_counter()
+        h.setOptionValue("time_limit", max(0.01, time_limit_s))
+        h.setOptionValue("mip_rel_gap", options.mip_gap)
+        h.setOptionValue("mip_abs_gap", 1e-9)
+        h.setOptionValue("random_seed", options.seed)
+        # HiGHS fixes its thread pool at the first run of a process and fails any later run
+        # that asks for another size, so `threads` is not passed (its MIP search is serial).
+        if self._hint is not None and self.model.num_cols:
+            n = self.model.num_cols
+            h.setSolution(n, np.arange(n, dtype=np.int32), self._hint.astype(np.float64))
+        started = time.perf_counter()
+        h.run()
+        ended = time.perf_counter()
+        status_code, info = h.getModelStatus(), h.getInfo()
+        has_primal = info.primal_solution_status == 2  # kSolutionStatusFeasible
+        objective = info.objective_function_value if has_primal else None
+        values = np.asarray(h.getSolution().col_value) if has_primal else None
+        bound: float | None = None
+        if status_code == _MS.kOptimal:
+            status = Status.OPTIMAL
+            bound = info.mip_dual_bound if self._is_mip else objective
+        elif status_code in (_MS.kInfeasible, _MS.kUnboundedOrInfeasible):
+            status = Status.INFEASIBLE
+        else:
+            status = Status.FEASIBLE if has_primal else Status.NO_SOLUTION
+            if self._is_mip and math.isfinite(info.mip_dual_bound):
+                bound = info.mip_dual_bound
+        stats = {
+            "solver": "highs",
+            "model_status": h.modelStatusToString(status_code),
+            "mip_nodes": float(info.mip_node_count),
+        }
+        handover = started - entered + time.perf_counter() - ended
+        return LevelRun(status, objective, bound, values, stats, handover)
+
+    def close(self) -> None:
+        self.highs = None  # type: ignore[assignment]

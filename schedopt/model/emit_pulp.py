@@ -1,0 +1,109 @@
+"""PuLP (and through it MPS/LP files): CBC as a watched child process, and ``schedopt export``.
+
+Variables are named after their block and key (``x_3_0_1``) and rows after their constraint
+id and position (``C3_17``), so an exported file reads against the formulation.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pulp
+
+from schedopt.backends.milp import MilpSolver, solve_pulp
+from schedopt.core.options import SolveOptions
+
+from .core import Backend, Level, Model, RowBlock, Sense, VarKind
+from .session import LevelRun
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
+
+
+def _name(prefix: str, key: tuple) -> str:
+    return _UNSAFE.sub("_", "_".join([prefix, *map(str, key)]))
+
+
+class PulpSession:
+    def __init__(self, model: Model, solver: MilpSolver = MilpSolver.CBC):
+        self.model, self.solver = model, solver
+        self.method = f"milp:{solver.value}"
+        prob = self.prob = pulp.LpProblem(model.name, pulp.LpMinimize)
+        lb, ub = model.lb, model.ub
+        self._vars: list[pulp.LpVariable] = []
+        for block in model.vars:
+            model.tick()
+            cat = pulp.LpContinuous if block.kind is VarKind.CONTINUOUS else pulp.LpInteger
+            if block.kind is VarKind.BINARY:
+                cat = pulp.LpBinary
+            for i, key in enumerate(block.keys):
+                c = block.start + i
+                self._vars.append(
+                    prob.add_variable(
+                        _name(block.name, key),
+                        None if math.isinf(lb[c]) else float(lb[c]),
+                        None if math.isinf(ub[c]) else float(ub[c]),
+                        cat=cat,
+                    )
+                )
+        self._rows = 0
+        for block in model.blocks:
+            self.add_block(block)
+        self._hint: np.ndarray | None = None
+        self._level: Level | None = None
+
+    def add_block(self, block: RowBlock) -> None:
+        if Backend.MILP not in block.backends:
+            return
+        x, prob = self._vars, self.prob
+        cols, coefs = block.cols.tolist(), block.coefs.tolist()
+        starts = block.starts.tolist()
+        for r in range(len(block)):
+            self.model.tick()
+            a, b = starts[r], starts[r + 1]
+            expr = pulp.LpAffineExpression(list(zip((x[c] for c in cols[a:b]), coefs[a:b])))
+            lo, hi = float(block.lo[r]), float(block.hi[r])
+            name = f"{block.cid}_{r}"
+            if lo == hi:
+                prob += expr == lo, name
+                continue
+            if not math.isinf(lo):
+                prob += expr >= lo, name if math.isinf(hi) else f"{name}_lo"
+            if not math.isinf(hi):
+                prob += expr <= hi, name if math.isinf(lo) else f"{name}_hi"
+
+    def objective(self, level: Level) -> pulp.LpAffineExpression:
+        pairs = zip((self._vars[c] for c in level.expr.cols.tolist()), level.expr.coefs.tolist())
+        return pulp.LpAffineExpression(list(pairs), constant=level.expr.constant)
+
+    def set_level(self, level: Level) -> None:
+        self.prob.sense = pulp.LpMaximize if level.sense is Sense.MAXIMIZE else pulp.LpMinimize
+        self.prob.setObjective(self.objective(level))
+        self._level = level
+
+    def set_hint(self, values: np.ndarray | None) -> None:
+        self._hint = values
+
+    def run(self, time_limit_s: float, options: SolveOptions) -> LevelRun:
+        hint = None
+        if self._hint is not None:
+            hint = dict(zip(self._vars, self._hint.tolist(), strict=True))
+        run = solve_pulp(
+            self.prob,
+            self.solver,
+            time_limit_s=max(time_limit_s, 0.01),
+            mip_gap=options.mip_gap,
+            threads=options.threads,
+            seed=options.seed,
+            hint=hint,
+            msg=options.verbose,
+        )
+        values = None
+        if run.status.has_solution:
+            values = np.array([v.varValue or 0.0 for v in self._vars], dtype=float)
+        handover_s = float(run.stats.get("handover_s", 0.0))
+        return LevelRun(run.status, run.objective, run.bound, values, run.stats, handover_s)
+
+    def close(self) -> None:
+        pass

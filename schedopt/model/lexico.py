@@ -1,0 +1,181 @@
+"""One lexicographic driver for every problem and back-end ("How the order is kept").
+
+Levels are solved in turn on one emitted model. Each gets a share of the time left
+(:func:`schedopt.core.lexico.level_time_shares`); a solved level is fixed at its value within its
+tolerance and the next starts from the point found. A level counts as proven only on the
+solver's own proof. What differs between problems on purpose lives in :class:`Hooks`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from schedopt.backends.milp_run import SURFACED_STATS
+from schedopt.core.lexico import level_time_shares
+from schedopt.core.options import SolveOptions
+from schedopt.core.status import Status
+from schedopt.core.stopping import Deadline
+
+from .core import Level, Model, RowBlock, Sense
+from .session import LevelRun, Session, snap_integers
+
+#: Below this a level is not started (a solver cannot even load the model in less).
+MIN_LEVEL_S = 0.01
+
+
+class Hooks:
+    """Per-problem departures from the plain loop. Each override says why, with the measurement
+    behind it, where it is defined."""
+
+    def hint_first_level(self, method: str) -> bool:
+        """Give the caller's hint to the solver for the first level (else it only competes)."""
+        return True
+
+    def after_level(self, index: int, values: np.ndarray) -> np.ndarray:
+        """The start for the next level, from the point that solved level ``index``."""
+        return values
+
+    def fix_rows(self, index: int, level: Level, value: float, values: np.ndarray) -> list[RowBlock] | None:
+        """Rows keeping a solved level at its value; None: the level's own tolerance rule."""
+        return None
+
+    def reject(self, index: int, values: np.ndarray) -> str | None:
+        """Why a solver's point must not be trusted (the levels so far then stand), or None."""
+        return None
+
+    def first_bound(self, method: str, bound: float | None) -> float | None:
+        """The first level's bound as the instance's objective sees it."""
+        return bound
+
+    #: CP-SAT's linearization_level for this problem's models.
+    cpsat_linearization_level = 1
+
+    def overrun_reserve_s(self, method: str) -> float:
+        """Seconds a solver may overrun its limit by, kept back from every level after L1."""
+        return 0.0
+
+
+@dataclass
+class LexResult:
+    status: Status
+    values: np.ndarray | None = None
+    bound: float | None = None
+    proven: list[bool] = field(default_factory=list)
+    solve_s: float = 0.0
+    stats: dict[str, float | str] = field(default_factory=dict)
+    #: The caller's hint beat the solver on the first level and was kept.
+    hint_won: bool = False
+
+
+def fix_block(level: Level, value: float) -> RowBlock:
+    """``expr >= value - slack`` (maximise) or ``expr <= value + slack`` (minimise)."""
+    slack = level.slack(value)
+    e = level.expr
+    lo, hi = -np.inf, np.inf
+    if level.sense is Sense.MAXIMIZE:
+        lo = value - slack - e.constant
+    else:
+        hi = value + slack - e.constant
+    return RowBlock(
+        f"fix_{level.name}",
+        np.array([0, len(e.cols)]),
+        e.cols,
+        e.coefs,
+        np.array([lo]),
+        np.array([hi]),
+        cpsat_scale=level.cpsat_scale,
+    )
+
+
+def hint_on_model(model: Model, hint: np.ndarray | None) -> bool:
+    """Is the hint a point of the model (so it may stand in for the solver's answer)?"""
+    return hint is not None and not model.violated_rows(hint)
+
+
+def solve_levels(
+    model: Model,
+    session: Session,
+    options: SolveOptions,
+    deadline: Deadline,
+    hooks: Hooks,
+    hint: np.ndarray | None = None,
+) -> LexResult:
+    levels = model.levels
+    shares = level_time_shares(len(levels))
+    out = LexResult(Status.NO_SOLUTION, proven=[False] * len(levels))
+    integer, lb, ub = model.kinds(), model.lb, model.ub
+    hint_ok = hint_on_model(model, hint)
+    fixed_left = options.time_limit_s  # deterministic mode: fixed shares of the limit
+    handover = 0.0
+    for i, level in enumerate(levels):
+        if i and level.expr.is_constant:  # nothing left to decide at this level
+            out.proven[i] = True
+            continue
+        reserve = handover + (hooks.overrun_reserve_s(session.method) if i else 0.0)
+        if options.deterministic:
+            budget = fixed_left * shares[i]
+            fixed_left -= budget
+        else:
+            budget = deadline.share(shares[i], reserve_s=reserve)
+        if out.values is not None and budget <= max(MIN_LEVEL_S, 1.5 * reserve):
+            break  # the next level could not even be handed over within its share
+        session.set_level(level)
+        if i == 0:
+            give = hint_ok and hooks.hint_first_level(session.method)
+            session.set_hint(hint if give else None)
+        started = time.perf_counter()
+        run = session.run(max(budget, MIN_LEVEL_S), options)
+        out.solve_s += time.perf_counter() - started
+        handover = max(handover, run.handover_s)
+        _record(out.stats, level.name, run)
+        if i == 0:
+            if run.status is Status.INFEASIBLE:
+                out.status = Status.INFEASIBLE
+                return out
+            out.bound = hooks.first_bound(session.method, run.bound)
+            run = _hint_if_better(level, run, hint if hint_ok else None, out)
+            if not run.status.has_solution:
+                return out
+        elif not run.status.has_solution:
+            break  # keep the previous level's point
+        assert run.values is not None
+        why = hooks.reject(i, run.values)
+        if why:
+            out.stats[f"{level.name}_status"] = f"rejected: {why}"
+            break
+        out.proven[i] = run.status is Status.OPTIMAL
+        out.values = run.values
+        value = level.expr.value(run.values) if run.objective is None else run.objective
+        for block in hooks.fix_rows(i, level, value, run.values) or [fix_block(level, value)]:
+            session.add_block(block)
+        start = hooks.after_level(i, snap_integers(run.values, integer, lb, ub))
+        session.set_hint(start)
+    if out.values is not None:
+        out.status = Status.OPTIMAL if all(out.proven) else Status.FEASIBLE
+    return out
+
+
+def _record(stats: dict[str, float | str], name: str, run: LevelRun) -> None:
+    stats[f"{name}_status"] = run.status.value
+    for key in SURFACED_STATS:  # how CBC ended, when not normally
+        if run.stats.get(key, "normal") != "normal":
+            stats[f"{name}_{key}"] = run.stats[key]
+
+
+def _hint_if_better(level: Level, run: LevelRun, hint: np.ndarray | None, out: LexResult) -> LevelRun:
+    """A hint better than what the solver found on the first level is the first level's
+    incumbent: optimal if it meets the solver's bound. A hint never makes the answer worse."""
+    if hint is None:
+        return run
+    hinted = level.expr.value(hint)
+    found = None if run.values is None else level.expr.value(run.values)
+    if found is not None and not level.better(hinted, found):
+        return run
+    met = run.bound is not None and not level.better(run.bound, hinted)
+    out.hint_won = True
+    out.stats[f"{level.name}_incumbent"] = "hint"
+    status = Status.OPTIMAL if met else Status.FEASIBLE
+    return LevelRun(status, hinted, run.bound, hint.copy(), run.stats, run.handover_s)

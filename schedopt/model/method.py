@@ -1,0 +1,122 @@
+"""The exact methods of a problem, from its formulation: ``cpsat``, ``milp:highs``, ``milp:cbc``.
+
+A problem supplies one ``prepare(instance, options, deadline)`` that builds its data and its
+:class:`~schedopt.model.core.Model` (or answers early with an Outcome: too big, trivial) and
+says how to read a point back (:class:`Formulated`). Emitting, the levels, and the Outcome are
+the same for every problem and live here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+from schedopt.backends.milp_run import MilpSolver
+from schedopt.core.options import SolveOptions
+from schedopt.core.registry import MethodKind, MethodSpec, Outcome, Runner
+from schedopt.core.status import Status
+from schedopt.core.stopping import Deadline
+
+from .core import Model
+from .emit_cpsat import CpsatSession
+from .emit_highs import HighsSession
+from .emit_pulp import PulpSession
+from .lexico import Hooks, LexResult, solve_levels
+from .session import Session
+
+
+class ExactBackend(str, Enum):
+    CPSAT = "cpsat"
+    HIGHS = "milp:highs"
+    CBC = "milp:cbc"
+
+    @property
+    def description(self) -> str:
+        return {
+            "cpsat": "CP-SAT, lexicographic by sequential solves",
+            "milp:highs": "MILP solved by HiGHS (highspy, one model across levels)",
+            "milp:cbc": "MILP solved by CBC (PuLP/MPS, watched child process)",
+        }[self.value]
+
+
+@dataclass
+class Formulated:
+    """A problem's model for one instance, and how to turn the driver's answer into an Outcome."""
+
+    model: Model
+    hooks: Hooks
+    #: ``solution(values, lex) -> solution object`` from a point of the model.
+    solution: Callable[[np.ndarray, LexResult], Any]
+    #: The caller's hint as a point of the model, or None.
+    hint: np.ndarray | None = None
+    explain_infeasible: Callable[[], str | None] = lambda: None
+    #: ``metrics() -> dict``: measurements the method adds (after a solution is found).
+    metrics: Callable[[], Mapping[str, float]] = dict
+    stats: dict[str, float | str] = field(default_factory=dict)
+
+
+Prepare = Callable[[Any, SolveOptions, Deadline], "Formulated | Outcome"]
+
+
+def emit(model: Model, backend: ExactBackend, options: SolveOptions, hooks: Hooks) -> Session:
+    if backend is ExactBackend.CPSAT:
+        return CpsatSession(model, hooks.cpsat_linearization_level)
+    if backend is ExactBackend.HIGHS:
+        return HighsSession(model, verbose=options.verbose)
+    return PulpSession(model, MilpSolver.CBC)
+
+
+def exact_runner(prepare: Prepare, backend: ExactBackend) -> Runner:
+    def run(instance: Any, options: SolveOptions, deadline: Deadline) -> Outcome:
+        t0 = time.perf_counter()
+        prepared = prepare(instance, options, deadline)
+        if isinstance(prepared, Outcome):
+            return prepared
+        session = emit(prepared.model, backend, options, prepared.hooks)
+        build_s = time.perf_counter() - t0
+        try:
+            lex = solve_levels(
+                prepared.model, session, options, deadline, prepared.hooks, prepared.hint
+            )
+        finally:
+            session.close()
+        return to_outcome(prepared, lex, build_s)
+
+    return run
+
+
+def to_outcome(prepared: Formulated, lex: LexResult, build_s: float) -> Outcome:
+    stats = {**prepared.stats, **lex.stats}
+    common = {"bound": lex.bound, "build_s": build_s, "solve_s": lex.solve_s, "stats": stats}
+    if lex.status is Status.INFEASIBLE:
+        return Outcome(
+            Status.INFEASIBLE, explanation=prepared.explain_infeasible(), **common  # type: ignore[arg-type]
+        )
+    if lex.values is None:
+        first = prepared.model.levels[0].name
+        return Outcome(
+            Status.NO_SOLUTION,
+            explanation=f"the solver found no solution of {first} within its time share",
+            **common,  # type: ignore[arg-type]
+        )
+    solution = prepared.solution(lex.values, lex)
+    return Outcome(lex.status, solution=solution, metrics=prepared.metrics(), **common)  # type: ignore[arg-type]
+
+
+def exact_methods(prepare: Prepare, prefix: str = "") -> tuple[MethodSpec, ...]:
+    """The three exact methods of a problem (``prefix`` names a variant, e.g. "legacy:")."""
+    return tuple(
+        MethodSpec(
+            f"{prefix}{b.value}",
+            MethodKind.EXACT,
+            exact_runner(prepare, b),
+            b.description,
+            supports_hint=True,
+        )
+        for b in ExactBackend
+    )
