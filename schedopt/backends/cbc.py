@@ -264,7 +264,7 @@ def _threads_args(threads: int) -> list[str]:
     """CBC's ``-threads`` switch, only for more than one thread. Any ``-threads`` value turns
     on CBC 2.10's threaded branch-and-bound, which deadlocks now and then even at 1 thread:
     on a 10-row admission model, 3 of 1,500 runs with ``-threads 1`` never ended (not even
-    on SIGINT), 0 of 1,500 without it (``/tmp``-free reproduction in RESULTS.md)."""
+    on SIGINT), 0 of 1,500 without it (``benchmarks/cbc_threads.py``)."""
     return ["-threads", str(threads)] if threads > 1 else []
 
 

@@ -1,0 +1,123 @@
+"""Does CBC's ``-threads`` switch make it hang? Runs CBC many times on one tiny model.
+
+CBC 2.10 (the binary PuLP ships) runs its threaded branch-and-bound whenever ``-threads`` is
+given, even ``-threads 1``; on a 10-row admission model that search sometimes never ends and
+ignores SIGINT (the CI failure of ``tests/admission/test_bruteforce.py`` with ``milp:cbc``).
+This script writes the first-level model of that instance as the back-end does, runs CBC
+``--runs`` times with and without the switch (alternating, so load affects both alike), and
+counts runs that outlive ``--timeout`` seconds.
+
+    python benchmarks/cbc_threads.py --runs 1500
+
+prints a table and appends JSON lines to ``benchmarks/results/cbc_threads.jsonl``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run from anywhere: use this checkout's schedopt
+    sys.path.insert(0, str(ROOT))
+
+from schedopt.backends.cbc import cbc_executable  # noqa: E402
+from schedopt.problems.admission.instance import AdmissionInstance  # noqa: E402
+from schedopt.topology.builders import dgx  # noqa: E402
+
+
+#: The instance hypothesis found (2 hosts of 4 H100, 3 slots of 60 s, 3 jobs). CBC hangs after
+#: its feasibility pump, so any model that reaches the pump would do.
+def tiny() -> AdmissionInstance:
+    job = {"tenant": "default", "admitted": False, "weight": 1.0}
+    jobs = [
+        {
+            "id": "j0",
+            "kind": "soft_slo",
+            "arrival_s": 60.0,
+            "remaining_iterations": 921,
+            "throughput": {"1": 6.4, "8": 38.4},
+            "deadlines": [{"deadline_s": 180.0, "value": 5.0}],
+            "current_gpus": 0,
+        },
+        {
+            "id": "j1",
+            "kind": "soft_slo",
+            "arrival_s": 0.0,
+            "remaining_iterations": 48,
+            "throughput": {"1": 2.0},
+            "deadlines": [{"deadline_s": 60.0, "value": 2.0}],
+            "current_gpus": 1,
+        },
+        {
+            "id": "j2",
+            "kind": "best_effort",
+            "arrival_s": 0.0,
+            "remaining_iterations": 129,
+            "throughput": {"2": 2.4},
+            "deadlines": [],
+            "current_gpus": 0,
+        },
+    ]
+    return AdmissionInstance.model_validate(
+        {
+            "cluster": dgx(nodes=2, gpus_per_node=4),
+            "slots": 3,
+            "slot_s": 60.0,
+            "be_discount": 0.8,
+            "jobs": [job | j for j in jobs],
+        }
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=1500, help="CBC runs per variant")
+    parser.add_argument("--timeout", type=float, default=1.0, help="a run longer than this hung")
+    parser.add_argument("--out", default=str(ROOT / "benchmarks/results/cbc_threads.jsonl"))
+    args = parser.parse_args(argv)
+
+    from schedopt.problems.admission.data import build_data
+    from schedopt.problems.admission.milp import AdmissionMilp
+
+    inst = tiny()
+    variants = {"-threads 1": ["-threads", "1"], "no -threads": []}
+    hung = dict.fromkeys(variants, 0)
+    with tempfile.TemporaryDirectory(prefix="schedopt-cbc-threads-") as tmp:
+        # The first level's model exactly as the CBC back-end hands it over (PuLP's MPS).
+        mps = str(Path(tmp) / "tiny.mps")
+        AdmissionMilp(build_data(inst)).prob.writeMPS(mps, rename=1)
+        for _ in range(args.runs):
+            for name, switch in variants.items():
+                cmd = [
+                    cbc_executable(),
+                    mps,
+                    "-sec",
+                    "2",
+                    "-randomCbcSeed",
+                    "1",
+                    *switch,
+                    "-timeMode",
+                    "elapsed",
+                    "-solve",
+                ]
+                try:
+                    subprocess.run(cmd, capture_output=True, timeout=args.timeout, check=False)
+                except subprocess.TimeoutExpired:
+                    hung[name] += 1
+    print(f"{'variant':<14}{'runs':>8}{'hung':>8}")
+    with open(args.out, "a", encoding="utf-8") as out:
+        for name, count in hung.items():
+            print(f"{name:<14}{args.runs:>8}{count:>8}")
+            row = {"variant": name, "runs": args.runs, "hung": count, "time": time.time()}
+            out.write(json.dumps(row) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
