@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from schedopt.core.status import Status
+from schedopt.core.stopping import runaway_cap_s
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ def make_solver(
     p.max_time_in_seconds = max(time_limit_s, 0.01)
     if deterministic:
         p.max_deterministic_time = p.max_time_in_seconds
-        p.max_time_in_seconds = 10 * p.max_time_in_seconds + 10
+        p.max_time_in_seconds = runaway_cap_s(p.max_time_in_seconds)
     p.num_workers = threads
     p.random_seed = seed % 2**31  # an int32 field; LNS derives seed + step from the user's
     p.relative_gap_limit = mip_gap

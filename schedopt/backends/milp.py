@@ -44,12 +44,14 @@ def solve_pulp(
     return solve_cbc(prob, stop_at, mip_gap, threads, seed, hint, msg)
 
 
-def milp_methods(make_solver: Callable[[MilpSolver], Runner]) -> tuple[MethodSpec, ...]:
+def milp_methods(
+    make_solver: Callable[[MilpSolver], Runner], prefix: str = ""
+) -> tuple[MethodSpec, ...]:
     """The ``milp:highs`` and ``milp:cbc`` methods of a problem whose MILP module offers
     ``make_solver(MilpSolver) -> runner`` (both take a hint as a MIP start)."""
     return tuple(
         MethodSpec(
-            f"milp:{solver.value}",
+            f"{prefix}milp:{solver.value}",
             MethodKind.EXACT,
             make_solver(solver),
             f"MILP (PuLP) solved by {'HiGHS' if solver is MilpSolver.HIGHS else 'CBC'}",

@@ -20,7 +20,7 @@ from .options import TIME_LIMIT_OVERHEAD_S, SolveOptions
 from .registry import MethodKind, Outcome, ProblemSpec, problem_of
 from .result import ObjectiveTerm, Result, Sense
 from .status import Status
-from .stopping import Deadline, DeadlineReached
+from .stopping import Deadline, DeadlineReached, runaway_cap_s
 
 AUTO = "auto"
 
@@ -92,7 +92,10 @@ def solve(
         )
     # Every method works to a deadline that keeps back what turning its answer into a Result
     # costs (validation, evaluation), so the promise holds at every instance size.
-    deadline = Deadline(started + options.time_limit_s).earlier(spec.finish_reserve_s(instance))
+    # Deterministic mode trades the wall-clock promise for reproducible answers: the wall clock
+    # then only stops a runaway run (the cap CP-SAT's wall-clock limit gets, stopping.py).
+    wall_s = runaway_cap_s(options.time_limit_s) if options.deterministic else options.time_limit_s
+    deadline = Deadline(started + wall_s).earlier(spec.finish_reserve_s(instance))
     tuned_params = load_tuned(spec.name, tuned)  # shipped, overridden by the file ``tuned``
     if tuned is not None and method in tuned_params and not options.params:
         options = replace(options, params=tuned_params[method])

@@ -63,3 +63,9 @@ class Ticker:
         self._count += 1
         if self._deadline is not None and self._count % self._every == 0:
             self._deadline.check(self._phase)
+
+
+def runaway_cap_s(time_limit_s: float) -> float:
+    """The wall-clock cap of a deterministic run (SolveOptions.deterministic): 10 × the limit
+    + 10 s, well beyond what the run's fixed work takes on a machine 20 × slower."""
+    return 10 * time_limit_s + 10

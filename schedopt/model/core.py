@@ -195,8 +195,10 @@ class Rows:
         self._cols.extend(cols)
         self._coefs.extend(coefs)
         if len(self._cols) != len(self._coefs):
-            raise ValueError(f"{self._cid}: a row with {len(self._cols)} columns and "
-                             f"{len(self._coefs)} coefficients")
+            raise ValueError(
+                f"{self._cid}: a row with {len(self._cols)} columns and "
+                f"{len(self._coefs)} coefficients"
+            )
         self._starts.append(len(self._cols))
         self._lo.append(lo)
         self._hi.append(hi)
@@ -207,7 +209,12 @@ class Rows:
     def __exit__(self, *exc: object) -> None:
         if exc[0] is None and self._lo:
             self._model.add_rows(
-                self._cid, self._starts, self._cols, self._coefs, self._lo, self._hi,
+                self._cid,
+                self._starts,
+                self._cols,
+                self._coefs,
+                self._lo,
+                self._hi,
                 **self._options,  # type: ignore[arg-type]
             )
 
@@ -261,9 +268,16 @@ class Model:
 
     def kinds(self) -> np.ndarray:
         """Per column: 0 continuous, 1 integer (binaries included)."""
-        return np.concatenate(
-            [np.full(len(v), v.kind is not VarKind.CONTINUOUS, dtype=np.int8) for v in self.vars]
-        ) if self.vars else np.zeros(0, dtype=np.int8)
+        return (
+            np.concatenate(
+                [
+                    np.full(len(v), v.kind is not VarKind.CONTINUOUS, dtype=np.int8)
+                    for v in self.vars
+                ]
+            )
+            if self.vars
+            else np.zeros(0, dtype=np.int8)
+        )
 
     def block_of(self, col: int) -> Vars:
         for v in self.vars:
@@ -356,4 +370,8 @@ class Model:
 
     def size(self) -> tuple[int, int, int]:
         """Columns, rows and nonzeros."""
-        return self.num_cols, sum(len(b) for b in self.blocks), sum(len(b.cols) for b in self.blocks)
+        return (
+            self.num_cols,
+            sum(len(b) for b in self.blocks),
+            sum(len(b.cols) for b in self.blocks),
+        )

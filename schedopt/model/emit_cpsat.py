@@ -47,7 +47,10 @@ class CpsatSession:
         lb, ub = model.lb, model.ub
         for block in model.vars:
             model.tick()
-            lo, hi = lb[block.start : block.start + len(block)], ub[block.start : block.start + len(block)]
+            lo, hi = (
+                lb[block.start : block.start + len(block)],
+                ub[block.start : block.start + len(block)],
+            )
             if block.kind is VarKind.BINARY:
                 self._vars.extend(cp.new_bool_var(f"{block.name}{k}") for k in block.keys)
                 continue

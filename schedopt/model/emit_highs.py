@@ -63,8 +63,9 @@ class HighsSession:
     def set_level(self, level: Level) -> None:
         h = self.highs
         if len(self._costed):
-            h.changeColsCost(len(self._costed), self._costed.astype(np.int32),
-                             np.zeros(len(self._costed)))
+            h.changeColsCost(
+                len(self._costed), self._costed.astype(np.int32), np.zeros(len(self._costed))
+            )
         cols, inverse = np.unique(level.expr.cols, return_inverse=True)
         costs = np.zeros(len(cols))
         np.add.at(costs, inverse, level.expr.coefs)  # a column named twice: coefficients add
@@ -72,7 +73,9 @@ class HighsSession:
             h.changeColsCost(len(cols), cols.astype(np.int32), costs)
         h.changeObjectiveOffset(level.expr.constant)
         maximize = level.sense is Sense.MAXIMIZE
-        h.changeObjectiveSense(highspy.ObjSense.kMaximize if maximize else highspy.ObjSense.kMinimize)
+        h.changeObjectiveSense(
+            highspy.ObjSense.kMaximize if maximize else highspy.ObjSense.kMinimize
+        )
         self._costed, self._level = cols, level
 
     def set_hint(self, values: np.ndarray | None) -> None:

@@ -65,6 +65,10 @@ class PulpSession:
             expr = pulp.LpAffineExpression(list(zip((x[c] for c in cols[a:b]), coefs[a:b])))
             lo, hi = float(block.lo[r]), float(block.hi[r])
             name = f"{block.cid}_{r}"
+            if a == b:  # CBC calls a model with an empty row invalid
+                if lo > 0 or hi < 0:
+                    raise ValueError(f"{name}: an empty row with bounds [{lo}, {hi}]")
+                continue
             if lo == hi:
                 prob += expr == lo, name
                 continue
@@ -74,8 +78,14 @@ class PulpSession:
                 prob += expr <= hi, name if math.isinf(lo) else f"{name}_hi"
 
     def objective(self, level: Level) -> pulp.LpAffineExpression:
-        pairs = zip((self._vars[c] for c in level.expr.cols.tolist()), level.expr.coefs.tolist())
-        return pulp.LpAffineExpression(list(pairs), constant=level.expr.constant)
+        pairs = list(
+            zip((self._vars[c] for c in level.expr.cols.tolist()), level.expr.coefs.tolist())
+        )
+        if not pairs and self._vars:
+            # An empty objective makes PuLP add a `__dummy` column that then stays in the
+            # model, in no row: CBC rejects such a file ("No match for column").
+            pairs = [(self._vars[0], 0.0)]
+        return pulp.LpAffineExpression(pairs, constant=level.expr.constant)
 
     def set_level(self, level: Level) -> None:
         self.prob.sense = pulp.LpMaximize if level.sense is Sense.MAXIMIZE else pulp.LpMinimize

@@ -38,7 +38,9 @@ class Hooks:
         """The start for the next level, from the point that solved level ``index``."""
         return values
 
-    def fix_rows(self, index: int, level: Level, value: float, values: np.ndarray) -> list[RowBlock] | None:
+    def fix_rows(
+        self, index: int, level: Level, value: float, values: np.ndarray
+    ) -> list[RowBlock] | None:
         """Rows keeping a solved level at its value; None: the level's own tolerance rule."""
         return None
 
@@ -165,7 +167,9 @@ def _record(stats: dict[str, float | str], name: str, run: LevelRun) -> None:
             stats[f"{name}_{key}"] = run.stats[key]
 
 
-def _hint_if_better(level: Level, run: LevelRun, hint: np.ndarray | None, out: LexResult) -> LevelRun:
+def _hint_if_better(
+    level: Level, run: LevelRun, hint: np.ndarray | None, out: LexResult
+) -> LevelRun:
     """A hint better than what the solver found on the first level is the first level's
     incumbent: optimal if it meets the solver's bound. A hint never makes the answer worse."""
     if hint is None:

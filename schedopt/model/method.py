@@ -95,7 +95,9 @@ def to_outcome(prepared: Formulated, lex: LexResult, build_s: float) -> Outcome:
     common = {"bound": lex.bound, "build_s": build_s, "solve_s": lex.solve_s, "stats": stats}
     if lex.status is Status.INFEASIBLE:
         return Outcome(
-            Status.INFEASIBLE, explanation=prepared.explain_infeasible(), **common  # type: ignore[arg-type]
+            Status.INFEASIBLE,
+            explanation=prepared.explain_infeasible(),
+            **common,  # type: ignore[arg-type]
         )
     if lex.values is None:
         first = prepared.model.levels[0].name

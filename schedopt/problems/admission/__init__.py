@@ -4,7 +4,7 @@ from schedopt.backends.milp import milp_methods
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name, register_problem
 from schedopt.core.result import ObjectiveTerm, Sense
 
-from . import cpsat, heuristics, lns, milp, plot
+from . import cpsat, exact, heuristics, lns, milp, plot
 from .data import estimate_num_variables, finish_reserve_s
 from .generate import SIZES, generate, generate_custom
 from .heuristics import EdfParams, SlackParams
@@ -33,14 +33,16 @@ SPEC = register_problem(
         finish_reserve_s=finish_reserve_s,
         export_model=milp.export,
         methods=by_name(
+            *exact.METHODS,
+            # The models before the model layer, until the new ones match them everywhere.
             MethodSpec(
-                "cpsat",
+                "legacy:cpsat",
                 MethodKind.EXACT,
                 cpsat.solve,
-                "CP-SAT, lexicographic by sequential solves",
+                "CP-SAT (the model before schedopt.model)",
                 supports_hint=True,
             ),
-            *milp_methods(milp.make_solver),
+            *milp_methods(milp.make_solver, prefix="legacy:"),
             MethodSpec(
                 "heuristic:edf",
                 MethodKind.HEURISTIC,

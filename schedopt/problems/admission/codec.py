@@ -1,0 +1,55 @@
+"""Raw decisions ↔ a point of the admission model (model.py's columns)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .assemble import RawPlan
+from .model import AdmissionModel
+
+
+def encode(am: AdmissionModel, raw: Sequence[RawPlan]) -> np.ndarray:
+    """A complete point from a raw plan (p and c derived as C8 and C9 define them), so a
+    solver starts from a feasible point instead of having to repair a partial one."""
+    data, x, p, c = am.data, am.x, am.p, am.c
+    values = np.zeros(am.model.num_cols)
+    ub = am.model.ub
+    for (j,), col in am.z.items():
+        values[col] = float(bool(raw[j].admitted))
+    for (j, k), col in am.y.items():
+        values[col] = float(bool(raw[j].admitted) and raw[j].tier == k)
+    seen = {j for (j, _) in c.index}
+    for job in data.jobs:
+        if job.index not in seen:
+            continue
+        j, r = job.index, raw[job.index]
+        left, prev = job.work, job.current_gpus
+        for t in range(data.T):
+            o = r.run[t] if t >= job.arrival else None
+            if o is not None and (j, t, o) in x:
+                values[x[j, t, o]] = 1.0
+            n = 0 if o is None else job.options[o].n
+            values[c[j, t]] = abs(n - prev)
+            prev = n
+            col = p.get((j, t))
+            if col is not None:
+                got = 0 if o is None else min(left, job.options[o].work, ub[col])
+                values[col] = got
+                left -= got
+    return values
+
+
+def decode(am: AdmissionModel, values: np.ndarray) -> list[RawPlan]:
+    raw = [RawPlan([None] * am.data.T) for _ in am.data.jobs]
+    on = values > 0.5
+    for (j, t, o), col in am.x.items():
+        if on[col]:
+            raw[j].run[t] = o  # type: ignore[index]
+    for (j,), col in am.z.items():
+        raw[j].admitted = bool(on[col])  # type: ignore[index]
+    for (j, k), col in am.y.items():
+        if on[col]:
+            raw[j].tier = k  # type: ignore[index]
+    return raw
