@@ -62,7 +62,9 @@ class PulpSession:
         for r in range(len(block)):
             self.model.tick()
             a, b = starts[r], starts[r + 1]
-            expr = pulp.LpAffineExpression(list(zip((x[c] for c in cols[a:b]), coefs[a:b])))
+            expr = pulp.LpAffineExpression(
+                list(zip((x[c] for c in cols[a:b]), coefs[a:b], strict=True))
+            )
             lo, hi = float(block.lo[r]), float(block.hi[r])
             name = f"{block.cid}_{r}"
             if a == b:  # CBC calls a model with an empty row invalid
@@ -79,7 +81,11 @@ class PulpSession:
 
     def objective(self, level: Level) -> pulp.LpAffineExpression:
         pairs = list(
-            zip((self._vars[c] for c in level.expr.cols.tolist()), level.expr.coefs.tolist())
+            zip(
+                (self._vars[c] for c in level.expr.cols.tolist()),
+                level.expr.coefs.tolist(),
+                strict=True,
+            )
         )
         if not pairs and self._vars:
             # An empty objective makes PuLP add a `__dummy` column that then stays in the
