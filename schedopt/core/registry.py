@@ -87,6 +87,10 @@ class ProblemSpec:
     #: Seconds to keep back from every method for turning its answer into a Result (validate,
     #: evaluate, metrics), estimated cheaply from the instance's size before anything is built.
     finish_reserve_s: Callable[[Any], float] = lambda instance: 0.05
+    #: ``formulate(instance, options, deadline)``: the problem's backend-neutral model for
+    #: one instance (a ``schedopt.model.Formulated``, or an early Outcome), where it has one;
+    #: the conformance suite checks that every emitter says what it says.
+    formulate: Callable[[Any, SolveOptions, Deadline], Any] | None = None
 
     def method(self, name: str) -> MethodSpec:
         try:

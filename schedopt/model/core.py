@@ -355,12 +355,17 @@ class Model:
         return level
 
     # --- checks ---------------------------------------------------------------------------
-    def violated_rows(self, x: np.ndarray, tol: float = 1e-6) -> list[str]:
-        """The constraint ids of rows (and bounds) that ``x`` breaks, for tests and checks."""
+    def violated_rows(
+        self, x: np.ndarray, tol: float = 1e-6, backend: Backend | None = None
+    ) -> list[str]:
+        """The constraint ids of rows (and bounds) that ``x`` breaks, for tests and checks;
+        with ``backend``, only the blocks that back-end receives."""
         out = []
         if np.any(x < self.lb - tol) or np.any(x > self.ub + tol):
             out.append("bounds")
         for b in self.blocks:
+            if backend is not None and backend not in b.backends:
+                continue
             act = b.activity(x)
             if np.any(act < b.lo - tol * np.maximum(1, abs(b.lo))) or np.any(
                 act > b.hi + tol * np.maximum(1, abs(b.hi))

@@ -37,6 +37,7 @@ def _integral(values: np.ndarray, what: str) -> np.ndarray:
 
 class CpsatSession:
     method = "cpsat"
+    kind = Backend.CPSAT
 
     def __init__(self, model: Model, linearization_level: int = 1):
         self.model = model

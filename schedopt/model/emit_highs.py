@@ -25,6 +25,7 @@ _MS = highspy.HighsModelStatus
 
 class HighsSession:
     method = "milp:highs"
+    kind = Backend.MILP
 
     def __init__(self, model: Model, verbose: bool = False):
         swallow_highs_banner()

@@ -29,6 +29,7 @@ class PulpSession:
     def __init__(self, model: Model, solver: MilpSolver = MilpSolver.CBC):
         self.model, self.solver = model, solver
         self.method = f"milp:{solver.value}"
+        self.kind = Backend.MILP
         prob = self.prob = pulp.LpProblem(model.name, pulp.LpMinimize)
         lb, ub = model.lb, model.ub
         self._vars: list[pulp.LpVariable] = []

@@ -19,7 +19,7 @@ from schedopt.core.options import SolveOptions
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 
-from .core import Level, Model, RowBlock, Sense
+from .core import Backend, Level, Model, RowBlock, Sense
 from .session import LevelRun, Session, snap_integers
 
 #: Below this a level is not started (a solver cannot even load the model in less).
@@ -92,9 +92,9 @@ def fix_block(level: Level, value: float) -> RowBlock:
     )
 
 
-def hint_on_model(model: Model, hint: np.ndarray | None) -> bool:
+def hint_on_model(model: Model, hint: np.ndarray | None, backend: Backend) -> bool:
     """Is the hint a point of the model (so it may stand in for the solver's answer)?"""
-    return hint is not None and not model.violated_rows(hint)
+    return hint is not None and not model.violated_rows(hint, backend=backend)
 
 
 def solve_levels(
@@ -109,7 +109,7 @@ def solve_levels(
     shares = level_time_shares(len(levels))
     out = LexResult(Status.NO_SOLUTION, proven=[False] * len(levels))
     integer, lb, ub = model.kinds(), model.lb, model.ub
-    hint_ok = hint_on_model(model, hint)
+    hint_ok = hint_on_model(model, hint, session.kind)
     fixed_left = options.time_limit_s  # deterministic mode: fixed shares of the limit
     handover = 0.0
     for i, level in enumerate(levels):

@@ -11,7 +11,7 @@ import numpy as np
 from schedopt.core.options import SolveOptions
 from schedopt.core.status import Status
 
-from .core import Level, RowBlock
+from .core import Backend, Level, RowBlock
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,8 @@ class Session(Protocol):
 
     #: The method's name ("cpsat", "milp:highs", "milp:cbc").
     method: str
+    #: Which blocks it receives (RowBlock.backends).
+    kind: Backend
 
     def set_level(self, level: Level) -> None: ...
 

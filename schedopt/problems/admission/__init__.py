@@ -32,6 +32,7 @@ SPEC = register_problem(
         estimate_variables=estimate_num_variables,
         finish_reserve_s=finish_reserve_s,
         export_model=milp.export,
+        formulate=exact.prepare,
         methods=by_name(
             *exact.METHODS,
             # The models before the model layer, until the new ones match them everywhere.
