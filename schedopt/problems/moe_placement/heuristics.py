@@ -21,12 +21,12 @@ from __future__ import annotations
 import heapq
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from schedopt.core.options import SolveOptions
+from schedopt.core.options import SolveOptions, method_params
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline, Ticker
@@ -546,16 +546,6 @@ def validation_reserve_s(plan: Plan) -> float:
 
 
 # --- registered methods ----------------------------------------------------------------------
-def _params(cls, given: dict) -> object:
-    known = {f.name for f in fields(cls)}
-    unknown = set(given) - known
-    if unknown:
-        raise ValueError(
-            f"unknown parameters {sorted(unknown)} for {cls.__name__}; known {sorted(known)}"
-        )
-    return cls(**given)
-
-
 def _outcome(data: ModelData, plan: Plan | None, t0: float, build_s: float) -> Outcome:
     solve_s = time.perf_counter() - t0 - build_s
     if plan is None:
@@ -580,7 +570,7 @@ def solve_eplb(inst: MoePlacementInstance, options: SolveOptions, deadline: Dead
     t0 = time.perf_counter()
     data = build_data(inst, check_size=False)
     build_s = time.perf_counter() - t0
-    plan = run_eplb(data, _params(EplbParams, options.params), deadline)
+    plan = run_eplb(data, method_params(EplbParams, options.params), deadline)
     return _outcome(data, plan, t0, build_s)
 
 
@@ -588,7 +578,7 @@ def solve_local_search(
     inst: MoePlacementInstance, options: SolveOptions, deadline: Deadline
 ) -> Outcome:
     t0 = time.perf_counter()
-    params = _params(LocalSearchParams, options.params)
+    params = method_params(LocalSearchParams, options.params)
     if deadline.expired():  # e.g. auto's heuristic share already used by EPLB
         return Outcome(Status.NO_SOLUTION, explanation="no time left for the local search")
     data = build_data(inst, check_size=False)
