@@ -230,7 +230,7 @@ def solve_cbc(prob, stop_at, mip_gap, threads, seed, hint, msg) -> MilpRun:
             "-ratio",
             str(mip_gap),
         ]
-        args += _threads_args(threads) + ["-timeMode", "elapsed", "-solve"]
+        args += [*_threads_args(threads), "-timeMode", "elapsed", "-solve"]
         args += ["-printingOptions", "normal", "-solution", sol]
         launched = time.perf_counter()
         proc = _launch(args)
