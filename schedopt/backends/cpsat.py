@@ -76,7 +76,7 @@ def run(model: cp_model.CpModel, solver: cp_model.CpSolver) -> CpsatRun:
             bound = b
     if status is Status.OPTIMAL and solver.parameters.relative_gap_limit == 0 and has_objective:
         bound = objective
-    stats = {
+    stats: dict[str, float | str] = {
         "solver": "cpsat",
         "branches": float(solver.num_branches),
         "conflicts": float(solver.num_conflicts),

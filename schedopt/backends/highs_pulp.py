@@ -19,7 +19,7 @@ from schedopt.core.status import Status
 from .milp_run import MilpRun
 
 
-class _HighsWithHint(pulp.HiGHS):  # type: ignore[misc]
+class _HighsWithHint(pulp.HiGHS):
     """PuLP's HiGHS adapter plus a MIP start, applied just before the run."""
 
     def __init__(
@@ -109,7 +109,7 @@ def solve_highs(prob, time_limit_s, mip_gap, threads, seed, hint, msg) -> MilpRu
         status = Status.FEASIBLE if has_primal else Status.NO_SOLUTION
         if is_mip and math.isfinite(info.mip_dual_bound):
             bound = sign * info.mip_dual_bound + constant
-    stats = {
+    stats: dict[str, float | str] = {
         "solver": "highs",
         "model_status": h.modelStatusToString(model_status),
         "mip_nodes": float(info.mip_node_count),

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import InvalidInstanceError
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+_Params = TypeVar("_Params", bound="DataclassInstance")
 
 #: Largest seed: CP-SAT's ``random_seed`` and HiGHS's ``random_seed`` are 32-bit signed ints.
 MAX_SEED = 2**31 - 1
@@ -84,3 +90,14 @@ class SolveOptions:
             raise InvalidInstanceError(
                 "params", f"must be a dict (got {type(self.params).__name__})"
             )
+
+
+def method_params(cls: type[_Params], given: Mapping[str, Any]) -> _Params:
+    """``cls(**given)`` for a method's parameter dataclass; a ValueError names unknown keys."""
+    known = {f.name for f in fields(cls)}
+    unknown = set(given) - known
+    if unknown:
+        raise ValueError(
+            f"unknown parameters {sorted(unknown)} for {cls.__name__}; known {sorted(known)}"
+        )
+    return cls(**given)

@@ -41,6 +41,7 @@ from pathlib import Path
 from schedopt.core.errors import InvalidInstanceError
 from schedopt.topology.builders import GPU_TYPES, _check_count, _check_positive, _SpecBuilder
 from schedopt.topology.cluster import Cluster
+from schedopt.topology.spec import LinkKind
 
 __all__ = ["NVLINK_LINK_GBPS", "SM_TO_GPU_TYPE", "from_nccl_xml"]
 
@@ -208,7 +209,7 @@ def from_nccl_xml(
                     peers.add(pair)
                     builder.link(gid, f"{host_id}/g{j}", "nvlink", count * per_link)
     link_gbps = host_link_gbps or sum(g for _, g in nics) or 100.0
-    kind = "ethernet" if nics and all(k == "ethernet" for k, _ in nics) else "ib"
+    kind: LinkKind = "ethernet" if nics and all(k == "ethernet" for k, _ in nics) else "ib"
     leaves = [host_ids[i : i + size] for i in range(0, hosts, size)]
     builder.add_fabric(leaves, kind, link_gbps, [link_gbps * size / 2] * len(leaves))
     return builder.build()

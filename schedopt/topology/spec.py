@@ -151,7 +151,12 @@ def _reference_problems(spec: ClusterSpec) -> list[tuple[str, str]]:
         problems.append(("gpus", "at least one GPU is required"))
 
     owner: dict[str, str] = {}  # node id -> the path that declared it first
-    for field, items in (("gpus", spec.gpus), ("hosts", spec.hosts), ("switches", spec.switches)):
+    groups: tuple[tuple[str, tuple[GpuSpec | HostSpec | SwitchSpec, ...]], ...] = (
+        ("gpus", spec.gpus),
+        ("hosts", spec.hosts),
+        ("switches", spec.switches),
+    )
+    for field, items in groups:
         for i, item in enumerate(items):
             path = f"{field}[{i}].id"
             if item.id in owner:
@@ -214,7 +219,7 @@ def _connectivity_problems(spec: ClusterSpec) -> list[tuple[str, str]]:
     for link in spec.links:
         adjacency[link.a].append(link.b)
         adjacency[link.b].append(link.a)
-    nodes = [n.id for n in (*spec.hosts, *spec.gpus, *spec.switches)]
+    nodes = [h.id for h in spec.hosts] + [g.id for g in spec.gpus] + [s.id for s in spec.switches]
     start = nodes[0]
     seen = {start}
     frontier = [start]

@@ -10,9 +10,9 @@ signed so that lower is better (it is minimised); an instance without a solution
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, ClassVar, Protocol, cast
 
 # A module import (not ``from … import solve``): core.solve reads the tuned-parameter store of
 # this package, so the two import each other and the name is looked up only at call time.
@@ -23,6 +23,12 @@ from schedopt.core.result import Sense
 #: Weight of each lexicographic level in the score: each level 1000 times less than the one
 #: before (as many levels as any problem has).
 LEVEL_WEIGHTS = (1.0, 1e-3, 1e-6, 1e-9, 1e-12)
+
+
+class _Tunable(Protocol):
+    """A heuristic's parameter class: its search space, field → (low, high)."""
+
+    SPACE: ClassVar[Mapping[str, tuple[float, float]]]
 
 
 @dataclass(frozen=True)
@@ -80,9 +86,11 @@ def tune(
     if m.kind is not MethodKind.HEURISTIC or m.params is None:
         raise ValueError(f"{method!r} has no tunable parameters")
     names = [f.name for f in fields(m.params)]
+    # MethodSpec.params is typed as a plain ``type``; a heuristic's parameter class has SPACE.
+    bounds = cast("type[_Tunable]", m.params).SPACE
     space = []
     for name in names:
-        low, high = m.params.SPACE[name]
+        low, high = bounds[name]
         is_int = isinstance(getattr(m.params(), name), int)
         space.append(
             Integer(int(low), int(high), name=name) if is_int else Real(low, high, name=name)
@@ -137,11 +145,11 @@ def tune(
         for i, (n, v) in enumerate(zip(names, res.x, strict=True))
     }
     if res.fun > default_score:  # never record something worse than the defaults
-        best, score = {n: getattr(m.params(), n) for n in names}, default_score
+        best, best_score = {n: getattr(m.params(), n) for n in names}, default_score
     else:
-        score = float(res.fun)
+        best_score = float(res.fun)
     return TuningResult(
-        spec.name, method, best, score, default_score, calls, time.perf_counter() - started
+        spec.name, method, best, best_score, default_score, calls, time.perf_counter() - started
     )
 
 

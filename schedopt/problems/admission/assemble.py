@@ -90,6 +90,6 @@ def raw_from_solution(data: ModelData, sol: AdmissionSolution) -> list[RawPlan]:
         for t in range(data.T):
             n = plan.gpus[t] if t < len(plan.gpus) else 0
             g = plan.gpu_types[t] if t < len(plan.gpu_types) else None
-            run.append(index.get((g, n)) if n else None)
+            run.append(index.get((g, n)) if n and g is not None else None)
         raw.append(RawPlan(run, plan.admitted, plan.tier))
     return raw

@@ -17,10 +17,10 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import ClassVar
 
-from schedopt.core.options import SolveOptions
+from schedopt.core.options import SolveOptions, method_params
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline, Ticker
@@ -272,16 +272,6 @@ def slack_order(p: SlackParams) -> Callable[[JobData], tuple]:
     return key
 
 
-def _params(cls, given: dict) -> object:
-    known = {f.name for f in fields(cls)}
-    unknown = set(given) - known
-    if unknown:
-        raise ValueError(
-            f"unknown parameters {sorted(unknown)} for {cls.__name__}; known {sorted(known)}"
-        )
-    return cls(**given)
-
-
 def run_edf(
     data: ModelData, params: EdfParams, stop: Deadline | None = None
 ) -> tuple[list[RawPlan], list[str]]:
@@ -315,7 +305,7 @@ def _method(run: Callable[..., tuple[list[RawPlan], list[str]]], cls: type):
         stop = deadline.earlier(assemble_reserve_s(build_s))
         # deterministic mode: the whole pass, never cut short by the wall clock (fixed work)
         raw, broken = run(
-            data, _params(cls, options.params), None if options.deterministic else stop
+            data, method_params(cls, options.params), None if options.deterministic else stop
         )
         solve_s = time.perf_counter() - t0 - build_s
         if broken:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from enum import Enum
 from functools import cached_property
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import Field, model_validator
 
@@ -21,7 +21,7 @@ from schedopt.core.model import FrozenModel
 from schedopt.core.pydantic_errors import describe
 from schedopt.topology import Cluster
 
-PROBLEM = "admission"
+PROBLEM: Final = "admission"
 
 
 class JobKind(str, Enum):

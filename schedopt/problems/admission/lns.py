@@ -133,8 +133,9 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
             )
             run = backend.run(cp, solver)
             steps += 1
-            if run.status.has_solution and round(run.objective) > value:
-                current, value, improved = model.extract(solver), round(run.objective), improved + 1
+            found = run.objective if run.status.has_solution else None
+            if found is not None and round(found) > value:
+                current, value, improved = model.extract(solver), round(found), improved + 1
                 idle = 0
             else:
                 idle += 1

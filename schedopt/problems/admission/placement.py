@@ -78,7 +78,8 @@ def _whole_hosts(inst: AdmissionInstance, free, g: str, count: int) -> list[Grou
     # One leaf that has enough (the tightest such leaf keeps bigger leaves whole) ...
     fitting = [ks for ks in by_leaf.values() if len(ks) >= count]
     if fitting:
-        return sorted(min(fitting, key=lambda ks: (len(ks), ks[0])))[:count]
+        tightest = min(fitting, key=lambda ks: (len(ks), ks[0]))
+        return sorted(tightest)[:count]
     # ... else as few leaves as possible: the fullest leaves first.
     chosen: list[Group] = []
     for ks in sorted(by_leaf.values(), key=lambda ks: (-len(ks), ks[0])):

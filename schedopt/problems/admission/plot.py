@@ -91,12 +91,12 @@ def to_svg(inst: AdmissionInstance, sol: AdmissionSolution, title: str | None = 
     lx, ly = WIDTH - LEGEND_W - 10, MARGIN
     shown = [p for p in sol.plans if any(p.gpus)][:24]
     for i, plan in enumerate(shown):
-        kind = jobs[plan.job_id].kind.value.replace("_", " ")
+        kind_label = jobs[plan.job_id].kind.value.replace("_", " ")
         state = "" if plan.admitted is None else (" admitted" if plan.admitted else " rejected")
         parts.append(
             f'<rect x="{lx}" y="{ly + 15 * i}" width="11" height="11" '
             f'fill="{colour[plan.job_id]}"/><text x="{lx + 16}" y="{ly + 15 * i + 10}">'
-            f"{escape(plan.job_id)} ({kind}{state})</text>"
+            f"{escape(plan.job_id)} ({kind_label}{state})</text>"
         )
     rejected = [p.job_id for p in sol.plans if p.admitted is False]
     if rejected:

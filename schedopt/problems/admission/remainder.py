@@ -80,14 +80,16 @@ def remainder(rnd: Round, inst: AdmissionInstance) -> tuple[AdmissionSolution | 
             )
         if s.planned_table is not None and s.table != s.planned_table:
             changes.append(f"throughput of {s.job.id!r} was revised")
-    plans, demands = [], {}
+    plans: list[JobPlan] = []
+    demands: dict[str, tuple[str, int]] = {}
     T = inst.slots
     for (s, _), job in zip(rnd.entries, inst.jobs, strict=True):
         rest = list(s.plan[:T]) + [(None, 0)] * (T - len(s.plan[:T]))
         gpus = tuple(n for _, n in rest)
         types = tuple(g if n else None for g, n in rest)
-        if gpus[0]:
-            demands[job.id] = (types[0], gpus[0])
+        first_type = types[0]
+        if gpus[0] and first_type is not None:
+            demands[job.id] = (first_type, gpus[0])
         if not job.kind.is_slo:
             plans.append(JobPlan(job_id=job.id, gpus=gpus, gpu_types=types))
         elif job.admitted:

@@ -61,7 +61,7 @@ def check_replay(
     by_id = {j.id: j for j in jobs}
     end = max((r.time_s + slot_s for r in report.rounds), default=0.0)
     met = late = pending = 0
-    late_ids = []
+    late_ids: list[str] = []
     for job_id, deadline in sorted(report.guarantees.items()):
         if job_id in report.dropped:
             continue

@@ -263,7 +263,7 @@ def _validate_placement(inst, sol, gpu_type_of, unavailable) -> list[Violation]:
     return out
 
 
-def _progress(inst: AdmissionInstance, job: Job, plan: JobPlan) -> list[float]:
+def _progress(inst: AdmissionInstance, job: Job, plan: JobPlan) -> list[int]:
     """Best-effort iterations credited per slot: early slots first, capped at the work left."""
     left = job.remaining_iterations
     credited = []

@@ -147,7 +147,7 @@ def generate_custom(
     return FairshareInstance.model_validate(doc)
 
 
-def _place(free: dict[str, int], host_type: dict[str, str], g: str, n: int, multi: bool):
+def _place(free: dict[str, int], host_type: dict[str, str | None], g: str, n: int, multi: bool):
     fitting = [h for h in free if host_type[h] == g and free[h] >= n]
     if fitting:
         h = min(fitting, key=lambda h: (free[h], h))

@@ -20,10 +20,10 @@ from __future__ import annotations
 import heapq
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import ClassVar
 
-from schedopt.core.options import SolveOptions
+from schedopt.core.options import SolveOptions, method_params
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
@@ -189,13 +189,13 @@ def water_fill(
             return _give(state, job, p)
 
     queues: dict[int, list[JobData]] = {}
-    for u in tenants if tenants is not None else data.tenants:
-        jobs = [data.jobs[j] for j in u.jobs if data.jobs[j].options]
+    for tenant in tenants if tenants is not None else data.tenants:
+        jobs = [data.jobs[j] for j in tenant.jobs if data.jobs[j].options]
         jobs = [j for j in jobs if not state.done(j)]
         jobs.sort(key=job_order)
         jobs.reverse()  # pop() from the end takes the first in order
-        if jobs and (target is None or state.gpus[u.index] < target.get(u.index, 0)):
-            queues[u.index] = jobs
+        if jobs and (target is None or state.gpus[tenant.index] < target.get(tenant.index, 0)):
+            queues[tenant.index] = jobs
     heap = [(_tenant_key(data, data.tenants[u], state.gpus[u], p), u) for u in queues]
     heapq.heapify(heap)
     while heap:
@@ -272,21 +272,11 @@ def run_gavel_round(
     return state, None
 
 
-def _params(cls, given: dict) -> object:
-    known = {f.name for f in fields(cls)}
-    unknown = set(given) - known
-    if unknown:
-        raise ValueError(
-            f"unknown parameters {sorted(unknown)} for {cls.__name__}; known {sorted(known)}"
-        )
-    return cls(**given)
-
-
 def solve_astraea(inst: FairshareInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     t0 = time.perf_counter()
     data = build_data(inst, check_size=False, deadline=deadline)
     build_s = time.perf_counter() - t0
-    state, problem = run_astraea(data, _params(AstraeaParams, options.params))
+    state, problem = run_astraea(data, method_params(AstraeaParams, options.params))
     solve_s = time.perf_counter() - t0 - build_s
     if problem:
         return Outcome(Status.NO_SOLUTION, build_s=build_s, solve_s=solve_s, explanation=problem)
@@ -297,7 +287,7 @@ def solve_gavel_round(
     inst: FairshareInstance, options: SolveOptions, deadline: Deadline
 ) -> Outcome:
     t0 = time.perf_counter()
-    params = _params(GavelRoundParams, options.params)
+    params = method_params(GavelRoundParams, options.params)
     data = build_data(inst, check_size=False, deadline=deadline)
     build_s = time.perf_counter() - t0
     if deadline.remaining() > LP_S_PER_VARIABLE * data.num_variables:

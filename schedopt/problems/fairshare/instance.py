@@ -8,7 +8,7 @@ and name the field path. See ``formulations/fairshare.md``.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import Field, model_validator
 
@@ -28,7 +28,7 @@ from schedopt.core.pydantic_errors import describe
 from schedopt.topology import Cluster
 from schedopt.topology.spec import mixed_type_problems
 
-PROBLEM = "fairshare"
+PROBLEM: Final = "fairshare"
 
 
 _Frozen = FrozenModel

@@ -34,7 +34,7 @@ def instance_dicts(
     """A small, valid round as the JSON document (dict) an instance file would hold.
     ``options`` draws the instance options (hard guarantees, preemption cap, one host)."""
     n_types = draw(st.integers(1, 2))
-    pools = []
+    pools: list[tuple[str, int, int]] = []
     hosts_left = max_hosts
     for g in ("H100", "A100")[:n_types]:
         nodes = draw(st.integers(1, max(1, min(2, hosts_left - (n_types - len(pools) - 1)))))
@@ -62,9 +62,9 @@ def instance_dicts(
         left = free_total
         for t in tenants:
             if draw(st.booleans()):
-                g = draw(st.integers(0, min(2, left)))
-                t["guaranteed_gpus"] = g
-                left -= g
+                guaranteed = draw(st.integers(0, min(2, left)))
+                t["guaranteed_gpus"] = guaranteed
+                left -= guaranteed
     room = {h: len(cluster.gpus_on(h)) for h in cluster.hosts()}
     host_type = {h: cluster.host_type(h) for h in cluster.hosts()}
     jobs = []

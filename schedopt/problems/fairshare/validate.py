@@ -29,7 +29,11 @@ class _Cluster:
 
 def _cluster(inst: FairshareInstance) -> _Cluster:
     out = set(inst.unavailable_gpus)
-    free, host_type, per_type, largest, largest_free = {}, {}, Counter(), {}, {}
+    free: dict[str, int] = {}
+    host_type: dict[str, str | None] = {}
+    per_type: Counter[str] = Counter()
+    largest: dict[str, int] = {}
+    largest_free: dict[str, int] = {}
     for h in inst.cluster.hosts():
         on = inst.cluster.gpus_on(h)
         free[h] = sum(1 for g in on if g not in out)

@@ -21,12 +21,12 @@ from __future__ import annotations
 import heapq
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
-from typing import ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
-from schedopt.core.options import SolveOptions
+from schedopt.core.options import SolveOptions, method_params
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline, Ticker
@@ -35,6 +35,9 @@ from .data import ModelData, Plan, build_data
 from .instance import MoePlacementInstance
 
 EPS = 1e-12
+
+#: A local-search move: (the new max load of the GPU pair, kind, the kind's payload).
+_Move = tuple[float, str, tuple[Any, ...]]
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,7 @@ def _replicate(
         * params.replica_budget
     )
     extra = data.extra_memory_gib * (1.0 if params.replica_budget >= 1 else params.replica_budget)
-    heap = []
+    heap: list[tuple[float, int, int]] = []  # (-work per replica / fair share, layer, expert)
     fair = []
     for i, k in enumerate(groups):
         w = data.work(i)
@@ -279,12 +282,12 @@ def _fill(
     """Replicas the packing dropped (its reserves round memory per layer) go wherever memory
     is left at the end, hottest per replica first, to the GPU where the layer is least loaded;
     the expert's tokens are then split evenly again (hierarchical: inside the expert's host)."""
-    heap = []
+    heap: list[tuple[float, int, int]] = []  # (-work per replica, layer, expert)
     for i in range(data.L):
         w = data.work(i)
         placed = plan.x[i].sum(axis=1)
-        for e in np.flatnonzero(placed < reps[i]):
-            heapq.heappush(heap, (-w[e] / placed[e], i, int(e)))
+        for missing in np.flatnonzero(placed < reps[i]):
+            heapq.heappush(heap, (-w[missing] / placed[missing], i, int(missing)))
     while heap:
         _, i, e = heapq.heappop(heap)
         x = plan.x[i]
@@ -403,7 +406,7 @@ def _improve_layer(
         top = float(load[g])
         if top <= EPS:
             return
-        best = None  # (new pair max, kind, payload)
+        best: _Move | None = None
         for e in np.flatnonzero(x[:, g]):
             part = w[e] * f[e, g]  # µs·speed of expert e on g
             if w[e] <= 0:
@@ -478,7 +481,7 @@ def _improve_layer(
             f[e, h] = t / w[e]
             f[e, g] -= t / w[e]
             st.free[h] -= mem[e]
-            st.extra_left -= mem[e]
+            st.extra_left -= float(mem[e])
             load[g] -= t / s[g]
             load[h] += t / s[h]
         else:
@@ -494,7 +497,7 @@ def _improve_layer(
         np.clip(f[:, g], 0.0, 1.0, out=f[:, g])
 
 
-def _trade_move(st: _State, i: int, g: int, load: np.ndarray, top: float):
+def _trade_move(st: _State, i: int, g: int, load: np.ndarray, top: float) -> _Move | None:
     """The best 'replicate' of an expert on the hot GPU ``g`` onto a full GPU whose memory a
     replica of another layer gives up (see :meth:`_State.trade`); applied to the memory at
     once, returned as a replicate move (or None)."""
@@ -546,16 +549,6 @@ def validation_reserve_s(plan: Plan) -> float:
 
 
 # --- registered methods ----------------------------------------------------------------------
-def _params(cls, given: dict) -> object:
-    known = {f.name for f in fields(cls)}
-    unknown = set(given) - known
-    if unknown:
-        raise ValueError(
-            f"unknown parameters {sorted(unknown)} for {cls.__name__}; known {sorted(known)}"
-        )
-    return cls(**given)
-
-
 def _outcome(data: ModelData, plan: Plan | None, t0: float, build_s: float) -> Outcome:
     solve_s = time.perf_counter() - t0 - build_s
     if plan is None:
@@ -580,7 +573,7 @@ def solve_eplb(inst: MoePlacementInstance, options: SolveOptions, deadline: Dead
     t0 = time.perf_counter()
     data = build_data(inst, check_size=False)
     build_s = time.perf_counter() - t0
-    plan = run_eplb(data, _params(EplbParams, options.params), deadline)
+    plan = run_eplb(data, method_params(EplbParams, options.params), deadline)
     return _outcome(data, plan, t0, build_s)
 
 
@@ -588,7 +581,7 @@ def solve_local_search(
     inst: MoePlacementInstance, options: SolveOptions, deadline: Deadline
 ) -> Outcome:
     t0 = time.perf_counter()
-    params = _params(LocalSearchParams, options.params)
+    params = method_params(LocalSearchParams, options.params)
     if deadline.expired():  # e.g. auto's heuristic share already used by EPLB
         return Outcome(Status.NO_SOLUTION, explanation="no time left for the local search")
     data = build_data(inst, check_size=False)

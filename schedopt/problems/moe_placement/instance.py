@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from enum import Enum
 from functools import cached_property
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import Field, model_validator
 
@@ -29,7 +29,7 @@ from schedopt.core.limits import (
 from schedopt.core.model import FrozenModel
 from schedopt.topology import Cluster
 
-PROBLEM = "moe_placement"
+PROBLEM: Final = "moe_placement"
 
 _Frozen = FrozenModel
 TokenBytes = Annotated[float, Field(ge=1, le=1e9, allow_inf_nan=False)]

@@ -82,6 +82,7 @@ def validate(inst: MoePlacementInstance, sol: MoePlacementSolution) -> list[Viol
             layer_gpus |= set(gpus) & known
         # V6 hierarchical placement (C7)
         if inst.layer_within is not LayerWithin.NONE and layer_gpus:
+            groups: set[str] | set[int]
             if inst.layer_within is LayerWithin.HOST:
                 groups = {inst.cluster.host_of(g) for g in layer_gpus}
             else:
