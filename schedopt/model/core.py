@@ -17,9 +17,10 @@ Two things differ between back-ends on purpose, and both are declared here, not 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +45,8 @@ class Backend(str, Enum):
     MILP = "milp"  # HiGHS and CBC: real coefficients
 
 
-Key = tuple[Hashable, ...]
+#: A variable's key: a tuple of domain indices or ids, e.g. (job, slot, option).
+Key = tuple[Any, ...]
 
 
 @dataclass(frozen=True)

@@ -67,8 +67,8 @@ class CpsatSession:
                 cp.new_int_var(int(a), int(b), f"{block.name}{k}")
                 for a, b, k in zip(low, high, block.keys, strict=True)
             )
-        for block in model.blocks:
-            self.add_block(block)
+        for rows in model.blocks:
+            self.add_block(rows)
         self._level: Level | None = None
         self._values: np.ndarray | None = None
 

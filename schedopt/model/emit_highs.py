@@ -37,9 +37,8 @@ class HighsSession:
         self._is_mip = bool(self._integer.any())
         if n:
             h.addVars(n, model.lb, model.ub)
-            integrality = np.where(
-                self._integer == 1, highspy.HighsVarType.kInteger, highspy.HighsVarType.kContinuous
-            )
+            # HighsVarType's codes: 0 continuous, 1 integer (Model.kinds uses the same).
+            integrality = self._integer.astype(np.uint8)
             idx = np.arange(n, dtype=np.int32)
             h.changeColsIntegrality(n, idx, integrality)
         for block in model.blocks:
@@ -110,7 +109,7 @@ class HighsSession:
             status = Status.FEASIBLE if has_primal else Status.NO_SOLUTION
             if self._is_mip and math.isfinite(info.mip_dual_bound):
                 bound = info.mip_dual_bound
-        stats = {
+        stats: dict[str, float | str] = {
             "solver": "highs",
             "model_status": h.modelStatusToString(status_code),
             "mip_nodes": float(info.mip_node_count),

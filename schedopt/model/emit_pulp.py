@@ -49,8 +49,8 @@ class PulpSession:
                     )
                 )
         self._rows = 0
-        for block in model.blocks:
-            self.add_block(block)
+        for rows in model.blocks:
+            self.add_block(rows)
         self._hint: np.ndarray | None = None
         self._level: Level | None = None
 

@@ -33,10 +33,10 @@ def encode(am: AdmissionModel, raw: Sequence[RawPlan]) -> np.ndarray:
             n = 0 if o is None else job.options[o].n
             values[c[j, t]] = abs(n - prev)
             prev = n
-            col = p.get((j, t))
-            if col is not None:
-                got = 0 if o is None else min(left, job.options[o].work, ub[col])
-                values[col] = got
+            at = p.get((j, t))
+            if at is not None:
+                got = 0 if o is None else min(left, job.options[o].work, ub[at])
+                values[at] = got
                 left -= got
     return values
 
@@ -46,10 +46,10 @@ def decode(am: AdmissionModel, values: np.ndarray) -> list[RawPlan]:
     on = values > 0.5
     for (j, t, o), col in am.x.items():
         if on[col]:
-            raw[j].run[t] = o  # type: ignore[index]
+            raw[j].run[t] = o
     for (j,), col in am.z.items():
-        raw[j].admitted = bool(on[col])  # type: ignore[index]
+        raw[j].admitted = bool(on[col])
     for (j, k), col in am.y.items():
         if on[col]:
-            raw[j].tier = k  # type: ignore[index]
+            raw[j].tier = k
     return raw
