@@ -14,21 +14,22 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
 
-from schedopt.backends import cpsat as backend
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline, DeadlineReached
+from schedopt.model.emit_cpsat import CpsatSession
 from schedopt.tuning.store import load_tuned
 
 from .assemble import assemble, guaranteed_value, raw_from_solution
-from .cpsat import AdmissionCpsat
-from .data import MAX_MODEL_VARIABLES, build_data
+from .codec import decode, encode
+from .data import MAX_MODEL_VARIABLES, VALUE_SCALE, build_data
+from .exact import AdmissionHooks
 from .heuristics import (
     EdfParams,
     SlackParams,
@@ -38,6 +39,7 @@ from .heuristics import (
     run_slack,
 )
 from .instance import AdmissionInstance
+from .model import build_model
 
 
 @dataclass(frozen=True)
@@ -94,9 +96,9 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
     steps = improved = 0
     bound: float | None = None
     if reason is None:
-        model = AdmissionCpsat(data)
-        cp = model.model
-        cp.maximize(model.levels[0].expr)
+        am = build_model(data)
+        session = CpsatSession(am.model, AdmissionHooks.cpsat_linearization_level)
+        session.set_level(am.model.levels[0])
         slo = [j for j in data.jobs if j.is_slo and not j.admitted_before]
         rng = np.random.default_rng(options.seed)
         idle = 0
@@ -115,34 +117,30 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
                 ).tolist()
             )
             freed = {slo[i].index for i in free}
-            for (j, t, o), var in model.x.items():
+            for (j, t, o), col in am.x.items():
                 job = data.jobs[j]
                 if job.is_slo and j in freed:
-                    _set_domain(var, 0, 1)
+                    _set_domain(session.var(col), 0, 1)
                 else:  # fixed to the current plan; best-effort jobs left out for now
                     on = int(job.is_slo and current[j].run[t] == o)
-                    _set_domain(var, on, on)
-            model.hint(current)
-            solver = backend.make_solver(
-                time_limit_s=params.step_s
+                    _set_domain(session.var(col), on, on)
+            session.set_hint(encode(am, current))
+            limit = (
+                params.step_s
                 if options.deterministic
-                else min(params.step_s, stop.remaining() - 0.1),
-                seed=options.seed + steps,
-                linearization_level=2,
-                deterministic=options.deterministic,
+                else min(params.step_s, stop.remaining() - 0.1)
             )
-            run = backend.run(cp, solver)
+            step = replace(options, seed=options.seed + steps, mip_gap=0.0, threads=1)
+            run = session.run(limit, step)
             steps += 1
-            found = run.objective if run.status.has_solution else None
-            if found is not None and round(found) > value:
-                current, value, improved = model.extract(solver), round(found), improved + 1
+            found = None if run.objective is None else round(run.objective * VALUE_SCALE)
+            if run.values is not None and found is not None and found > value:
+                current, value, improved = decode(am, run.values), found, improved + 1
                 idle = 0
             else:
                 idle += 1
             if run.status is Status.OPTIMAL and len(freed) == len(slo):
                 break  # the whole problem was free and is solved: nothing left to improve
-        for var in model.x.values():
-            _set_domain(var, 0, 1)
     solution = assemble(
         data, refill_best_effort(data, current, greedy_stop), optimal_admission=False
     )
