@@ -12,8 +12,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from schedopt.tuning.store import load_tuned
-
 from .errors import InvalidInstanceError, ModelTooLargeError, ValidationFailedError
 from .gcpause import gc_paused
 from .options import TIME_LIMIT_OVERHEAD_S, SolveOptions
@@ -93,7 +91,7 @@ def solve(
     # Every method works to a deadline that keeps back what turning its answer into a Result
     # costs (validation, evaluation), so the promise holds at every instance size.
     deadline = Deadline(started + options.time_limit_s).earlier(spec.finish_reserve_s(instance))
-    tuned_params = load_tuned(spec.name, tuned)  # shipped, overridden by the file ``tuned``
+    tuned_params = _tuned_params(spec, tuned)  # shipped, overridden by the file ``tuned``
     if tuned is not None and method in tuned_params and not options.params:
         options = replace(options, params=tuned_params[method])
     with gc_paused():
@@ -117,6 +115,16 @@ def solve(
                 explanation=f"{outcome.explanation or outcome.status.value}; the hint is returned",
             )
         return _finish(spec, instance, name, outcome, options, started)
+
+
+def _tuned_params(
+    spec: ProblemSpec, tuned: str | os.PathLike[str] | None
+) -> dict[str, dict[str, Any]]:
+    if spec.tuned_params is not None:
+        return spec.tuned_params(tuned)
+    if tuned is not None:
+        raise InvalidInstanceError("tuned", f"{tuned}: {spec.name} has no tunable parameters")
+    return {}
 
 
 def _run(
