@@ -39,12 +39,23 @@ class Case:
 
 
 CASES = (
-    Case("admission 1024gpu-1000j", lambda: admission.generate_custom(hosts=128, jobs=1000, slots=12, seed=0)),
-    Case("fairshare 1024gpu-1000j", lambda: fairshare.generate_custom(gpus=1024, tenants=50, jobs=1000, seed=0)),
-    Case("fairshare 4096gpu-5000j", lambda: fairshare.generate_custom(gpus=4096, tenants=100, jobs=5000, seed=0)),
+    Case(
+        "admission 1024gpu-1000j",
+        lambda: admission.generate_custom(hosts=128, jobs=1000, slots=12, seed=0),
+    ),
+    Case(
+        "fairshare 1024gpu-1000j",
+        lambda: fairshare.generate_custom(gpus=1024, tenants=50, jobs=1000, seed=0),
+    ),
+    Case(
+        "fairshare 4096gpu-5000j",
+        lambda: fairshare.generate_custom(gpus=4096, tenants=100, jobs=5000, seed=0),
+    ),
     Case(
         "moe 64gpu-32x64",
-        lambda: moe_placement.generate_custom(shape="olmoe-1b-7b", layers=32, experts=64, hosts=8, seed=0),
+        lambda: moe_placement.generate_custom(
+            shape="olmoe-1b-7b", layers=32, experts=64, hosts=8, seed=0
+        ),
     ),
 )
 
@@ -106,8 +117,17 @@ def main(argv: list[str] | None = None) -> int:
             for name in (f"legacy:{method}", method):
                 rows.append(row(case, inst, name, args.time_limit, meter))
                 print(rows[-1], file=sys.stderr, flush=True)
-    columns = ("instance", "method", "status", "first_level", "gap", "build_s", "solve_s",
-               "wall_s", "highs_handover_s")
+    columns = (
+        "instance",
+        "method",
+        "status",
+        "first_level",
+        "gap",
+        "build_s",
+        "solve_s",
+        "wall_s",
+        "highs_handover_s",
+    )
     print_table("legacy models vs schedopt.model", rows, columns)
     append_rows("model_layer", rows, argv)
     return 0

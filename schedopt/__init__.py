@@ -6,6 +6,9 @@
 >>> print(result.summary())                                       # doctest: +SKIP
 """
 
+# ``schedopt.problems`` registers the built-in problems (admission, fairshare, moe_placement):
+# importing schedopt is what makes ``solve``, ``load`` and ``problem_names`` know them.
+import schedopt.problems  # noqa: F401
 from schedopt.core import (
     TIME_LIMIT_OVERHEAD_S,
     InfeasibleError,

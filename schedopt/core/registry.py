@@ -7,6 +7,7 @@ nowhere else, so a method name is parsed in exactly one place.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -50,6 +51,10 @@ class Outcome:
 
 Runner = Callable[[Any, SolveOptions, Deadline], Outcome]
 
+#: ``load(path)`` → method name → parameter values: a problem's tuned heuristic parameters
+#: (the shipped ones, overridden by the parameter file at ``path`` when it is not None).
+TunedLoader = Callable[[str | os.PathLike[str] | None], dict[str, dict[str, Any]]]
+
 
 @dataclass(frozen=True)
 class MethodSpec:
@@ -91,6 +96,9 @@ class ProblemSpec:
     #: one instance (a ``schedopt.model.Formulated``, or an early Outcome), where it has one;
     #: the conformance suite checks that every emitter says what it says.
     formulate: Callable[[Any, SolveOptions, Deadline], Any] | None = None
+    #: Where ``solve`` gets the tuned parameters of the heuristics (``auto``, ``tuned=``); a
+    #: problem passes the tuning store's loader. None: nothing is tunable.
+    tuned_params: TunedLoader | None = None
 
     def method(self, name: str) -> MethodSpec:
         try:
@@ -116,25 +124,20 @@ _PROBLEMS: dict[str, ProblemSpec] = {}
 
 
 def register_problem(spec: ProblemSpec) -> ProblemSpec:
+    """Make ``spec`` known to ``solve``, ``load`` and the CLI. Registration is explicit: this
+    module never imports a problem package; ``schedopt.problems`` registers the built-in ones
+    (``import schedopt`` imports it), and a caller registers its own the same way."""
     if spec.name in _PROBLEMS and _PROBLEMS[spec.name] is not spec:
         raise RuntimeError(f"problem {spec.name!r} registered twice")
     _PROBLEMS[spec.name] = spec
     return spec
 
 
-def _load_problem_packages() -> None:
-    # Importing the problems package registers every problem (each subpackage calls
-    # register_problem at import). Done lazily so that schedopt.core stays importable alone.
-    import schedopt.problems  # noqa: F401
-
-
 def problem_names() -> tuple[str, ...]:
-    _load_problem_packages()
     return tuple(sorted(_PROBLEMS))
 
 
 def get_problem(name: str) -> ProblemSpec:
-    _load_problem_packages()
     try:
         return _PROBLEMS[name]
     except KeyError:
@@ -144,7 +147,6 @@ def get_problem(name: str) -> ProblemSpec:
 
 
 def problem_of(instance: object) -> ProblemSpec:
-    _load_problem_packages()
     for spec in _PROBLEMS.values():
         if isinstance(instance, spec.instance_type):
             return spec

@@ -12,8 +12,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from schedopt.tuning.store import load_tuned
-
 from .errors import InvalidInstanceError, ModelTooLargeError, ValidationFailedError
 from .gcpause import gc_paused
 from .options import TIME_LIMIT_OVERHEAD_S, SolveOptions
@@ -96,7 +94,7 @@ def solve(
     # then only stops a runaway run (the cap CP-SAT's wall-clock limit gets, stopping.py).
     wall_s = runaway_cap_s(options.time_limit_s) if options.deterministic else options.time_limit_s
     deadline = Deadline(started + wall_s).earlier(spec.finish_reserve_s(instance))
-    tuned_params = load_tuned(spec.name, tuned)  # shipped, overridden by the file ``tuned``
+    tuned_params = _tuned_params(spec, tuned)  # shipped, overridden by the file ``tuned``
     if tuned is not None and method in tuned_params and not options.params:
         options = replace(options, params=tuned_params[method])
     with gc_paused():
@@ -120,6 +118,16 @@ def solve(
                 explanation=f"{outcome.explanation or outcome.status.value}; the hint is returned",
             )
         return _finish(spec, instance, name, outcome, options, started)
+
+
+def _tuned_params(
+    spec: ProblemSpec, tuned: str | os.PathLike[str] | None
+) -> dict[str, dict[str, Any]]:
+    if spec.tuned_params is not None:
+        return spec.tuned_params(tuned)
+    if tuned is not None:
+        raise InvalidInstanceError("tuned", f"{tuned}: {spec.name} has no tunable parameters")
+    return {}
 
 
 def _run(

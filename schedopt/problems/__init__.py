@@ -1,8 +1,21 @@
-"""One sub-package per decision problem; importing this registers them all.
+"""One sub-package per decision problem; importing this registers the built-in ones.
 
-Problem packages never import one another.
+Registration is explicit and happens here only: each problem package defines its ``SPEC``
+and registers nothing itself, and ``schedopt.core`` never imports a problem. ``import schedopt``
+imports this package, so the built-in problems are always known to ``schedopt.solve``,
+``schedopt.load`` and the CLI. Problem packages never import one another (an import-linter
+contract in pyproject.toml).
 """
+
+from schedopt.core.registry import ProblemSpec, register_problem
 
 from . import admission, fairshare, moe_placement
 
-__all__ = ["admission", "fairshare", "moe_placement"]
+#: The problems that ship with schedopt, in registration order.
+BUILTIN: tuple[ProblemSpec, ...] = (admission.SPEC, fairshare.SPEC, moe_placement.SPEC)
+
+for _spec in BUILTIN:
+    register_problem(_spec)
+del _spec
+
+__all__ = ["BUILTIN", "admission", "fairshare", "moe_placement"]

@@ -21,13 +21,16 @@ from schedopt.topology.builders import (
     ALIBABA_UNKNOWN_TYPE,
     GPU_TYPES,
     GpuTypeInfo,
+)
+from schedopt.topology.cluster import (
+    Cluster,
     dgx,
     from_alibaba_nodes,
+    from_nccl_xml,
     heterogeneous,
     leaf_spine,
 )
-from schedopt.topology.cluster import Cluster
-from schedopt.topology.nccl import NVLINK_LINK_GBPS, SM_TO_GPU_TYPE, from_nccl_xml
+from schedopt.topology.nccl import NVLINK_LINK_GBPS, SM_TO_GPU_TYPE
 from schedopt.topology.spec import (
     ClusterSpec,
     GpuSpec,

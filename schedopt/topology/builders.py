@@ -1,6 +1,8 @@
 """Constructors for common cluster shapes.
 
-Every builder returns a validated :class:`~schedopt.topology.cluster.Cluster` and uses the same
+Every builder returns a validated :class:`~schedopt.topology.spec.ClusterSpec` (the class methods
+of :class:`~schedopt.topology.cluster.Cluster` of the same names, without ``_spec``, and the
+functions :func:`schedopt.topology.dgx` ... wrap it into a ``Cluster``) and uses the same
 id scheme and the same two-level network:
 
 * hosts ``h0``, ``h1``, ... (the Alibaba loader uses the trace's ``sn`` instead); GPUs
@@ -32,18 +34,17 @@ from types import MappingProxyType
 from typing import Any
 
 from schedopt.core.errors import InvalidInstanceError
-from schedopt.topology.cluster import Cluster
-from schedopt.topology.spec import LinkKind, SwitchTier
+from schedopt.topology.spec import ClusterSpec, LinkKind, SwitchTier
 
 __all__ = [
     "ALIBABA_GPU_TYPES",
     "ALIBABA_UNKNOWN_TYPE",
     "GPU_TYPES",
     "GpuTypeInfo",
-    "dgx",
-    "from_alibaba_nodes",
-    "heterogeneous",
-    "leaf_spine",
+    "alibaba_nodes_spec",
+    "dgx_spec",
+    "heterogeneous_spec",
+    "leaf_spine_spec",
 ]
 
 
@@ -69,7 +70,8 @@ GPU_TYPES: Mapping[str, GpuTypeInfo] = MappingProxyType(
         "V100": GpuTypeInfo(memory_gib=32.0, nvlink_gbps=2400.0, speed=0.25),
     }
 )
-"""Defaults used by :func:`dgx`, :func:`leaf_spine`, :func:`heterogeneous` and the NCCL loader."""
+"""Defaults used by :func:`dgx_spec`, :func:`leaf_spine_spec`, :func:`heterogeneous_spec` and the
+NCCL loader."""
 
 ALIBABA_GPU_TYPES: Mapping[str, GpuTypeInfo] = MappingProxyType(
     {
@@ -87,7 +89,7 @@ ALIBABA_UNKNOWN_TYPE = GpuTypeInfo(memory_gib=32.0, nvlink_gbps=None, speed=0.25
 
 
 class _SpecBuilder:
-    """Accumulates the JSON form of a cluster; :meth:`build` validates it into a Cluster."""
+    """Accumulates the JSON form of a cluster; :meth:`build` validates it."""
 
     def __init__(self, name: str):
         self.name = name
@@ -155,8 +157,8 @@ class _SpecBuilder:
             for i, bandwidth in enumerate(uplink_gbps):
                 self.link(f"leaf{i}", "spine0", kind, bandwidth)
 
-    def build(self) -> Cluster:
-        return Cluster.from_dict(
+    def build(self) -> ClusterSpec:
+        return ClusterSpec.model_validate(
             {
                 "name": self.name,
                 "gpus": self.gpus,
@@ -220,7 +222,7 @@ def _type_info(
     return info
 
 
-def dgx(
+def dgx_spec(
     nodes: int = 1,
     gpus_per_node: int = 8,
     gpu_type: str = "H100",
@@ -232,7 +234,7 @@ def dgx(
     *,
     pcie_gbps: float = 512.0,
     speed: float | None = None,
-) -> Cluster:
+) -> ClusterSpec:
     """``nodes`` DGX/HGX-style servers of ``gpus_per_node`` NVSwitch-connected GPUs.
 
     Hosts ``h0..h{nodes-1}``; per host an NVSwitch ``h{i}/nvs`` with one ``nvlink`` of
@@ -260,7 +262,7 @@ def dgx(
     return builder.build()
 
 
-def leaf_spine(
+def leaf_spine_spec(
     racks: int,
     nodes_per_rack: int,
     gpus_per_node: int = 8,
@@ -272,15 +274,15 @@ def leaf_spine(
     *,
     pcie_gbps: float = 512.0,
     speed: float | None = None,
-) -> Cluster:
+) -> ClusterSpec:
     """``racks`` racks of ``nodes_per_rack`` servers: one leaf per rack, all leaves to one spine.
 
-    The same as ``dgx(racks * nodes_per_rack, ..., leaf_size=nodes_per_rack)``; the default name
-    is ``f"leafspine-{racks}x{nodes_per_rack}x{gpus_per_node}"``.
+    The same as ``dgx_spec(racks * nodes_per_rack, ..., leaf_size=nodes_per_rack)``; the default
+    name is ``f"leafspine-{racks}x{nodes_per_rack}x{gpus_per_node}"``.
     """
     _check_count("racks", racks)
     _check_count("nodes_per_rack", nodes_per_rack)
-    return dgx(
+    return dgx_spec(
         racks * nodes_per_rack,
         gpus_per_node,
         gpu_type,
@@ -294,14 +296,14 @@ def leaf_spine(
     )
 
 
-def heterogeneous(
+def heterogeneous_spec(
     pools: Sequence[tuple[str, int, int]],
     host_link_gbps: float = 3200.0,
     name: str | None = None,
     *,
     pcie_gbps: float = 512.0,
     gpu_types: Mapping[str, GpuTypeInfo] | None = None,
-) -> Cluster:
+) -> ClusterSpec:
     """Several pools of servers, each pool ``(gpu_type, nodes, gpus_per_node)`` under its own leaf.
 
     Hosts are numbered across pools (``h0..`` for the first pool, continuing in the next); every
@@ -347,7 +349,7 @@ def heterogeneous(
 _ALIBABA_COLUMNS = ("sn", "gpu", "model")
 
 
-def from_alibaba_nodes(
+def alibaba_nodes_spec(
     csv_path: str | PathLike[str],
     limit: int | None = None,
     *,
@@ -355,7 +357,7 @@ def from_alibaba_nodes(
     host_link_gbps: float = 100.0,
     pcie_gbps: float = 128.0,
     name: str | None = None,
-) -> Cluster:
+) -> ClusterSpec:
     """The node inventory of Alibaba's cluster-trace-gpu-v2023 (``openb_node_list_gpu_node.csv``).
 
     The file has columns ``sn,cpu_milli,memory_mib,gpu,model``; each of the first ``limit`` rows

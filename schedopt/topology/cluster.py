@@ -36,19 +36,24 @@ from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 import networkx as nx
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import CoreSchema, core_schema
 
 from schedopt.core.errors import InvalidInstanceError
+from schedopt.topology.builders import (
+    GpuTypeInfo,
+    alibaba_nodes_spec,
+    dgx_spec,
+    heterogeneous_spec,
+    leaf_spine_spec,
+)
+from schedopt.topology.nccl import nccl_xml_spec
 from schedopt.topology.spec import ClusterSpec, GpuSpec, HostSpec, id_sort_key
 
-if TYPE_CHECKING:
-    from schedopt.topology.builders import GpuTypeInfo
-
-__all__ = ["Cluster"]
+__all__ = ["Cluster", "dgx", "from_alibaba_nodes", "from_nccl_xml", "heterogeneous", "leaf_spine"]
 
 _MAX_CACHED_SOURCES = 1024  # widest-path / hop trees kept per cluster (each is O(nodes))
 
@@ -218,20 +223,21 @@ class Cluster:
         pcie_gbps: float = 512.0,
         speed: float | None = None,
     ) -> Cluster:
-        """DGX-style servers under leaf switches; see :func:`schedopt.topology.builders.dgx`."""
-        from schedopt.topology import builders
-
-        return builders.dgx(
-            nodes,
-            gpus_per_node,
-            gpu_type,
-            memory_gib,
-            nvlink_gbps,
-            host_link_gbps,
-            leaf_size,
-            name,
-            pcie_gbps=pcie_gbps,
-            speed=speed,
+        """DGX-style servers under leaf switches; see
+        :func:`schedopt.topology.builders.dgx_spec`."""
+        return cls(
+            dgx_spec(
+                nodes,
+                gpus_per_node,
+                gpu_type,
+                memory_gib,
+                nvlink_gbps,
+                host_link_gbps,
+                leaf_size,
+                name,
+                pcie_gbps=pcie_gbps,
+                speed=speed,
+            )
         )
 
     @classmethod
@@ -249,20 +255,21 @@ class Cluster:
         pcie_gbps: float = 512.0,
         speed: float | None = None,
     ) -> Cluster:
-        """One leaf per rack, one spine; see :func:`schedopt.topology.builders.leaf_spine`."""
-        from schedopt.topology import builders
-
-        return builders.leaf_spine(
-            racks,
-            nodes_per_rack,
-            gpus_per_node,
-            gpu_type,
-            memory_gib,
-            nvlink_gbps,
-            host_link_gbps,
-            name,
-            pcie_gbps=pcie_gbps,
-            speed=speed,
+        """One leaf per rack, one spine; see
+        :func:`schedopt.topology.builders.leaf_spine_spec`."""
+        return cls(
+            leaf_spine_spec(
+                racks,
+                nodes_per_rack,
+                gpus_per_node,
+                gpu_type,
+                memory_gib,
+                nvlink_gbps,
+                host_link_gbps,
+                name,
+                pcie_gbps=pcie_gbps,
+                speed=speed,
+            )
         )
 
     @classmethod
@@ -276,11 +283,11 @@ class Cluster:
         gpu_types: Mapping[str, GpuTypeInfo] | None = None,
     ) -> Cluster:
         """Pools of (gpu_type, nodes, gpus_per_node); see
-        :func:`schedopt.topology.builders.heterogeneous`."""
-        from schedopt.topology import builders
-
-        return builders.heterogeneous(
-            pools, host_link_gbps, name, pcie_gbps=pcie_gbps, gpu_types=gpu_types
+        :func:`schedopt.topology.builders.heterogeneous_spec`."""
+        return cls(
+            heterogeneous_spec(
+                pools, host_link_gbps, name, pcie_gbps=pcie_gbps, gpu_types=gpu_types
+            )
         )
 
     @classmethod
@@ -295,16 +302,16 @@ class Cluster:
         name: str | None = None,
     ) -> Cluster:
         """The Alibaba GPU-trace node inventory; see
-        :func:`schedopt.topology.builders.from_alibaba_nodes`."""
-        from schedopt.topology import builders
-
-        return builders.from_alibaba_nodes(
-            csv_path,
-            limit,
-            leaf_size=leaf_size,
-            host_link_gbps=host_link_gbps,
-            pcie_gbps=pcie_gbps,
-            name=name,
+        :func:`schedopt.topology.builders.alibaba_nodes_spec`."""
+        return cls(
+            alibaba_nodes_spec(
+                csv_path,
+                limit,
+                leaf_size=leaf_size,
+                host_link_gbps=host_link_gbps,
+                pcie_gbps=pcie_gbps,
+                name=name,
+            )
         )
 
     @classmethod
@@ -321,18 +328,18 @@ class Cluster:
         name: str | None = None,
     ) -> Cluster:
         """Identical hosts from an NCCL topology dump; see
-        :func:`schedopt.topology.nccl.from_nccl_xml`."""
-        from schedopt.topology import nccl
-
-        return nccl.from_nccl_xml(
-            path,
-            hosts,
-            gpu_type,
-            memory_gib=memory_gib,
-            host_link_gbps=host_link_gbps,
-            assume_nvswitch=assume_nvswitch,
-            leaf_size=leaf_size,
-            name=name,
+        :func:`schedopt.topology.nccl.nccl_xml_spec`."""
+        return cls(
+            nccl_xml_spec(
+                path,
+                hosts,
+                gpu_type,
+                memory_gib=memory_gib,
+                host_link_gbps=host_link_gbps,
+                assume_nvswitch=assume_nvswitch,
+                leaf_size=leaf_size,
+                name=name,
+            )
         )
 
     # ------------------------------------------------------------------ simple queries
@@ -621,3 +628,12 @@ class Cluster:
             )
         )
         return "\n".join(lines)
+
+
+# The builders as plain functions (``schedopt.topology.dgx(...)``): each is the class method of
+# the same name, which wraps the spec that ``builders.py`` / ``nccl.py`` build into a Cluster.
+dgx = Cluster.dgx
+leaf_spine = Cluster.leaf_spine
+heterogeneous = Cluster.heterogeneous
+from_alibaba_nodes = Cluster.from_alibaba_nodes
+from_nccl_xml = Cluster.from_nccl_xml

@@ -4,8 +4,8 @@ Such a file describes **one server**: ``<system><cpu><pci busid class ...>`` tre
 a ``pci`` device of class ``0x0302xx``/``0x0300xx`` (or one with a ``<gpu dev sm rank>`` child,
 itself holding ``<nvlink target count tclass>`` elements) and a NIC is a device of class
 ``0x0207xx`` (InfiniBand) / ``0x0200xx`` (Ethernet) or a ``<nic>`` holding ``<net speed>``
-(speed in Mbps). :func:`from_nccl_xml` replicates that server ``hosts`` times and joins the copies
-with the same leaf/spine fabric as :func:`~schedopt.topology.builders.dgx`.
+(speed in Mbps). :func:`nccl_xml_spec` replicates that server ``hosts`` times and joins the copies
+with the same leaf/spine fabric as :func:`~schedopt.topology.builders.dgx_spec`.
 
 What is approximated:
 
@@ -40,10 +40,9 @@ from pathlib import Path
 
 from schedopt.core.errors import InvalidInstanceError
 from schedopt.topology.builders import GPU_TYPES, _check_count, _check_positive, _SpecBuilder
-from schedopt.topology.cluster import Cluster
-from schedopt.topology.spec import LinkKind
+from schedopt.topology.spec import ClusterSpec, LinkKind
 
-__all__ = ["NVLINK_LINK_GBPS", "SM_TO_GPU_TYPE", "from_nccl_xml"]
+__all__ = ["NVLINK_LINK_GBPS", "SM_TO_GPU_TYPE", "nccl_xml_spec"]
 
 SM_TO_GPU_TYPE = {70: "V100", 80: "A100", 90: "H100"}
 """Compute capability (``sm`` attribute) to GPU type."""
@@ -123,7 +122,7 @@ def _scan(root: ET.Element) -> tuple[list[_Gpu], list[tuple[str, float]]]:
     return gpus, nics
 
 
-def from_nccl_xml(
+def nccl_xml_spec(
     path: str | PathLike[str],
     hosts: int = 1,
     gpu_type: str | None = None,
@@ -133,10 +132,10 @@ def from_nccl_xml(
     assume_nvswitch: bool | None = None,
     leaf_size: int | None = None,
     name: str | None = None,
-) -> Cluster:
+) -> ClusterSpec:
     """``hosts`` identical servers as described by the NCCL topology dump at ``path``.
 
-    Ids are as in :func:`~schedopt.topology.builders.dgx` (``h0/g0`` ...), GPUs numbered by the
+    Ids are as in :func:`~schedopt.topology.builders.dgx_spec` (``h0/g0`` ...), GPUs numbered by the
     ``dev`` attribute when every GPU has one, else by PCI bus id. ``memory_gib`` defaults from
     :data:`~schedopt.topology.builders.GPU_TYPES` (required for other types); ``host_link_gbps``
     overrides the summed NIC speed (100 Gbps when the file lists no NIC). Hosts sit under leaves

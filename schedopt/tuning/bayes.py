@@ -14,11 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Protocol, cast
 
-# A module import (not ``from … import solve``): core.solve reads the tuned-parameter store of
-# this package, so the two import each other and the name is looked up only at call time.
-import schedopt.core.solve as core_solve
 from schedopt.core.registry import MethodKind, problem_of
 from schedopt.core.result import Sense
+from schedopt.core.solve import solve
 
 #: Weight of each lexicographic level in the score: each level 1000 times less than the one
 #: before (as many levels as any problem has).
@@ -98,7 +96,7 @@ def tune(
 
     def run(params: dict[str, Any]) -> list[tuple[float, ...] | None]:
         return [
-            core_solve.solve(inst, method, time_limit_s=time_limit_s, params=params).objectives
+            solve(inst, method, time_limit_s=time_limit_s, params=params).objectives
             for inst in instances
         ]
 

@@ -1,8 +1,11 @@
 """Deadline admission (Chronus, SoCC'21; UniSched, TC'24). See ``formulations/admission.md``."""
 
+from functools import partial
+
 from schedopt.backends.milp import milp_methods
-from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name, register_problem
+from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.core.result import ObjectiveTerm, Sense
+from schedopt.tuning.store import load_tuned
 
 from . import cpsat, exact, heuristics, lns, milp, plot
 from .data import estimate_num_variables, finish_reserve_s
@@ -12,65 +15,64 @@ from .instance import AdmissionInstance, DeadlineTier, Job, JobKind
 from .solution import AdmissionSolution, JobPlan, Rejection, RejectReason
 from .validate import evaluate, metrics, validate
 
-SPEC = register_problem(
-    ProblemSpec(
-        name="admission",
-        description="admit SLO jobs only if every admitted deadline can be met; "
-        "share the rest with best-effort jobs",
-        instance_type=AdmissionInstance,
-        solution_type=AdmissionSolution,
-        terms=(
-            ObjectiveTerm("guaranteed deadline value", Sense.MAXIMIZE),
-            ObjectiveTerm("best-effort progress", Sense.MAXIMIZE, "jobs"),
-            ObjectiveTerm("GPU-count changes", Sense.MINIMIZE, "GPUs"),
+SPEC = ProblemSpec(
+    name="admission",
+    description="admit SLO jobs only if every admitted deadline can be met; "
+    "share the rest with best-effort jobs",
+    instance_type=AdmissionInstance,
+    solution_type=AdmissionSolution,
+    terms=(
+        ObjectiveTerm("guaranteed deadline value", Sense.MAXIMIZE),
+        ObjectiveTerm("best-effort progress", Sense.MAXIMIZE, "jobs"),
+        ObjectiveTerm("GPU-count changes", Sense.MINIMIZE, "GPUs"),
+    ),
+    validate=validate,
+    evaluate=evaluate,
+    metrics=metrics,
+    generate=generate,
+    sizes=tuple(SIZES),
+    estimate_variables=estimate_num_variables,
+    finish_reserve_s=finish_reserve_s,
+    tuned_params=partial(load_tuned, "admission"),
+    export_model=milp.export,
+    formulate=exact.prepare,
+    methods=by_name(
+        *exact.METHODS,
+        # The models before the model layer, until the new ones match them everywhere.
+        MethodSpec(
+            "legacy:cpsat",
+            MethodKind.EXACT,
+            cpsat.solve,
+            "CP-SAT (the model before schedopt.model)",
+            supports_hint=True,
         ),
-        validate=validate,
-        evaluate=evaluate,
-        metrics=metrics,
-        generate=generate,
-        sizes=tuple(SIZES),
-        estimate_variables=estimate_num_variables,
-        finish_reserve_s=finish_reserve_s,
-        export_model=milp.export,
-        formulate=exact.prepare,
-        methods=by_name(
-            *exact.METHODS,
-            # The models before the model layer, until the new ones match them everywhere.
-            MethodSpec(
-                "legacy:cpsat",
-                MethodKind.EXACT,
-                cpsat.solve,
-                "CP-SAT (the model before schedopt.model)",
-                supports_hint=True,
-            ),
-            *milp_methods(milp.make_solver, prefix="legacy:"),
-            MethodSpec(
-                "heuristic:edf",
-                MethodKind.HEURISTIC,
-                heuristics.solve_edf,
-                "EDF with minimum satisfactory share (ElasticFlow)",
-                params=EdfParams,
-            ),
-            MethodSpec(
-                "heuristic:slack",
-                MethodKind.HEURISTIC,
-                heuristics.solve_slack,
-                "slack-ordered greedy, latest slots first",
-                params=SlackParams,
-            ),
-            MethodSpec(
-                "heuristic:lns",
-                MethodKind.HEURISTIC,
-                lns.solve,
-                "large-neighbourhood search on the CP-SAT model, from the best heuristic",
-                supports_hint=True,
-                params=lns.LnsParams,
-            ),
+        *milp_methods(milp.make_solver, prefix="legacy:"),
+        MethodSpec(
+            "heuristic:edf",
+            MethodKind.HEURISTIC,
+            heuristics.solve_edf,
+            "EDF with minimum satisfactory share (ElasticFlow)",
+            params=EdfParams,
         ),
-        auto_exact="cpsat",
-        plot=plot.to_svg,
-        auto_heuristics=heuristics.HEURISTICS,
-    )
+        MethodSpec(
+            "heuristic:slack",
+            MethodKind.HEURISTIC,
+            heuristics.solve_slack,
+            "slack-ordered greedy, latest slots first",
+            params=SlackParams,
+        ),
+        MethodSpec(
+            "heuristic:lns",
+            MethodKind.HEURISTIC,
+            lns.solve,
+            "large-neighbourhood search on the CP-SAT model, from the best heuristic",
+            supports_hint=True,
+            params=lns.LnsParams,
+        ),
+    ),
+    auto_exact="cpsat",
+    plot=plot.to_svg,
+    auto_heuristics=heuristics.HEURISTICS,
 )
 
 __all__ = [

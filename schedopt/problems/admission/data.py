@@ -2,7 +2,8 @@
 
 Both exact back-ends (``cpsat.py``, ``milp.py``) and the heuristics read this; the validator
 does not (it re-derives everything from the raw instance). Every scaling of real data to
-integers is here — see "Integer scaling" in ``formulations/admission.md``.
+integers is here (with the resolutions of ``scales.py``) — see "Integer scaling" in
+``formulations/admission.md``.
 """
 
 from __future__ import annotations
@@ -15,11 +16,8 @@ from schedopt.core.errors import ModelTooLargeError
 from schedopt.core.stopping import Deadline, Ticker
 
 from .instance import AdmissionInstance, JobKind
+from .scales import PROGRESS_SCALE, VALUE_SCALE
 
-#: Tier values are resolved to 1/VALUE_SCALE.
-VALUE_SCALE = 1000
-#: The largest L2 coefficient after scaling.
-PROGRESS_SCALE = 10**6
 #: Conservative model-building cost, measured on the 1,024-GPU benchmark (≈11 µs/variable for
 #: CP-SAT, ≈15 µs for PuLP); an exact method that cannot build its model in the time left
 #: returns NO_SOLUTION at once instead of breaking the time limit.

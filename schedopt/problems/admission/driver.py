@@ -52,7 +52,7 @@ from schedopt.topology import Cluster
 
 from . import SPEC
 from .instance import AdmissionInstance
-from .remainder import Round, Tiers, remainder
+from .remainder import DriverConfig, Round, Tiers, remainder
 from .solution import AdmissionSolution
 
 EPS = 1e-9
@@ -60,26 +60,6 @@ Slot = tuple[str | None, int]  # (GPU type, GPUs) of one planned slot
 #: Tried after the configured method fails, before the previous plan's remainder (``auto``
 #: starts from the heuristics' plan or, when they fail, from the remainder as its hint).
 FALLBACKS = ("heuristic:edf", "heuristic:slack", "auto")
-
-
-@dataclass(frozen=True)
-class DriverConfig:
-    """``skip_idle``: with nothing running or waiting, jump to the next submission's round.
-    ``deterministic``: solve with CP-SAT's deterministic time and fixed work instead of the
-    wall clock (``SolveOptions.deterministic``), so two runs of a replay give the same report."""
-
-    slot_s: float = 300.0
-    horizon_slots: int = 12
-    method: str = "auto"
-    time_limit_s: float = 5.0
-    seed: int = 0
-    scaling_exponent: float = 0.9  # throughput at other GPU counts: r·(n/n0)**exponent
-    skip_idle: bool = True
-    deterministic: bool = False
-
-    def __post_init__(self) -> None:
-        if not (self.slot_s > 0 and self.horizon_slots >= 1 and self.time_limit_s > 0):
-            raise ValueError("slot_s and time_limit_s must be > 0, horizon_slots >= 1")
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ from schedopt.core.model import FrozenModel
 from schedopt.core.pydantic_errors import describe
 from schedopt.topology import Cluster
 
+from .scales import PROGRESS_SCALE, VALUE_SCALE
+
 PROBLEM: Final = "admission"
 
 
@@ -126,8 +128,6 @@ class AdmissionInstance(_Frozen):
         """Products of several fields that the exact models form must stay representable
         (see "Integer scaling" in ``formulations/admission.md``): iterations over the horizon
         (C6), the scaled tier values (L1) and the scaled best-effort progress (L2)."""
-        from .data import PROGRESS_SCALE, VALUE_SCALE  # data.py imports this module
-
         problems = []
         l1 = 0.0
         l2 = 0.0

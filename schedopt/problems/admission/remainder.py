@@ -11,7 +11,7 @@ best-effort jobs, so a replay in which every method fails still progresses.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from schedopt.topology import Cluster
 
@@ -23,10 +23,30 @@ from .instance import AdmissionInstance
 from .placement import place_first_slot
 from .solution import AdmissionSolution, JobPlan, Rejection, RejectReason
 
-if TYPE_CHECKING:
-    from .driver import DriverConfig
-
 Tiers = list[tuple[int, float, float]]  # (index into TraceJob.deadlines, seconds from now, value)
+
+
+@dataclass(frozen=True)
+class DriverConfig:
+    """The replay driver's settings (here, below ``driver.py``, because a round builds its
+    instance with them; ``driver.DriverConfig`` is the same class).
+
+    ``skip_idle``: with nothing running or waiting, jump to the next submission's round.
+    ``deterministic``: solve with CP-SAT's deterministic time and fixed work instead of the
+    wall clock (``SolveOptions.deterministic``), so two runs of a replay give the same report."""
+
+    slot_s: float = 300.0
+    horizon_slots: int = 12
+    method: str = "auto"
+    time_limit_s: float = 5.0
+    seed: int = 0
+    scaling_exponent: float = 0.9  # throughput at other GPU counts: r·(n/n0)**exponent
+    skip_idle: bool = True
+    deterministic: bool = False
+
+    def __post_init__(self) -> None:
+        if not (self.slot_s > 0 and self.horizon_slots >= 1 and self.time_limit_s > 0):
+            raise ValueError("slot_s and time_limit_s must be > 0, horizon_slots >= 1")
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,11 @@
 """Long-term fair share (Astraea, TPDS'22; Gavel, OSDI'20). See ``formulations/fairshare.md``."""
 
+from functools import partial
+
 from schedopt.backends.milp import milp_methods
-from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name, register_problem
+from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.core.result import ObjectiveTerm, Sense
+from schedopt.tuning.store import load_tuned
 
 from . import cpsat, heuristics, milp
 from .data import build_data, finish_reserve_s
@@ -14,53 +17,52 @@ from .rounds import RoundRecord, apply_round, run_rounds
 from .solution import Allocation, FairshareSolution
 from .validate import evaluate, metrics, validate
 
-SPEC = register_problem(
-    ProblemSpec(
-        name="fairshare",
-        description="one allocation round: maximise the worst tenant's long-term GPU-time "
-        "fairness, then effective throughput, then few restarts",
-        instance_type=FairshareInstance,
-        solution_type=FairshareSolution,
-        terms=(
-            ObjectiveTerm("minimum tenant LTGF", Sense.MAXIMIZE, "share"),
-            ObjectiveTerm("effective throughput", Sense.MAXIMIZE, "jobs"),
-            ObjectiveTerm("restart + fragmentation cost", Sense.MINIMIZE, "s"),
+SPEC = ProblemSpec(
+    name="fairshare",
+    description="one allocation round: maximise the worst tenant's long-term GPU-time "
+    "fairness, then effective throughput, then few restarts",
+    instance_type=FairshareInstance,
+    solution_type=FairshareSolution,
+    terms=(
+        ObjectiveTerm("minimum tenant LTGF", Sense.MAXIMIZE, "share"),
+        ObjectiveTerm("effective throughput", Sense.MAXIMIZE, "jobs"),
+        ObjectiveTerm("restart + fragmentation cost", Sense.MINIMIZE, "s"),
+    ),
+    validate=validate,
+    evaluate=evaluate,
+    metrics=metrics,
+    generate=generate,
+    sizes=tuple(SIZES),
+    estimate_variables=lambda inst: build_data(inst, check_size=False).num_variables,
+    finish_reserve_s=finish_reserve_s,
+    tuned_params=partial(load_tuned, "fairshare"),
+    export_model=milp.export,
+    methods=by_name(
+        MethodSpec(
+            "cpsat",
+            MethodKind.EXACT,
+            cpsat.solve,
+            "CP-SAT (shares in 1/10^4), lexicographic by sequential solves",
+            supports_hint=True,
         ),
-        validate=validate,
-        evaluate=evaluate,
-        metrics=metrics,
-        generate=generate,
-        sizes=tuple(SIZES),
-        estimate_variables=lambda inst: build_data(inst, check_size=False).num_variables,
-        finish_reserve_s=finish_reserve_s,
-        export_model=milp.export,
-        methods=by_name(
-            MethodSpec(
-                "cpsat",
-                MethodKind.EXACT,
-                cpsat.solve,
-                "CP-SAT (shares in 1/10^4), lexicographic by sequential solves",
-                supports_hint=True,
-            ),
-            *milp_methods(milp.make_solver),
-            MethodSpec(
-                "heuristic:astraea",
-                MethodKind.HEURISTIC,
-                heuristics.solve_astraea,
-                "Astraea water-filling: lowest long-term share first",
-                params=AstraeaParams,
-            ),
-            MethodSpec(
-                "heuristic:gavel-round",
-                MethodKind.HEURISTIC,
-                heuristics.solve_gavel_round,
-                "Gavel's max-min LP over time fractions, rounded to whole GPUs and repaired",
-                params=GavelRoundParams,
-            ),
+        *milp_methods(milp.make_solver),
+        MethodSpec(
+            "heuristic:astraea",
+            MethodKind.HEURISTIC,
+            heuristics.solve_astraea,
+            "Astraea water-filling: lowest long-term share first",
+            params=AstraeaParams,
         ),
-        auto_exact="milp:highs",
-        auto_heuristics=heuristics.HEURISTICS,
-    )
+        MethodSpec(
+            "heuristic:gavel-round",
+            MethodKind.HEURISTIC,
+            heuristics.solve_gavel_round,
+            "Gavel's max-min LP over time fractions, rounded to whole GPUs and repaired",
+            params=GavelRoundParams,
+        ),
+    ),
+    auto_exact="milp:highs",
+    auto_heuristics=heuristics.HEURISTICS,
 )
 
 __all__ = [

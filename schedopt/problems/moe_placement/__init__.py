@@ -1,8 +1,11 @@
 """MoE expert placement and replication on the GPU topology (serverless MoE deployment;
 DeepSeek-style expert load balancing). See ``formulations/moe_placement.md``."""
 
+from functools import partial
+
 from schedopt.backends.milp import milp_methods
-from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name, register_problem
+from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
+from schedopt.tuning.store import load_tuned
 
 from . import cpsat, heuristics, milp, posterior, scenario
 from .data import build_data, finish_reserve_s
@@ -13,57 +16,56 @@ from .scenario import ScenarioParams
 from .solution import ExpertPlan, LayerPlan, MoePlacementSolution, Replica
 from .validate import TERMS, evaluate, metrics, validate
 
-SPEC = register_problem(
-    ProblemSpec(
-        name="moe_placement",
-        description="place and replicate the experts of an MoE model on GPUs: balance each "
-        "layer's GPU load, then all-to-all traffic, GPUs used and experts moved",
-        instance_type=MoePlacementInstance,
-        solution_type=MoePlacementSolution,
-        terms=TERMS,
-        validate=validate,
-        evaluate=evaluate,
-        metrics=metrics,
-        generate=generate,
-        sizes=tuple(SIZES),
-        estimate_variables=lambda inst: build_data(inst, check_size=False).num_variables,
-        finish_reserve_s=finish_reserve_s,
-        export_model=milp.export,
-        methods=by_name(
-            MethodSpec(
-                "cpsat",
-                MethodKind.EXACT,
-                cpsat.solve,
-                "CP-SAT, token shares in 1/1000, lexicographic by sequential solves",
-                supports_hint=True,
-            ),
-            *milp_methods(milp.make_solver),
-            MethodSpec(
-                "milp:scenario",
-                MethodKind.HEURISTIC,
-                scenario.solve,
-                "scenario MILP (HiGHS): expected or CVaR layer time over posterior popularity "
-                "scenarios (params: scenarios, risk, alpha)",
-                supports_hint=True,
-            ),
-            MethodSpec(
-                "heuristic:eplb",
-                MethodKind.HEURISTIC,
-                heuristics.solve_eplb,
-                "DeepSeek EPLB: greedy replication, then (hierarchical) balanced LPT packing",
-                params=EplbParams,
-            ),
-            MethodSpec(
-                "heuristic:local-search",
-                MethodKind.HEURISTIC,
-                heuristics.solve_local_search,
-                "EPLB improved by share shifts, moves, swaps and added replicas",
-                params=LocalSearchParams,
-            ),
+SPEC = ProblemSpec(
+    name="moe_placement",
+    description="place and replicate the experts of an MoE model on GPUs: balance each "
+    "layer's GPU load, then all-to-all traffic, GPUs used and experts moved",
+    instance_type=MoePlacementInstance,
+    solution_type=MoePlacementSolution,
+    terms=TERMS,
+    validate=validate,
+    evaluate=evaluate,
+    metrics=metrics,
+    generate=generate,
+    sizes=tuple(SIZES),
+    estimate_variables=lambda inst: build_data(inst, check_size=False).num_variables,
+    finish_reserve_s=finish_reserve_s,
+    tuned_params=partial(load_tuned, "moe_placement"),
+    export_model=milp.export,
+    methods=by_name(
+        MethodSpec(
+            "cpsat",
+            MethodKind.EXACT,
+            cpsat.solve,
+            "CP-SAT, token shares in 1/1000, lexicographic by sequential solves",
+            supports_hint=True,
         ),
-        auto_exact="milp:highs",
-        auto_heuristics=heuristics.HEURISTICS,
-    )
+        *milp_methods(milp.make_solver),
+        MethodSpec(
+            "milp:scenario",
+            MethodKind.HEURISTIC,
+            scenario.solve,
+            "scenario MILP (HiGHS): expected or CVaR layer time over posterior popularity "
+            "scenarios (params: scenarios, risk, alpha)",
+            supports_hint=True,
+        ),
+        MethodSpec(
+            "heuristic:eplb",
+            MethodKind.HEURISTIC,
+            heuristics.solve_eplb,
+            "DeepSeek EPLB: greedy replication, then (hierarchical) balanced LPT packing",
+            params=EplbParams,
+        ),
+        MethodSpec(
+            "heuristic:local-search",
+            MethodKind.HEURISTIC,
+            heuristics.solve_local_search,
+            "EPLB improved by share shifts, moves, swaps and added replicas",
+            params=LocalSearchParams,
+        ),
+    ),
+    auto_exact="milp:highs",
+    auto_heuristics=heuristics.HEURISTICS,
 )
 
 __all__ = [

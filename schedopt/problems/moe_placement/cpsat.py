@@ -26,14 +26,12 @@ from .data import (
     SHARE_RESOLUTION,
     ModelData,
     Plan,
-    better_of,
-    plan_values,
-    prologue,
     symmetry_classes,
     symmetry_weights,
 )
 from .instance import MoePlacementInstance
 from .validate import evaluate
+from .warmstart import better_of, plan_values, prologue
 
 Q = SHARE_RESOLUTION
 #: Resolution of the weighted objective: each term's coefficients are scaled so that the

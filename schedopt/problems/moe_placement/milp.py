@@ -21,14 +21,12 @@ from .data import (
     LEX_REL_TOL,
     ModelData,
     Plan,
-    better_of,
     build_data,
-    plan_values,
-    prologue,
     symmetry_classes,
     symmetry_weights,
 )
 from .instance import MoePlacementInstance
+from .warmstart import better_of, plan_values, prologue
 
 
 def _lin(pairs) -> pulp.LpAffineExpression:

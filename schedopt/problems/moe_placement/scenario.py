@@ -27,11 +27,12 @@ from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 
-from . import posterior
-from .data import ModelData, Plan, prologue
+from .data import ModelData, Plan
 from .heuristics import EplbParams, run_eplb
 from .instance import MoePlacementInstance
 from .milp import PlacementMilp, _lin
+from .posterior import scenario_popularity
+from .warmstart import prologue
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ def solve(inst: MoePlacementInstance, options: SolveOptions, deadline: Deadline)
         return early
     assert data is not None
     rng = np.random.default_rng(options.seed)
-    pops = posterior.scenario_popularity(inst, S, rng)
+    pops = scenario_popularity(inst, S, rng)
     model = ScenarioMilp(data, pops, params)
     start = hint if hint is not None else run_eplb(data, EplbParams())
     values = model.hint(start) if start is not None else None

@@ -16,8 +16,8 @@ import numpy as np
 
 from schedopt.core.result import ObjectiveTerm, Sense, Violation
 
-from . import posterior
 from .instance import LayerWithin, MoePlacementInstance
+from .posterior import scenario_popularity
 from .solution import MoePlacementSolution
 
 #: The objective levels that ``evaluate`` returns, in order (all minimised).
@@ -205,9 +205,7 @@ def metrics(inst: MoePlacementInstance, sol: MoePlacementSolution) -> dict[str, 
         "extra_replicas": float(replicas - experts),
     }
     if inst.has_routing_counts:
-        draws = posterior.scenario_popularity(
-            inst, HELDOUT_SCENARIOS, np.random.default_rng(HELDOUT_SEED)
-        )
+        draws = scenario_popularity(inst, HELDOUT_SCENARIOS, np.random.default_rng(HELDOUT_SEED))
         times = np.array([layer_time(inst, sol, pops) for pops in draws])
         out["heldout_mean_max_load"] = float(times.mean())
         out["heldout_p95_max_load"] = float(np.quantile(times, 0.95))
