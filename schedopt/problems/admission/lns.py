@@ -130,7 +130,8 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
                 if options.deterministic
                 else min(params.step_s, stop.remaining() - 0.1)
             )
-            step = replace(options, seed=options.seed + steps, mip_gap=0.0, threads=1)
+            # LNS derives a seed per step; SolveOptions holds seeds below 2**31.
+            step = replace(options, seed=(options.seed + steps) % 2**31, mip_gap=0.0, threads=1)
             run = session.run(limit, step)
             steps += 1
             found = None if run.objective is None else round(run.objective * VALUE_SCALE)
