@@ -1,10 +1,10 @@
-"""Hypothesis properties: every method's answer is valid and honest; bad input is refused."""
+"""Admission-specific hypothesis properties (validity, honesty and hints of every method are in
+tests/conformance/test_properties.py)."""
 
 from __future__ import annotations
 
 import json
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,30 +29,11 @@ METHODS = [
 ]
 
 
-@pytest.mark.parametrize("method", METHODS)
-@SETTINGS
-@given(inst=instances())
-def test_every_solution_is_valid_and_honest(method: str, inst) -> None:
-    result = schedopt.solve(inst, method, time_limit_s=10)
-    if result.solution is not None:
-        # solve() validated it already; check again from the outside.
-        assert SPEC.validate(inst, result.solution) == []
-        assert result.status in (Status.OPTIMAL, Status.FEASIBLE)
-        value = result.objective
-        if result.best_bound is not None:
-            assert value <= result.best_bound + 1e-6  # maximisation: never above the bound
-        if result.status is Status.OPTIMAL:  # a proof: its bound meets its objective
-            assert result.best_bound is not None, result.stats
-            assert result.best_bound == pytest.approx(result.objective, rel=1e-6, abs=1e-6)
-    else:
-        assert result.status in (Status.INFEASIBLE, Status.NO_SOLUTION)
-    if method.startswith("heuristic:"):
-        assert result.status is not Status.OPTIMAL
-
-
 @SETTINGS
 @given(inst=instances())
 def test_no_heuristic_beats_a_proven_optimum(inst) -> None:
+    # Every level: the conformance test compares two levels only while the known lower-level
+    # bug stands (tests/conformance/support.COMPARED_LEVELS); drop this with that entry.
     exact = schedopt.solve(inst, "cpsat", time_limit_s=10)
     if exact.status is not Status.OPTIMAL:
         return
@@ -87,15 +68,6 @@ def test_any_value_for_slots_is_refused_or_accepted_cleanly(value) -> None:
         schedopt.io.parse_instance(doc)
     except schedopt.InvalidInstanceError as err:
         assert err.path.startswith("slots") or err.path.startswith("jobs")
-
-
-@pytest.mark.parametrize("method", ["cpsat", "milp:highs", "milp:cbc"])
-@SETTINGS
-@given(inst=instances(allow_admitted=False))
-def test_a_hinted_exact_method_is_never_worse_than_its_hint(method: str, inst) -> None:
-    hint = schedopt.solve(inst, "heuristic:slack", time_limit_s=5)
-    result = schedopt.solve(inst, method, time_limit_s=10, hint=hint.solution)
-    assert result.objective >= hint.objective - 1e-9
 
 
 def test_auto_keeps_the_heuristic_when_the_exact_model_has_no_time() -> None:
