@@ -37,8 +37,8 @@ def test_every_solution_is_valid_and_honest(method: str, inst) -> None:
             assert result.objective <= result.best_bound + 1e-7  # maximisation
         if result.status is Status.OPTIMAL:  # a proof: its bound meets its objective
             # (CP-SAT proves optimality on shares floored to 1/SHARE_SCALE; its bound is the
-            # next grid point, so it meets the objective within one grid step)
-            grid = 1.0 / SHARE_SCALE if method == "cpsat" else 0.0
+            # next grid point, so it meets the objective within one grid step; auto uses CP-SAT)
+            grid = 1.0 / SHARE_SCALE if method in ("cpsat", "auto") else 0.0
             assert result.best_bound is not None, result.stats
             assert result.best_bound == pytest.approx(result.objective, rel=1e-6, abs=1e-6 + grid)
         assert set(result.metrics) >= {"effective_throughput", "gpus_allocated"}
