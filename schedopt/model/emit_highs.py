@@ -94,11 +94,23 @@ class HighsSession:
             h.setSolution(n, np.arange(n, dtype=np.int32), self._hint.astype(np.float64))
         started = time.perf_counter()
         h.run()
-        ended = time.perf_counter()
         status_code, info = h.getModelStatus(), h.getInfo()
         has_primal = info.primal_solution_status == 2  # kSolutionStatusFeasible
         objective = info.objective_function_value if has_primal else None
         values = np.asarray(h.getSolution().col_value) if has_primal else None
+        if self._hint is not None and not self._consistent(objective, values):
+            # HiGHS 1.16 can return the MIP start's columns with the objective of a better point
+            # it found in presolve's reduced space (fairshare's small-s1: objective 90, columns
+            # of the start, worth 230). Such a point is not trusted: solved again without it.
+            h.clearSolver()
+            left = time_limit_s - (time.perf_counter() - started)
+            h.setOptionValue("time_limit", max(0.01, left))
+            h.run()
+            status_code, info = h.getModelStatus(), h.getInfo()
+            has_primal = info.primal_solution_status == 2
+            objective = info.objective_function_value if has_primal else None
+            values = np.asarray(h.getSolution().col_value) if has_primal else None
+        ended = time.perf_counter()
         bound: float | None = None
         if status_code == _MS.kOptimal:
             status = Status.OPTIMAL
@@ -116,6 +128,13 @@ class HighsSession:
         }
         handover = started - entered + time.perf_counter() - ended
         return LevelRun(status, objective, bound, values, stats, handover)
+
+    def _consistent(self, objective: float | None, values: np.ndarray | None) -> bool:
+        """Is ``objective`` the level's value at ``values``?"""
+        if objective is None or values is None or self._level is None:
+            return True
+        found = self._level.expr.value(values)
+        return abs(found - objective) <= 1e-6 * max(1.0, abs(objective))
 
     def close(self) -> None:
         self.highs = None  # type: ignore[assignment]

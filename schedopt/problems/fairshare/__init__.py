@@ -7,7 +7,7 @@ from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.core.result import ObjectiveTerm, Sense
 from schedopt.tuning.store import load_tuned
 
-from . import cpsat, heuristics, milp
+from . import cpsat, exact, heuristics, milp
 from .data import build_data, finish_reserve_s
 from .gavel import GavelAllocation, JobFractions, solve_gavel_lp
 from .generate import SIZES, generate, generate_custom
@@ -37,15 +37,18 @@ SPEC = ProblemSpec(
     finish_reserve_s=finish_reserve_s,
     tuned_params=partial(load_tuned, "fairshare"),
     export_model=milp.export,
+    formulate=exact.prepare,
     methods=by_name(
+        *exact.METHODS,
+        # The models before the model layer, until the new ones match them everywhere.
         MethodSpec(
-            "cpsat",
+            "legacy:cpsat",
             MethodKind.EXACT,
             cpsat.solve,
-            "CP-SAT (shares in 1/10^4), lexicographic by sequential solves",
+            "CP-SAT (shares in 1/10^4; the model before schedopt.model)",
             supports_hint=True,
         ),
-        *milp_methods(milp.make_solver),
+        *milp_methods(milp.make_solver, prefix="legacy:"),
         MethodSpec(
             "heuristic:astraea",
             MethodKind.HEURISTIC,

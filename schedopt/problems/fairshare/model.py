@@ -1,0 +1,248 @@
+"""Long-term fair share, written once (formulations/fairshare.md, C1–C7, L1–L3).
+
+Variables: x[j,o] job j runs option o; k[j] keepable job j keeps its previous allocation;
+t the minimum LTGF (share units); c[h,s] chunks of s GPUs left on host h after the kept jobs
+(single-host mode); eff and cost carry L2 and L3 (see ``_level_rows``).
+
+Two things are written twice on purpose, each block restricted with ``backends=``: the
+accounts in C7 and the coefficients of L2 and L3. CP-SAT does not see the real data scaled
+but the data *rounded* to integers ("Integer scaling" in formulations/fairshare.md): the
+accounts to ``time_unit`` GPU-seconds, e_jo to 1/EFF_SCALE, costs to 1/COST_SCALE s. That is
+a different discretisation, not a scale factor, so no ``cpsat_scale`` could turn one into the
+other; the MILP keeps the real coefficients. Everything else is the same rows for both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from schedopt.core.stopping import Deadline
+from schedopt.model import Backend, Expr, Level, Model, Sense, VarKind, Vars
+
+from .data import COST_SCALE, EFF_SCALE, SHARE_SCALE, ModelData
+
+#: Largest |coefficient × bound| allowed in one CP-SAT term (CP-SAT refuses models that may
+#: overflow); it caps t's domain, which binds only when a counted tenant deserves less than
+#: half a ``time_unit`` (its D̃_u is then rounded up to 1).
+INT_BUDGET = 2**60
+#: L2 is fixed at its value minus this fraction (solver tolerances; the legacy MILP's rule).
+L2_REL_TOL = 1e-6
+#: Noise below which two L1 values are the same minimum share.
+L1_TOL = 1e-9
+
+CPSAT_ONLY = (Backend.CPSAT,)
+MILP_ONLY = (Backend.MILP,)
+
+
+@dataclass(frozen=True)
+class FairshareModel:
+    model: Model
+    data: ModelData
+    x: Vars
+    k: Vars
+    t: Vars
+    c: Vars
+    #: L2's and L3's carriers (None when the level has no term: it is then a constant).
+    eff: Vars | None
+    cost: Vars | None
+    #: Tenant index → (x column, GPUs n_o): g_u = Σ n·x.
+    gpus: dict[int, list[tuple[int, int]]]
+
+
+def t_upper(data: ModelData) -> float:
+    """t ≤ the share with every demand met, plus one CP-SAT grid step (CP-SAT's rounded
+    accounts may put its t that far above the real share), capped by ``INT_BUDGET``."""
+    included = data.included
+    if not included:
+        return 0.0
+    top = data.share_upper_bound() + 1.0 / SHARE_SCALE
+    cap = INT_BUDGET // max(u.deserved_units for u in included) / SHARE_SCALE
+    return max(0.0, min(top, cap))
+
+
+def build_model(data: ModelData, deadline: Deadline | None = None) -> FairshareModel:
+    m = Model("fairshare", deadline)
+    jobs = data.jobs
+    x = m.add_vars("x", ((j.index, o) for j in jobs for o in range(len(j.options))))
+    k = m.add_vars("k", ((j.index,) for j in jobs if j.keepable))
+    t = m.add_vars("t", [()], VarKind.CONTINUOUS, 0.0, t_upper(data), cpsat_scale=SHARE_SCALE)
+    chunk_rows = [] if data.multi_host else _c3_terms(data, x, k)
+    c_keys = [(h, s) for g, s, _ in chunk_rows for h in _hosts(data, g) if h in data.keep_hosts]
+    c = m.add_vars("c", c_keys, VarKind.INTEGER, ub=[data.free[h] // s for h, s in c_keys] or 0.0)
+    gpus: dict[int, list[tuple[int, int]]] = {u.index: [] for u in data.tenants}
+    for job in jobs:
+        for o, opt in enumerate(job.options):
+            gpus[job.tenant].append((x[job.index, o], opt.n))
+
+    # C1 gang, one type: one option per job.
+    m.at_most_one(
+        "C1",
+        ([x[j.index, o] for o in range(len(j.options))] for j in jobs if len(j.options) > 1),
+    )
+    with m.rows("C2") as c2:  # capacity per type
+        by_type: dict[str, list[tuple[int, int]]] = {}
+        for job in jobs:
+            for o, opt in enumerate(job.options):
+                by_type.setdefault(opt.gpu_type, []).append((x[job.index, o], opt.n))
+        for g, terms in by_type.items():
+            c2.add([v for v, _ in terms], [float(n) for _, n in terms], hi=data.type_capacity[g])
+    if chunk_rows:
+        _c3_rows(m, data, chunk_rows, k, c)
+    # C4 kept allocations: keeping means running on the previous option (k ⇒ x_prev), ...
+    m.implications("C4a", ((k[j.index,], x[j.index, j.prev_option]) for j in jobs if j.keepable))
+    with m.rows("C4b") as c4b:  # ... and what is kept on a host fits there
+        for h, entries in data.keep_hosts.items():
+            if sum(n for _, n in entries) > data.free[h]:
+                c4b.add(
+                    [k[j,] for j, _ in entries], [float(n) for _, n in entries], hi=data.free[h]
+                )
+    with m.rows("C5") as c5:  # hard guarantees
+        for u in data.tenants:
+            if u.guarantee:
+                c5.add(*_cols_coefs(gpus[u.index]), lo=u.guarantee)
+    running = sum(1 for j in jobs if j.was_running)
+    cap = data.instance.max_preemptions
+    if cap is not None and running > cap:  # C6 preemption cap
+        with m.rows("C6") as c6:
+            c6.add(k.cols.tolist(), [1.0] * len(k), lo=running - cap)
+    _c7_rows(m, data, t, gpus)
+    eff, cost = _level_rows(m, data, x, k, t)
+    return FairshareModel(m, data, x, k, t, c, eff, cost, gpus)
+
+
+def _cols_coefs(terms: Sequence[tuple[int, float]]) -> tuple[list[int], list[float]]:
+    return [v for v, _ in terms], [float(a) for _, a in terms]
+
+
+def _hosts(data: ModelData, g: str) -> list[str]:
+    return [h for h, hg in data.host_type.items() if hg == g]
+
+
+def _c3_terms(data: ModelData, x: Vars, k: Vars) -> list[tuple[str, int, list[tuple[int, int]]]]:
+    """Per type and size level s: Σ n (x − [o = o^P] k) over options with n ≥ s."""
+    out = []
+    for g, levels in data.levels.items():
+        for s in levels:
+            terms = []
+            for job in data.jobs:
+                for o, opt in enumerate(job.options):
+                    if opt.gpu_type == g and opt.n >= s:
+                        terms.append((x[job.index, o], opt.n))
+                        if o == job.prev_option:
+                            terms.append((k[job.index,], -opt.n))
+            if terms:
+                out.append((g, s, terms))
+    return out
+
+
+def _c3_rows(
+    m: Model, data: ModelData, terms: list[tuple[str, int, list[tuple[int, int]]]], k: Vars, c: Vars
+) -> None:
+    """C3 capacity per host, placeable: chunks left on hosts with kept jobs are variables."""
+    with m.rows("C3") as c3, m.rows("C3c") as c3c:
+        for g, s, row in terms:
+            m.tick()
+            const = 0
+            cols, coefs = _cols_coefs(row)
+            for h in _hosts(data, g):
+                if h in data.keep_hosts:
+                    kept = data.keep_hosts[h]
+                    c3c.add(
+                        [c[h, s], *(k[j,] for j, _ in kept)],
+                        [float(s), *(float(n) for _, n in kept)],
+                        hi=data.free[h],
+                    )
+                    cols.append(c[h, s])
+                    coefs.append(-float(s))
+                else:
+                    const += s * (data.free[h] // s)
+            c3.add(cols, coefs, hi=const)
+
+
+def _c7_rows(m: Model, data: ModelData, t: Vars, gpus: dict[int, list[tuple[int, int]]]) -> None:
+    """C7 minimum share, t ≤ (U_u + L·g_u) / D'_u for u ∈ U⁺, in two discretisations."""
+    t0 = t[()]
+    with m.rows("C7", backends=MILP_ONLY) as real:  # divided through by D'_u
+        for u in data.included:
+            d = u.deserved_after_s
+            cols, coefs = _cols_coefs(gpus[u.index])
+            real.add([t0, *cols], [1.0, *(-data.round_s * n / d for n in coefs)], hi=u.used_s / d)
+    # CP-SAT: D̃_u·t − L̃·g_u ≤ Ũ_u with the accounts rounded to time units (data.py); scaled
+    # by SHARE_SCALE this is the integer row t'·D̃_u ≤ SHARE_SCALE·(Ũ_u + L̃·g_u), t' = S·t.
+    with m.rows("C7", backends=CPSAT_ONLY, cpsat_scale=SHARE_SCALE) as rounded:
+        for u in data.included:
+            cols, coefs = _cols_coefs(gpus[u.index])
+            rounded.add(
+                [t0, *cols],
+                [float(u.deserved_units), *(-float(data.round_units) * n for n in coefs)],
+                hi=float(u.used_units),
+            )
+
+
+def _level_rows(
+    m: Model, data: ModelData, x: Vars, k: Vars, t: Vars
+) -> tuple[Vars | None, Vars | None]:
+    """L1 max t; L2 max Σ e·x; L3 min Σ_{J^P} c_j − Σ c_j k_j + φ Σ ν_o x.
+
+    L2 and L3 have real coefficients in the MILP and rounded ones in CP-SAT, and a level has
+    one expression: each is carried by a variable bounded by one row per discretisation
+    (eff ≤ Σ e·x; cost ≥ Σ …), which the level drives to the bound. One-sided rows, so a
+    point (a hint) can satisfy both: the carrier at the worse of the two values."""
+    eff_terms = [
+        (x[j.index, o], opt.eff, opt.eff_scaled)
+        for j in data.jobs
+        for o, opt in enumerate(j.options)
+        if opt.eff_scaled or opt.eff
+    ]
+    cost_terms = [
+        (k[j.index,], -j.restart_cost, -j.restart_scaled)
+        for j in data.jobs
+        if j.keepable and (j.restart_cost or j.restart_scaled)
+    ]
+    cost_terms += [
+        (x[j.index, o], data.frag_cost * opt.extra_hosts, data.frag_scaled * opt.extra_hosts)
+        for j in data.jobs
+        for o, opt in enumerate(j.options)
+        if opt.extra_hosts and (data.frag_cost or data.frag_scaled)
+    ]
+    eff = cost = None
+    m.add_level(Level("L1", Expr.of([t[()]], [1.0]), Sense.MAXIMIZE, L1_TOL, 0.0, SHARE_SCALE))
+    if eff_terms:
+        top = float(sum(1 for j in data.jobs if j.options))
+        eff = m.add_vars("eff", [()], VarKind.CONTINUOUS, 0.0, top, cpsat_scale=EFF_SCALE)
+        _carrier_rows(m, "L2eff", eff[()], eff_terms, EFF_SCALE, upper=True)
+        l2 = Expr.of([eff[()]], [1.0])
+    else:
+        l2 = Expr.of([], [])
+    m.add_level(Level("L2", l2, Sense.MAXIMIZE, 0.0, L2_REL_TOL, EFF_SCALE))
+    if cost_terms:
+        # Bounds wide enough for both discretisations (a unit of slack beyond either).
+        widest = [(min(a, b / COST_SCALE), max(a, b / COST_SCALE)) for _, a, b in cost_terms]
+        lo = sum(min(0.0, a) for a, _ in widest) - 1.0
+        hi = sum(max(0.0, b) for _, b in widest) + 1.0
+        cost = m.add_vars("cost", [()], VarKind.CONTINUOUS, lo, hi, cpsat_scale=COST_SCALE)
+        _carrier_rows(m, "L3cost", cost[()], cost_terms, COST_SCALE, upper=False)
+        l3 = Expr.of([cost[()]], [1.0], data.restart_constant)
+    else:
+        l3 = Expr.of([], [], data.restart_constant)
+    m.add_level(Level("L3", l3, Sense.MINIMIZE, 0.0, 0.0, COST_SCALE))
+    return eff, cost
+
+
+def _carrier_rows(
+    m: Model,
+    cid: str,
+    carrier: int,
+    terms: list[tuple[int, float, int]],
+    scale: int,
+    upper: bool,
+) -> None:
+    """carrier ≤ Σ terms (upper) or ≥ Σ terms: the real coefficients for the MILP, the
+    integers of data.py (in units of 1/scale) for CP-SAT."""
+    cols = [carrier, *(v for v, _, _ in terms)]
+    bound = {"hi": 0.0} if upper else {"lo": 0.0}
+    with m.rows(cid, backends=MILP_ONLY) as real:
+        real.add(cols, [1.0, *(-a for _, a, _ in terms)], **bound)
+    with m.rows(cid, backends=CPSAT_ONLY, cpsat_scale=scale) as rounded:
+        rounded.add(cols, [1.0, *(-b / scale for _, _, b in terms)], **bound)
