@@ -60,6 +60,10 @@ class Vars:
     index: dict[Key, int] = field(repr=False)
     #: CP-SAT only: the CP-SAT variable is ``cpsat_scale`` times this one (continuous blocks).
     cpsat_scale: int | None = None
+    #: CP-SAT only: upper bounds for a block the MILP leaves unbounded (CP-SAT needs finite
+    #: domains; a bound the rows imply at the optimum can keep a MILP presolve from dropping
+    #: the rows, see admission's c).
+    cpsat_ub: np.ndarray | None = field(default=None, repr=False)
 
     def __getitem__(self, key: Key) -> int:
         return self.index[key]
@@ -243,6 +247,7 @@ class Model:
         lb: float | Sequence[float] | np.ndarray = 0.0,
         ub: float | Sequence[float] | np.ndarray = 1.0,
         cpsat_scale: int | None = None,
+        cpsat_ub: float | Sequence[float] | np.ndarray | None = None,
     ) -> Vars:
         keys = tuple(keys)
         n = len(keys)
@@ -253,7 +258,10 @@ class Model:
         upper = np.broadcast_to(np.asarray(ub, dtype=np.float64), (n,)).copy()
         if kind is VarKind.BINARY:
             lower, upper = np.maximum(lower, 0.0), np.minimum(upper, 1.0)
-        block = Vars(name, self.num_cols, keys, kind, index, cpsat_scale)
+        cp_ub = None
+        if cpsat_ub is not None:
+            cp_ub = np.broadcast_to(np.asarray(cpsat_ub, dtype=np.float64), (n,)).copy()
+        block = Vars(name, self.num_cols, keys, kind, index, cpsat_scale, cp_ub)
         self.vars.append(block)
         self._lb.append(lower)
         self._ub.append(upper)

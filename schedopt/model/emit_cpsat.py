@@ -61,6 +61,10 @@ class CpsatSession:
                     raise ScaleError(f"variables {block.name}: continuous without a CP-SAT grid")
                 s = block.cpsat_scale
                 self._scale[block.start : block.start + len(block)] = s
+            if block.cpsat_ub is not None:
+                hi = np.minimum(hi, block.cpsat_ub)
+            if not np.all(np.isfinite(lo)) or not np.all(np.isfinite(hi)):
+                raise ScaleError(f"variables {block.name}: CP-SAT needs finite bounds (cpsat_ub)")
             low = np.ceil(lo * s - 1e-9).astype(np.int64)
             high = np.floor(hi * s + 1e-9).astype(np.int64)
             self._vars.extend(

@@ -154,10 +154,19 @@ def solve_levels(
         for block in hooks.fix_rows(i, level, value, run.values) or [fix_block(level, value)]:
             session.add_block(block)
         start = hooks.after_level(i, snap_integers(run.values, integer, lb, ub))
+        if start is not run.values and _keeps(model, level, session.kind, run.values, start):
+            out.values = start  # a better start for the next level is a better answer too
         session.set_hint(start)
     if out.values is not None:
         out.status = Status.OPTIMAL if all(out.proven) else Status.FEASIBLE
     return out
+
+
+def _keeps(model: Model, level: Level, kind: Backend, found: np.ndarray, start: np.ndarray) -> bool:
+    """Is the hook's start a point of the model no worse than ``found`` on the solved level?"""
+    if model.violated_rows(start, backend=kind):
+        return False
+    return not level.better(level.expr.value(found), level.expr.value(start))
 
 
 def _record(stats: dict[str, float | str], name: str, run: LevelRun) -> None:
