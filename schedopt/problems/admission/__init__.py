@@ -4,7 +4,7 @@ from schedopt.backends.milp import milp_methods
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name, register_problem
 from schedopt.core.result import ObjectiveTerm, Sense
 
-from . import cpsat, heuristics, lns, milp, plot
+from . import cpsat, heuristics, lns, milp, plot, render
 from .data import estimate_num_variables, finish_reserve_s
 from .generate import SIZES, generate, generate_custom
 from .heuristics import EdfParams, SlackParams
@@ -66,6 +66,7 @@ SPEC = register_problem(
         ),
         auto_exact="cpsat",
         plot=plot.to_svg,
+        render=render.render,
         auto_heuristics=heuristics.HEURISTICS,
     )
 )

@@ -4,7 +4,7 @@ from schedopt.backends.milp import milp_methods
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name, register_problem
 from schedopt.core.result import ObjectiveTerm, Sense
 
-from . import cpsat, heuristics, milp
+from . import cpsat, heuristics, milp, render
 from .data import build_data, finish_reserve_s
 from .gavel import GavelAllocation, JobFractions, solve_gavel_lp
 from .generate import SIZES, generate, generate_custom
@@ -60,6 +60,7 @@ SPEC = register_problem(
         ),
         auto_exact="milp:highs",
         auto_heuristics=heuristics.HEURISTICS,
+        render=render.render,
     )
 )
 
