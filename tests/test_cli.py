@@ -24,7 +24,9 @@ from schedopt.cli import (
     EXIT_VALIDATION_FAILED,
     main,
 )
+from schedopt.cli.solve import _want_spinner
 from schedopt.core.registry import get_problem
+from schedopt.problems.admission.render import MAX_ROWS
 
 COMMANDS = ("solve", "validate", "generate", "schema", "export", "methods", "info", "plot", "tune")
 
@@ -110,8 +112,8 @@ def test_solve_human_output_shows_rejections_and_caps_rows(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == EXIT_OK
     assert "FEASIBLE" in out
-    assert f"… {len(doc['jobs']) - cli.MAX_ROWS} more jobs" in out
-    assert doc["jobs"].index(victim) < cli.MAX_ROWS
+    assert f"… {len(doc['jobs']) - MAX_ROWS} more jobs" in out
+    assert doc["jobs"].index(victim) < MAX_ROWS
     assert "rejected" in out and "why rejected:" in out
     assert f"{victim['id']}: " in out
 
@@ -338,7 +340,7 @@ def test_python_dash_m():
 
 def test_no_spinner_without_a_terminal(instance_file):
     args = cli.build_parser().parse_args(["solve", str(instance_file)])
-    assert not cli._want_spinner(args)  # pytest captures stdout: not a TTY
+    assert not _want_spinner(args)  # pytest captures stdout: not a TTY
 
 
 # --- arguments checked up front (usage errors, exit 2) -----------------------------------------

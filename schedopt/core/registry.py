@@ -89,6 +89,9 @@ class ProblemSpec:
     description: str = ""
     #: ``plot(instance, solution) -> SVG text``, where the problem has a picture.
     plot: Callable[[Any, Any], str] | None = None
+    #: ``render(console, instance, result)``: print the decisions of a solved ``result`` on a
+    #: rich Console, its table in ``schedopt solve`` (without one the CLI prints a summary line).
+    render: Callable[[Any, Any, Any], None] | None = None
     #: Seconds to keep back from every method for turning its answer into a Result (validate,
     #: evaluate, metrics), estimated cheaply from the instance's size before anything is built.
     finish_reserve_s: Callable[[Any], float] = lambda instance: 0.05

@@ -7,7 +7,7 @@ from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.core.result import ObjectiveTerm, Sense
 from schedopt.tuning.store import load_tuned
 
-from . import cpsat, exact, heuristics, lns, milp, plot
+from . import cpsat, exact, heuristics, lns, milp, plot, render
 from .data import estimate_num_variables, finish_reserve_s
 from .generate import SIZES, generate, generate_custom
 from .heuristics import EdfParams, SlackParams
@@ -36,6 +36,7 @@ SPEC = ProblemSpec(
     tuned_params=partial(load_tuned, "admission"),
     export_model=milp.export,
     formulate=exact.prepare,
+    render=render.render,
     methods=by_name(
         *exact.METHODS,
         # The models before the model layer, until the new ones match them everywhere.

@@ -7,7 +7,7 @@ from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.core.result import ObjectiveTerm, Sense
 from schedopt.tuning.store import load_tuned
 
-from . import cpsat, exact, heuristics, milp
+from . import cpsat, exact, heuristics, milp, render
 from .data import build_data, finish_reserve_s
 from .gavel import GavelAllocation, JobFractions, solve_gavel_lp
 from .generate import SIZES, generate, generate_custom
@@ -38,6 +38,7 @@ SPEC = ProblemSpec(
     tuned_params=partial(load_tuned, "fairshare"),
     export_model=milp.export,
     formulate=exact.prepare,
+    render=render.render,
     methods=by_name(
         *exact.METHODS,
         # The models before the model layer, until the new ones match them everywhere.

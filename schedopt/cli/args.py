@@ -58,6 +58,20 @@ seed = int_in(0, MAX_SEED)
 threads = int_in(1, MAX_THREADS)
 
 
+def add_int(
+    parser: argparse.ArgumentParser, flag: str, low: int, high: int, default: int, help_: str
+) -> None:
+    """An integer option in ``[low, high]``."""
+    parser.add_argument(flag, type=int_in(low, high), default=default, metavar="N", help=help_)
+
+
+def add_seed(
+    parser: argparse.ArgumentParser, help_: str, flag: str = "--seed", default: int = 0
+) -> None:
+    """A seed option: an integer in ``[0, MAX_SEED]``."""
+    parser.add_argument(flag, type=seed, default=default, metavar="N", help=help_)
+
+
 def check_writable(path: str | os.PathLike[str], what: str, make_dirs: bool = False) -> str | None:
     """Why ``path`` cannot be written (None when it can), checked by creating and removing a
     temporary file where it will go: permission bits alone say nothing when running as root or

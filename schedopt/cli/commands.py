@@ -1,0 +1,129 @@
+"""Every sub-command of ``schedopt``, in one table: name, help texts, arguments and what runs.
+
+``schedopt --help`` lists the commands in the table's order; each command's arguments and code
+live in its own module (one module a command, or a group of small ones).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import catalog, info, solve, tune, validate
+
+
+@dataclass(frozen=True)
+class Command:
+    """One sub-command: ``schedopt NAME ...`` parses with ``add_arguments`` and runs ``run``,
+    which returns the exit code."""
+
+    name: str
+    #: One line in ``schedopt --help``.
+    help: str
+    #: The text of ``schedopt NAME --help``.
+    description: str
+    #: Command lines shown under "example:" in ``schedopt NAME --help``.
+    example: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command(
+        "solve",
+        "solve an instance file",
+        "Solve an instance and print the objective levels, bound, gap, timing, metrics and the\n"
+        "decision for every job. The status is a claim: OPTIMAL only with a proof.\n\n"
+        "methods: auto (heuristics, then the exact model warm-started), cpsat, milp:highs,\n"
+        "milp:cbc, heuristic:<name>; `schedopt methods PROBLEM` lists them.\n"
+        "exit code: 0 OPTIMAL/FEASIBLE, 4 INFEASIBLE, 5 no solution within the limit,\n"
+        "3 invalid instance.",
+        "  schedopt solve small.json --method cpsat --time-limit 30 --out small-sol.json\n"
+        "  schedopt solve small.json --json | jq .objectives\n"
+        "  schedopt solve small.json --tuned ~/.config/schedopt/params/admission.json\n",
+        solve.add_solve_arguments,
+        solve.run_solve,
+    ),
+    Command(
+        "validate",
+        "check a solution against an instance",
+        "Check a solution file with the problem's independent validator and print every\n"
+        "violated constraint (by its id in the formulation), the objective levels and metrics.\n"
+        "exit code: 0 valid, 4 violations, 3 unreadable instance or solution.",
+        "  schedopt validate small.json small-sol.json\n",
+        validate.add_validate_arguments,
+        validate.run_validate,
+    ),
+    Command(
+        "generate",
+        "generate a seeded random instance",
+        "Write a seeded random instance of PROBLEM as JSON, to stdout or to --out.\n"
+        "The same size and seed always give the same instance.",
+        "  schedopt generate admission --size medium --seed 3 --out medium-s3.json\n",
+        catalog.add_generate_arguments,
+        catalog.run_generate,
+    ),
+    Command(
+        "schema",
+        "print the JSON Schema of a problem's instance file",
+        "Print the JSON Schema (draft 2020-12) of PROBLEM's instance files.",
+        "  schedopt schema admission > admission.schema.json\n",
+        catalog.add_schema_arguments,
+        catalog.run_schema,
+    ),
+    Command(
+        "export",
+        "write the exact model as MPS or LP",
+        "Write the exact MILP of an instance (first objective level) as MPS or LP, for an\n"
+        "external solver.",
+        "  schedopt export small.json --format lp --out small.lp\n",
+        info.add_export_arguments,
+        info.run_export,
+    ),
+    Command(
+        "methods",
+        "list problems and their methods",
+        "List the registered problems and, for each, the methods `solve --method` accepts.",
+        "  schedopt methods admission\n",
+        catalog.add_methods_arguments,
+        catalog.run_methods,
+    ),
+    Command(
+        "info",
+        "describe an instance file",
+        "Describe an instance: problem, cluster, jobs by kind, horizon, and the estimated\n"
+        "size of the exact model.",
+        "  schedopt info small.json\n",
+        info.add_info_arguments,
+        info.run_info,
+    ),
+    Command(
+        "plot",
+        "draw a solution as an SVG picture",
+        "Validate SOLUTION against FILE and draw it as SVG: for admission, the GPUs of every\n"
+        "job in every slot, stacked, against the free-GPU capacity, with guaranteed deadlines\n"
+        "marked on the time axis. Hover a block for the job and its GPUs.",
+        "  schedopt solve example.json --out sol.json && schedopt plot example.json sol.json "
+        "--out plan.svg\n",
+        validate.add_plot_arguments,
+        validate.run_plot,
+    ),
+    Command(
+        "tune",
+        "tune a heuristic's parameters by Bayesian optimisation",
+        "Tune the parameters of a heuristic (scikit-optimize gp_minimize) on generated\n"
+        "instances. The score is the mean objective normalised by the defaults' (defaults =\n"
+        "-1.0 for a maximised first objective; lower is better). --save [PATH] records the\n"
+        "result in PATH, default $XDG_CONFIG_HOME/schedopt/params/PROBLEM.json (else\n"
+        "~/.config/schedopt/params/PROBLEM.json); the parameters shipped with schedopt are\n"
+        "never changed. `solve --tuned PATH` (Python: solve(..., tuned=PATH)) uses a saved\n"
+        "file; without it method 'auto' uses the shipped parameters.\n"
+        "--method takes a heuristic with parameters; any other name lists them.",
+        "  schedopt tune admission --method heuristic:edf --size medium --instances 6 \\\n"
+        "      --n-calls 30 --save edf.json\n"
+        "  schedopt solve small.json --tuned edf.json\n",
+        tune.add_tune_arguments,
+        tune.run_tune,
+    ),
+)

@@ -1,0 +1,154 @@
+"""``schedopt solve``: solve an instance file within a wall-clock limit and show the answer."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from rich.markup import escape
+
+import schedopt
+from schedopt.core.registry import problem_of
+
+from . import args as cli_args
+from .common import (
+    EXIT_INTERNAL,
+    EXIT_USAGE,
+    STATUS_EXIT,
+    CliError,
+    check_outputs,
+    err_console,
+    load,
+    out_console,
+    write_json,
+    write_plot,
+)
+from .report import render_result, result_json
+
+
+def add_solve_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="instance JSON file")
+    p.add_argument(
+        "--method",
+        default="auto",
+        help="auto | cpsat | milp:highs | milp:cbc | heuristic:<name> (default: auto)",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=cli_args.time_limit,
+        default=10.0,
+        metavar="S",
+        help="wall-clock limit in seconds for the whole command, loading the file included; "
+        "> 0 and at most a week (default: 10)",
+    )
+    cli_args.add_seed(p, f"random seed, 0..{cli_args.MAX_SEED} (0)")
+    p.add_argument(
+        "--threads",
+        type=cli_args.threads,
+        default=1,
+        metavar="N",
+        help=f"solver threads, 1..{cli_args.MAX_THREADS} (1)",
+    )
+    p.add_argument(
+        "--gap",
+        type=cli_args.gap,
+        default=0.0,
+        metavar="G",
+        help="relative MIP gap in [0, 1) at which OPTIMAL may be claimed (default: 0, exact)",
+    )
+    p.add_argument(
+        "--tuned",
+        metavar="PARAMS.json",
+        help="heuristic parameters saved by `schedopt tune --save` (default: the shipped ones)",
+    )
+    p.add_argument(
+        "--out", metavar="SOLUTION.json", help="write the solution as JSON (checked first)"
+    )
+    p.add_argument("--plot", metavar="PLAN.svg", help="draw the decision as an SVG picture")
+    p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
+    p.add_argument("--verbose", action="store_true", help="show the solver's log")
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Send everything written to stdout (Python and C level) to stderr for a while.
+
+    Solver back-ends log to file descriptor 1 when ``--verbose``; with ``--json`` stdout must
+    hold the JSON document and nothing else.
+    """
+    sys.stdout.flush()
+    saved = None
+    try:
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except OSError:
+        saved = None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stdout.flush()
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def _want_spinner(args: argparse.Namespace) -> bool:
+    if args.json or args.verbose:
+        return False
+    try:
+        return sys.stdout.isatty() and sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def run_solve(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    check_outputs(args.out, args.plot)
+    inst = load(args.file)
+    # --time-limit covers the whole command: what loading took is not the solver's.
+    load_s = time.perf_counter() - started
+    limit = max(0.01, args.time_limit - load_s)
+    spec = problem_of(inst)
+    if args.method != "auto":
+        spec.method(args.method)  # unknown names fail here, before any work
+    if args.plot and spec.plot is None:
+        raise CliError(f"{spec.name} has no plot yet", EXIT_USAGE)
+    kwargs = {
+        "time_limit_s": limit,
+        "seed": args.seed,
+        "threads": args.threads,
+        "mip_gap": args.gap,
+        "verbose": args.verbose,
+        "tuned": args.tuned,
+    }
+    guard = _stdout_to_stderr() if args.json else contextlib.nullcontext()
+    spinner: Any = contextlib.nullcontext()
+    if _want_spinner(args):
+        spinner = err_console().status(f"solving with {args.method}, limit {args.time_limit:g} s")
+    with guard, spinner:
+        result = schedopt.solve(inst, args.method, **kwargs)
+    # The result is shown before any file is written: should a write still fail (the disk
+    # filled up since the check above), the answer is not lost with it.
+    if args.json:
+        doc = result_json(result)
+        # The command's own limit, and what loading took of it (the solver had the rest).
+        doc["timing"].update(time_limit_s=args.time_limit, load_s=load_s)
+        write_json(doc)
+    else:
+        render_result(out_console(), spec, inst, result)
+    if args.out:
+        if result.solution is not None:
+            schedopt.dump(result.solution, args.out)
+            if not args.json:
+                err_console().print(f"wrote the solution to {escape(args.out)}")
+        else:
+            err_console().print(f"no solution to write to {escape(args.out)}")
+    if args.plot and result.solution is not None:
+        write_plot(spec, inst, result.solution, args.plot, quiet=args.json)
+    return STATUS_EXIT.get(result.status, EXIT_INTERNAL)

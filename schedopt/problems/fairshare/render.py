@@ -1,0 +1,48 @@
+"""The fair-share allocation as a table by tenant: what ``schedopt solve`` prints under the
+objectives (the problem's ``ProblemSpec.render``). Rich is imported when a table is drawn, not
+with the library."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .instance import FairshareInstance
+from .solution import Allocation, FairshareSolution
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from schedopt.core.result import Result
+
+#: Rows of the per-tenant table before "… N more".
+MAX_ROWS = 40
+
+
+def render(console: Console, inst: FairshareInstance, result: Result[FairshareSolution]) -> None:
+    """Print one row a tenant: weight, long-term GPU-time fairness share, GPUs, jobs running."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    assert result.solution is not None, "render is called for a result with a solution"
+    by_tenant: dict[str, list[Allocation]] = {}
+    tenant_of = {j.id: j.tenant for j in inst.jobs}
+    for alloc in result.solution.allocations:
+        by_tenant.setdefault(tenant_of.get(alloc.job_id, "?"), []).append(alloc)
+    table = Table(title="allocation by tenant", title_justify="left", show_edge=False)
+    for col in ("tenant", "weight", "LTGF share", "GPUs", "jobs running"):
+        table.add_column(col, no_wrap=True, justify="left" if col == "tenant" else "right")
+    for t in inst.tenants[:MAX_ROWS]:
+        allocs = by_tenant.get(t.id, [])
+        gpus = sum(sum(a.hosts.values()) for a in allocs)
+        running = sum(1 for a in allocs if a.hosts)
+        share = result.metrics.get(f"share[{t.id}]")
+        table.add_row(
+            escape(t.id),
+            f"{t.weight:g}",
+            "-" if share is None else f"{share:.4g}",
+            str(gpus),
+            f"{running}/{len(allocs)}",
+        )
+    console.print(table)
+    if len(inst.tenants) > MAX_ROWS:
+        console.print(f"… {len(inst.tenants) - MAX_ROWS} more tenants (use --json or --out)")
