@@ -12,6 +12,7 @@ from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.model import Formulated, Hooks, LexResult, exact_methods
 from schedopt.model.emit_cpsat import CpsatSession
+from schedopt.model.export import write_first_level
 
 from .assemble import assemble, raw_from_solution
 from .codec import decode, encode
@@ -87,3 +88,18 @@ def prepare(
 
 
 METHODS = exact_methods(prepare)
+
+
+def export(inst: AdmissionInstance, path: str, fmt: str) -> None:
+    """Write the level-1 model (maximise guaranteed value) as MPS or LP."""
+    write_first_level(
+        build_model(build_data(inst)).model,
+        path,
+        fmt,
+        describe="L1 of 3, maximise the guaranteed deadline value (sum of admitted tiers' "
+        "values, resolved to 1/1000)",
+        notes=(
+            "L2 (best-effort progress) and L3 (GPU-count changes) are solved after L1 is "
+            "fixed at its optimum; they are not in this file",
+        ),
+    )

@@ -36,7 +36,7 @@ SPEC = ProblemSpec(
     estimate_variables=lambda inst: build_data(inst, check_size=False).num_variables,
     finish_reserve_s=finish_reserve_s,
     tuned_params=partial(load_tuned, "fairshare"),
-    export_model=milp.export,
+    export_model=exact.export,
     formulate=exact.prepare,
     render=render.render,
     methods=by_name(

@@ -9,6 +9,7 @@ from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.model import Formulated, Hooks, Level, LexResult, RowBlock, exact_methods
+from schedopt.model.export import write_first_level
 
 from .codec import decode, encode, tenant_gpus
 from .data import SHARE_SCALE, build_data
@@ -106,3 +107,17 @@ def prepare(
 
 
 METHODS = exact_methods(prepare)
+
+
+def export(inst: FairshareInstance, path: str, fmt: str) -> None:
+    """Write the level-1 model (maximise the minimum LTGF) as MPS or LP."""
+    write_first_level(
+        build_model(build_data(inst)).model,
+        path,
+        fmt,
+        describe="L1 of 3, maximise t, the minimum long-term GPU fair share (LTGF) of a tenant",
+        notes=(
+            "L2 (effective throughput) and L3 (restart + fragmentation cost) are solved after "
+            "L1 is fixed; they are not in this file",
+        ),
+    )

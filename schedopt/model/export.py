@@ -1,0 +1,28 @@
+"""``schedopt export``: a problem's first level, from the same model every back-end gets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from schedopt.backends.export import write_model
+
+from .core import Model
+from .emit_pulp import PulpSession
+
+
+def write_first_level(
+    model: Model, path: str, fmt: str, *, describe: str, notes: Sequence[str] = ()
+) -> None:
+    """Write the model with its first level as the objective (MPS or LP), the header naming
+    the level (``describe``), the scale between the file's objective and schedopt's, and
+    ``notes`` (e.g. which later levels are left out)."""
+    session = PulpSession(model)
+    first = model.levels[0]
+    session.set_level(first)
+    scale = first.cpsat_scale
+    scaled = (
+        f"objective scale: {scale} (schedopt's {first.name} = this file's objective / {scale})"
+        if scale != 1
+        else f"objective scale: 1 (no scaling: the optimum is schedopt's {first.name})"
+    )
+    write_model(session.prob, path, fmt, level=describe, notes=(scaled, *notes))
