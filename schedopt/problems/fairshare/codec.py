@@ -77,7 +77,7 @@ def decode(fm: FairshareModel, values: np.ndarray) -> list[Raw]:
     on = values > 0.5
     for (j, o), col in fm.x.items():
         if on[col]:
-            raw[j].option = o  # type: ignore[index]
+            raw[j].option = o
     for (j,), col in fm.k.items():
-        raw[j].keep = bool(on[col]) and raw[j].option == data.jobs[j].prev_option  # type: ignore[index]
+        raw[j].keep = bool(on[col]) and raw[j].option == data.jobs[j].prev_option
     return raw
