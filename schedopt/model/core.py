@@ -131,6 +131,14 @@ class Level:
     tolerance: float = 0.0
     rel_tolerance: float = 0.0
     cpsat_scale: int = 1
+    #: CP-SAT's own expression where its data are rounded, not scaled (a documented variant:
+    #: fair share's efficiencies rounded to 1/EFF_SCALE); None: ``expr`` for every back-end.
+    cpsat_expr: Expr | None = None
+
+    def expr_for(self, backend: Backend) -> Expr:
+        if backend is Backend.CPSAT and self.cpsat_expr is not None:
+            return self.cpsat_expr
+        return self.expr
 
     def slack(self, value: float) -> float:
         return self.tolerance + self.rel_tolerance * max(1.0, abs(value))

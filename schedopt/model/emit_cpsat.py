@@ -113,7 +113,9 @@ class CpsatSession:
         return cp_model.LinearExpr.weighted_sum([self._vars[c] for c in expr.cols], coefs.tolist())
 
     def set_level(self, level: Level) -> None:
-        objective = self.linear(level.expr, level.cpsat_scale, f"level {level.name}")
+        objective = self.linear(
+            level.expr_for(Backend.CPSAT), level.cpsat_scale, f"level {level.name}"
+        )
         if level.sense is Sense.MAXIMIZE:
             self.cp.maximize(objective)
         else:
@@ -141,7 +143,7 @@ class CpsatSession:
         run = backend.run(self.cp, solver)
         level = self._level
         assert level is not None
-        scale, constant = level.cpsat_scale, level.expr.constant
+        scale, constant = level.cpsat_scale, level.expr_for(Backend.CPSAT).constant
         values = None
         if run.status.has_solution:
             values = np.fromiter(solver.response_proto.solution, dtype=float, count=len(self._vars))

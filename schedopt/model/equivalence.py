@@ -70,7 +70,7 @@ def check_point(
                 broken = ", ".join(model.violated_rows(point, backend=kind)) or "nothing"
                 out.append(Disagreement(backend.value, f"says {said}; the model breaks {broken}"))
                 break
-            want = level.expr.value(point)
+            want = level.expr_for(kind).value(point)
             got = run.objective
             tol = 1e-6 * max(1.0, abs(want)) + 0.5 / level.cpsat_scale * (kind is Backend.CPSAT)
             if feasible and (got is None or abs(got - want) > tol):

@@ -72,10 +72,11 @@ class LexResult:
     hint_won: bool = False
 
 
-def fix_block(level: Level, value: float) -> RowBlock:
-    """``expr >= value - slack`` (maximise) or ``expr <= value + slack`` (minimise)."""
+def fix_block(level: Level, value: float, backend: Backend = Backend.MILP) -> RowBlock:
+    """``expr >= value - slack`` (maximise) or ``expr <= value + slack`` (minimise), in the
+    expression ``backend`` solved the level with."""
     slack = level.slack(value)
-    e = level.expr
+    e = level.expr_for(backend)
     lo, hi = -np.inf, np.inf
     if level.sense is Sense.MAXIMIZE:
         lo = value - slack - e.constant
@@ -89,6 +90,7 @@ def fix_block(level: Level, value: float) -> RowBlock:
         np.array([lo]),
         np.array([hi]),
         cpsat_scale=level.cpsat_scale,
+        backends=frozenset({backend}),
     )
 
 
@@ -113,7 +115,8 @@ def solve_levels(
     fixed_left = options.time_limit_s  # deterministic mode: fixed shares of the limit
     handover = 0.0
     for i, level in enumerate(levels):
-        if i and level.expr.is_constant:  # nothing left to decide at this level
+        expr = level.expr_for(session.kind)
+        if i and expr.is_constant:  # nothing left to decide at this level
             out.proven[i] = True
             continue
         reserve = handover + (hooks.overrun_reserve_s(session.method) if i else 0.0)
@@ -138,7 +141,7 @@ def solve_levels(
                 out.status = Status.INFEASIBLE
                 return out
             out.bound = hooks.first_bound(session.method, run.bound)
-            run = _hint_if_better(level, run, hint if hint_ok else None, out)
+            run = _hint_if_better(level, session.kind, run, hint if hint_ok else None, out)
             if not run.status.has_solution:
                 return out
         elif not run.status.has_solution:
@@ -150,8 +153,9 @@ def solve_levels(
             break
         out.proven[i] = run.status is Status.OPTIMAL
         out.values = run.values
-        value = level.expr.value(run.values) if run.objective is None else run.objective
-        for block in hooks.fix_rows(i, level, value, run.values) or [fix_block(level, value)]:
+        value = expr.value(run.values) if run.objective is None else run.objective
+        fixed = hooks.fix_rows(i, level, value, run.values)
+        for block in [fix_block(level, value, session.kind)] if fixed is None else fixed:
             session.add_block(block)
         start = hooks.after_level(i, snap_integers(run.values, integer, lb, ub))
         if start is not run.values and _keeps(model, level, session.kind, run.values, start):
@@ -166,7 +170,8 @@ def _keeps(model: Model, level: Level, kind: Backend, found: np.ndarray, start: 
     """Is the hook's start a point of the model no worse than ``found`` on the solved level?"""
     if model.violated_rows(start, backend=kind):
         return False
-    return not level.better(level.expr.value(found), level.expr.value(start))
+    expr = level.expr_for(kind)
+    return not level.better(expr.value(found), expr.value(start))
 
 
 def _record(stats: dict[str, float | str], name: str, run: LevelRun) -> None:
@@ -177,14 +182,15 @@ def _record(stats: dict[str, float | str], name: str, run: LevelRun) -> None:
 
 
 def _hint_if_better(
-    level: Level, run: LevelRun, hint: np.ndarray | None, out: LexResult
+    level: Level, kind: Backend, run: LevelRun, hint: np.ndarray | None, out: LexResult
 ) -> LevelRun:
     """A hint better than what the solver found on the first level is the first level's
     incumbent: optimal if it meets the solver's bound. A hint never makes the answer worse."""
     if hint is None:
         return run
-    hinted = level.expr.value(hint)
-    found = None if run.values is None else level.expr.value(run.values)
+    expr = level.expr_for(kind)
+    hinted = expr.value(hint)
+    found = None if run.values is None else expr.value(run.values)
     if found is not None and not level.better(hinted, found):
         return run
     met = run.bound is not None and not level.better(run.bound, hinted)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .data import COST_SCALE, EFF_SCALE, SHARE_SCALE, ModelData
+from .data import SHARE_SCALE, ModelData
 from .model import FairshareModel
 from .placement import Raw
 
@@ -37,37 +37,25 @@ def min_share_on_both_grids(data: ModelData, gpus: Sequence[float]) -> float:
 
 
 def encode(fm: FairshareModel, raw: Sequence[Raw]) -> np.ndarray:
-    """A complete point from a raw decision: x and k as decided, t, the chunks and the level
-    carriers derived as C3, C7 and L2/L3 define them, so a solver starts from a point it can
-    check instead of one it must repair."""
+    """A complete point from a raw decision: x and k as decided, t and the chunks derived as
+    C7 and C3 define them, so a solver starts from a point it can check instead of one it
+    must repair."""
     data, x, k = fm.data, fm.x, fm.k
     values = np.zeros(fm.model.num_cols)
     kept_hosts: dict[str, int] = {}
-    eff_real, eff_int, cost_real, cost_int = 0.0, 0, 0.0, 0
     for job, r in zip(data.jobs, raw, strict=True):
         o = r.option
         if o is None:
             continue
-        opt = job.options[o]
         values[x[job.index, o]] = 1.0
-        eff_real, eff_int = eff_real + opt.eff, eff_int + opt.eff_scaled
-        cost_real += data.frag_cost * opt.extra_hosts
-        cost_int += data.frag_scaled * opt.extra_hosts
         if job.keepable and r.keep and o == job.prev_option:
             values[k[job.index,]] = 1.0
-            cost_real, cost_int = cost_real - job.restart_cost, cost_int - job.restart_scaled
             for h, n in job.prev_hosts.items():
                 kept_hosts[h] = kept_hosts.get(h, 0) + n
     for (h, s), col in fm.c.items():  # C3c: as many chunks as the host has room for
         values[col] = max(0, (data.free[h] - kept_hosts.get(h, 0)) // s)
     t = fm.t[()]
     values[t] = min(min_share_on_both_grids(data, tenant_gpus(data, raw)), fm.model.ub[t])
-    if fm.eff is not None:  # eff ≤ both sums: the smaller, on the grid
-        grid = min(eff_int, math.floor(eff_real * EFF_SCALE + _GRID_TOL))
-        values[fm.eff[()]] = grid / EFF_SCALE
-    if fm.cost is not None:  # cost ≥ both sums: the larger, on the grid
-        grid = max(cost_int, math.ceil(cost_real * COST_SCALE - _GRID_TOL))
-        values[fm.cost[()]] = grid / COST_SCALE
     return values
 
 

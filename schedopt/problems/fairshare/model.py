@@ -2,10 +2,11 @@
 
 Variables: x[j,o] job j runs option o; k[j] keepable job j keeps its previous allocation;
 t the minimum LTGF (share units); c[h,s] chunks of s GPUs left on host h after the kept jobs
-(single-host mode); eff and cost carry L2 and L3 (see ``_level_rows``).
+(single-host mode).
 
-Two things are written twice on purpose, each block restricted with ``backends=``: the
-accounts in C7 and the coefficients of L2 and L3. CP-SAT does not see the real data scaled
+Two things are written twice on purpose: the
+accounts in C7 (blocks restricted with ``backends=``) and the coefficients of L2 and L3
+(``Level.cpsat_expr``). CP-SAT does not see the real data scaled
 but the data *rounded* to integers ("Integer scaling" in formulations/fairshare.md): the
 accounts to ``time_unit`` GPU-seconds, e_jo to 1/EFF_SCALE, costs to 1/COST_SCALE s. That is
 a different discretisation, not a scale factor, so no ``cpsat_scale`` could turn one into the
@@ -43,9 +44,6 @@ class FairshareModel:
     k: Vars
     t: Vars
     c: Vars
-    #: L2's and L3's carriers (None when the level has no term: it is then a constant).
-    eff: Vars | None
-    cost: Vars | None
     #: Tenant index → (x column, GPUs n_o): g_u = Σ n·x.
     gpus: dict[int, list[tuple[int, int]]]
 
@@ -107,8 +105,8 @@ def build_model(data: ModelData, deadline: Deadline | None = None) -> FairshareM
         with m.rows("C6") as c6:
             c6.add(k.cols.tolist(), [1.0] * len(k), lo=running - cap)
     _c7_rows(m, data, t, gpus)
-    eff, cost = _level_rows(m, data, x, k, t)
-    return FairshareModel(m, data, x, k, t, c, eff, cost, gpus)
+    _levels(m, data, x, k, t)
+    return FairshareModel(m, data, x, k, t, c, gpus)
 
 
 def _cols_coefs(terms: Sequence[tuple[int, float]]) -> tuple[list[int], list[float]]:
@@ -180,15 +178,11 @@ def _c7_rows(m: Model, data: ModelData, t: Vars, gpus: dict[int, list[tuple[int,
             )
 
 
-def _level_rows(
-    m: Model, data: ModelData, x: Vars, k: Vars, t: Vars
-) -> tuple[Vars | None, Vars | None]:
+def _levels(m: Model, data: ModelData, x: Vars, k: Vars, t: Vars) -> None:
     """L1 max t; L2 max Σ e·x; L3 min Σ_{J^P} c_j − Σ c_j k_j + φ Σ ν_o x.
 
-    L2 and L3 have real coefficients in the MILP and rounded ones in CP-SAT, and a level has
-    one expression: each is carried by a variable bounded by one row per discretisation
-    (eff ≤ Σ e·x; cost ≥ Σ …), which the level drives to the bound. One-sided rows, so a
-    point (a hint) can satisfy both: the carrier at the worse of the two values."""
+    L2 and L3 have real coefficients in the MILP and the rounded ones of data.py in CP-SAT
+    (``Level.cpsat_expr``): the same terms, another discretisation."""
     eff_terms = [
         (x[j.index, o], opt.eff, opt.eff_scaled)
         for j in data.jobs
@@ -206,43 +200,20 @@ def _level_rows(
         for o, opt in enumerate(j.options)
         if opt.extra_hosts and (data.frag_cost or data.frag_scaled)
     ]
-    eff = cost = None
+    restart_scaled = sum(j.restart_scaled for j in data.jobs if j.was_running)
     m.add_level(Level("L1", Expr.of([t[()]], [1.0]), Sense.MAXIMIZE, L1_TOL, 0.0, SHARE_SCALE))
-    if eff_terms:
-        top = float(sum(1 for j in data.jobs if j.options))
-        eff = m.add_vars("eff", [()], VarKind.CONTINUOUS, 0.0, top, cpsat_scale=EFF_SCALE)
-        _carrier_rows(m, "L2eff", eff[()], eff_terms, EFF_SCALE, upper=True)
-        l2 = Expr.of([eff[()]], [1.0])
-    else:
-        l2 = Expr.of([], [])
-    m.add_level(Level("L2", l2, Sense.MAXIMIZE, 0.0, L2_REL_TOL, EFF_SCALE))
-    if cost_terms:
-        # Bounds wide enough for both discretisations (a unit of slack beyond either).
-        widest = [(min(a, b / COST_SCALE), max(a, b / COST_SCALE)) for _, a, b in cost_terms]
-        lo = sum(min(0.0, a) for a, _ in widest) - 1.0
-        hi = sum(max(0.0, b) for _, b in widest) + 1.0
-        cost = m.add_vars("cost", [()], VarKind.CONTINUOUS, lo, hi, cpsat_scale=COST_SCALE)
-        _carrier_rows(m, "L3cost", cost[()], cost_terms, COST_SCALE, upper=False)
-        l3 = Expr.of([cost[()]], [1.0], data.restart_constant)
-    else:
-        l3 = Expr.of([], [], data.restart_constant)
-    m.add_level(Level("L3", l3, Sense.MINIMIZE, 0.0, 0.0, COST_SCALE))
-    return eff, cost
+    real, rounded = _exprs(eff_terms, EFF_SCALE)
+    m.add_level(Level("L2", real, Sense.MAXIMIZE, 0.0, L2_REL_TOL, EFF_SCALE, rounded))
+    real, rounded = _exprs(cost_terms, COST_SCALE, data.restart_constant, restart_scaled)
+    m.add_level(Level("L3", real, Sense.MINIMIZE, 0.0, 0.0, COST_SCALE, rounded))
 
 
-def _carrier_rows(
-    m: Model,
-    cid: str,
-    carrier: int,
-    terms: list[tuple[int, float, int]],
-    scale: int,
-    upper: bool,
-) -> None:
-    """carrier ≤ Σ terms (upper) or ≥ Σ terms: the real coefficients for the MILP, the
-    integers of data.py (in units of 1/scale) for CP-SAT."""
-    cols = [carrier, *(v for v, _, _ in terms)]
-    bound = {"hi": 0.0} if upper else {"lo": 0.0}
-    with m.rows(cid, backends=MILP_ONLY) as real:
-        real.add(cols, [1.0, *(-a for _, a, _ in terms)], **bound)
-    with m.rows(cid, backends=CPSAT_ONLY, cpsat_scale=scale) as rounded:
-        rounded.add(cols, [1.0, *(-b / scale for _, _, b in terms)], **bound)
+def _exprs(
+    terms: list[tuple[int, float, int]], scale: int, constant: float = 0.0, scaled: int = 0
+) -> tuple[Expr, Expr]:
+    """The level with real coefficients (MILP) and with data.py's integers / scale (CP-SAT)."""
+    cols = [v for v, _, _ in terms]
+    return (
+        Expr.of(cols, [a for _, a, _ in terms], constant),
+        Expr.of(cols, [b / scale for _, _, b in terms], scaled / scale),
+    )
