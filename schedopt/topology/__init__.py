@@ -16,12 +16,7 @@ Builders: :func:`dgx`, :func:`leaf_spine`, :func:`heterogeneous`, :func:`from_al
 also available as class methods of :class:`Cluster`.
 """
 
-from schedopt.topology.builders import (
-    ALIBABA_GPU_TYPES,
-    ALIBABA_UNKNOWN_TYPE,
-    GPU_TYPES,
-    GpuTypeInfo,
-)
+from schedopt.topology.alibaba import ALIBABA_GPU_TYPES, ALIBABA_UNKNOWN_TYPE
 from schedopt.topology.cluster import (
     Cluster,
     dgx,
@@ -30,6 +25,7 @@ from schedopt.topology.cluster import (
     heterogeneous,
     leaf_spine,
 )
+from schedopt.topology.gpu_types import GPU_TYPES, GpuTypeInfo
 from schedopt.topology.nccl import NVLINK_LINK_GBPS, SM_TO_GPU_TYPE
 from schedopt.topology.spec import (
     ClusterSpec,

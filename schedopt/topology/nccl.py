@@ -39,8 +39,9 @@ from os import PathLike
 from pathlib import Path
 
 from schedopt.core.errors import InvalidInstanceError
-from schedopt.topology.builders import GPU_TYPES, _check_count, _check_positive, _SpecBuilder
+from schedopt.topology.gpu_types import GPU_TYPES
 from schedopt.topology.spec import ClusterSpec, LinkKind
+from schedopt.topology.spec_builder import _check_count, _check_positive, _SpecBuilder
 
 __all__ = ["NVLINK_LINK_GBPS", "SM_TO_GPU_TYPE", "nccl_xml_spec"]
 

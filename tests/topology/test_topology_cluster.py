@@ -162,9 +162,9 @@ def test_bandwidth_and_cache_symmetry() -> None:
 
 
 def test_bandwidth_cache_is_bounded_and_stays_correct(monkeypatch) -> None:
-    import schedopt.topology.cluster as cluster_module
+    import schedopt.topology.paths as paths_module
 
-    monkeypatch.setattr(cluster_module, "_MAX_CACHED_SOURCES", 128)  # smaller than the GPUs
+    monkeypatch.setattr(paths_module, "_MAX_CACHED_SOURCES", 128)  # smaller than the GPUs
     c = dgx(nodes=20, gpus_per_node=8, host_link_gbps=100.0)
     gpus = c.gpus()
     for a, b in zip(gpus, gpus[1:] + gpus[:1], strict=True):
