@@ -11,9 +11,9 @@ from rich.markup import escape
 from rich.table import Table
 
 import schedopt
+import schedopt.cli.args as cli_args
 from schedopt.core.registry import ProblemSpec, get_problem, problem_names
 
-from . import args as cli_args
 from .common import EXIT_OK, EXIT_USAGE, CliError, check_outputs, err_console, out_console
 
 

@@ -10,7 +10,13 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import catalog, info, solve, tune, validate
+# Module imports, not `from . import ...`: that form also imports the package, whose
+# __init__ imports this table (an import cycle the checker reports).
+import schedopt.cli.catalog as catalog
+import schedopt.cli.info as info
+import schedopt.cli.solve as solve
+import schedopt.cli.tune as tune
+import schedopt.cli.validate as validate
 
 
 @dataclass(frozen=True)

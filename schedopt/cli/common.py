@@ -14,11 +14,10 @@ from rich.console import Console
 from rich.markup import escape
 
 import schedopt
+import schedopt.cli.args as cli_args
 from schedopt.core.errors import InvalidInstanceError
 from schedopt.core.registry import ProblemSpec
 from schedopt.core.status import Status
-
-from . import args as cli_args
 
 # --- exit codes -------------------------------------------------------------------------------
 #: Success: the solve found a solution (OPTIMAL or FEASIBLE), or the command did its job.

@@ -13,9 +13,9 @@ from typing import Any
 from rich.markup import escape
 
 import schedopt
+import schedopt.cli.args as cli_args
 from schedopt.core.registry import problem_of
 
-from . import args as cli_args
 from .common import (
     EXIT_INTERNAL,
     EXIT_USAGE,

@@ -9,9 +9,9 @@ from typing import Any
 
 from rich.markup import escape
 
+import schedopt.cli.args as cli_args
 from schedopt.core.registry import MethodKind, get_problem
 
-from . import args as cli_args
 from .common import EXIT_OK, EXIT_USAGE, CliError, check_outputs, err_console, out_console
 
 
