@@ -9,7 +9,9 @@ Two things differ between back-ends on purpose, and both are declared here, not 
 - CP-SAT has integers only. A row or level whose coefficients are not integers declares the
   factor that makes them so (``cpsat_scale``); a continuous variable declares the grid CP-SAT
   uses for it (``Vars.cpsat_scale``: the CP-SAT variable is that many times the real one).
-  The CP-SAT emitter refuses anything else rather than round silently.
+  A scale need not be an integer itself (a grid of 0.37 µs is a scale of 1/0.37): only the
+  scaled coefficients must be. The CP-SAT emitter refuses anything else rather than round
+  silently.
 - A block may be meant for one kind of back-end only (``RowBlock.backends``), for a
   discretisation that differs on purpose (moe's share grid). Such a block says why.
 """
@@ -57,7 +59,7 @@ class Vars:
     kind: VarKind
     index: dict[Key, int] = field(repr=False)
     #: CP-SAT only: the CP-SAT variable is ``cpsat_scale`` times this one (continuous blocks).
-    cpsat_scale: int | None = None
+    cpsat_scale: float | None = None
 
     def __getitem__(self, key: Key) -> int:
         return self.index[key]
@@ -124,7 +126,7 @@ class Level:
     sense: Sense
     tolerance: float = 0.0
     rel_tolerance: float = 0.0
-    cpsat_scale: int = 1
+    cpsat_scale: float = 1
 
     def slack(self, value: float) -> float:
         return self.tolerance + self.rel_tolerance * max(1.0, abs(value))
@@ -155,7 +157,7 @@ class RowBlock:
     lo: np.ndarray
     hi: np.ndarray
     shape: Shape = Shape.LINEAR
-    cpsat_scale: int = 1
+    cpsat_scale: float = 1
     backends: frozenset[Backend] = frozenset(Backend)
 
     def __len__(self) -> int:
@@ -240,7 +242,7 @@ class Model:
         kind: VarKind = VarKind.BINARY,
         lb: float | Sequence[float] | np.ndarray = 0.0,
         ub: float | Sequence[float] | np.ndarray = 1.0,
-        cpsat_scale: int | None = None,
+        cpsat_scale: float | None = None,
     ) -> Vars:
         keys = tuple(keys)
         n = len(keys)
@@ -296,7 +298,7 @@ class Model:
         hi: Sequence[float] | np.ndarray | float,
         *,
         shape: Shape = Shape.LINEAR,
-        cpsat_scale: int = 1,
+        cpsat_scale: float = 1,
         backends: Iterable[Backend] = tuple(Backend),
     ) -> RowBlock:
         starts_a = np.asarray(starts, dtype=np.int64)

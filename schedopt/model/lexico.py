@@ -55,6 +55,9 @@ class Hooks:
     #: CP-SAT's linearization_level for this problem's models.
     cpsat_linearization_level = 1
 
+    #: The first level's share of the time left (:func:`level_time_shares`).
+    first_level_share = 0.8
+
     def overrun_reserve_s(self, method: str) -> float:
         """Seconds a solver may overrun its limit by, kept back from every level after L1."""
         return 0.0
@@ -106,7 +109,7 @@ def solve_levels(
     hint: np.ndarray | None = None,
 ) -> LexResult:
     levels = model.levels
-    shares = level_time_shares(len(levels))
+    shares = level_time_shares(len(levels), hooks.first_level_share)
     out = LexResult(Status.NO_SOLUTION, proven=[False] * len(levels))
     integer, lb, ub = model.kinds(), model.lb, model.ub
     hint_ok = hint_on_model(model, hint)
