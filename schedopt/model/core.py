@@ -9,7 +9,9 @@ Two things differ between back-ends on purpose, and both are declared here, not 
 - CP-SAT has integers only. A row or level whose coefficients are not integers declares the
   factor that makes them so (``cpsat_scale``); a continuous variable declares the grid CP-SAT
   uses for it (``Vars.cpsat_scale``: the CP-SAT variable is that many times the real one).
-  The CP-SAT emitter refuses anything else rather than round silently.
+  A scale need not be an integer itself (a grid of 0.37 µs is a scale of 1/0.37): only the
+  scaled coefficients must be. The CP-SAT emitter refuses anything else rather than round
+  silently.
 - A block may be meant for one kind of back-end only (``RowBlock.backends``), for a
   discretisation that differs on purpose (moe's share grid). Such a block says why.
 """
@@ -59,7 +61,7 @@ class Vars:
     kind: VarKind
     index: dict[Key, int] = field(repr=False)
     #: CP-SAT only: the CP-SAT variable is ``cpsat_scale`` times this one (continuous blocks).
-    cpsat_scale: int | None = None
+    cpsat_scale: float | None = None
     #: CP-SAT only: upper bounds for a block the MILP leaves unbounded (CP-SAT needs finite
     #: domains; a bound the rows imply at the optimum can keep a MILP presolve from dropping
     #: the rows, see admission's c).
@@ -130,7 +132,7 @@ class Level:
     sense: Sense
     tolerance: float = 0.0
     rel_tolerance: float = 0.0
-    cpsat_scale: int = 1
+    cpsat_scale: float = 1
     #: CP-SAT's own expression where its data are rounded, not scaled (a documented variant:
     #: fair share's efficiencies rounded to 1/EFF_SCALE); None: ``expr`` for every back-end.
     cpsat_expr: Expr | None = None
@@ -169,7 +171,7 @@ class RowBlock:
     lo: np.ndarray
     hi: np.ndarray
     shape: Shape = Shape.LINEAR
-    cpsat_scale: int = 1
+    cpsat_scale: float = 1
     backends: frozenset[Backend] = frozenset(Backend)
 
     def __len__(self) -> int:
@@ -254,7 +256,7 @@ class Model:
         kind: VarKind = VarKind.BINARY,
         lb: float | Sequence[float] | np.ndarray = 0.0,
         ub: float | Sequence[float] | np.ndarray = 1.0,
-        cpsat_scale: int | None = None,
+        cpsat_scale: float | None = None,
         cpsat_ub: float | Sequence[float] | np.ndarray | None = None,
     ) -> Vars:
         keys = tuple(keys)
@@ -314,7 +316,7 @@ class Model:
         hi: Sequence[float] | np.ndarray | float,
         *,
         shape: Shape = Shape.LINEAR,
-        cpsat_scale: int = 1,
+        cpsat_scale: float = 1,
         backends: Iterable[Backend] = tuple(Backend),
     ) -> RowBlock:
         starts_a = np.asarray(starts, dtype=np.int64)

@@ -55,7 +55,7 @@ class CpsatSession:
             if block.kind is VarKind.BINARY:
                 self._vars.extend(cp.new_bool_var(f"{block.name}{k}") for k in block.keys)
                 continue
-            s = 1
+            s: float = 1
             if block.kind is VarKind.CONTINUOUS:
                 if block.cpsat_scale is None:
                     raise ScaleError(f"variables {block.name}: continuous without a CP-SAT grid")
@@ -79,7 +79,7 @@ class CpsatSession:
     def var(self, col: int) -> cp_model.IntVar:
         return self._vars[col]
 
-    def _coefs(self, cols: np.ndarray, coefs: np.ndarray, scale: int, what: str) -> np.ndarray:
+    def _coefs(self, cols: np.ndarray, coefs: np.ndarray, scale: float, what: str) -> np.ndarray:
         return _integral(coefs * scale / self._scale[cols], what)
 
     def add_block(self, block: RowBlock) -> None:
@@ -108,7 +108,7 @@ class CpsatSession:
                 expr = cp_model.LinearExpr.weighted_sum(vs, coefs[a:b].tolist())
                 cp.add_linear_constraint(expr, low, high)
 
-    def linear(self, expr: Expr, scale: int, what: str) -> cp_model.LinearExpr:
+    def linear(self, expr: Expr, scale: float, what: str) -> cp_model.LinearExpr:
         coefs = self._coefs(expr.cols, expr.coefs, scale, what)
         return cp_model.LinearExpr.weighted_sum([self._vars[c] for c in expr.cols], coefs.tolist())
 

@@ -8,6 +8,7 @@ solver's own proof. What differs between problems on purpose lives in :class:`Ho
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -54,6 +55,13 @@ class Hooks:
 
     #: CP-SAT's linearization_level for this problem's models.
     cpsat_linearization_level = 1
+
+    def level_gap(self, index: int, method: str, gap: float) -> float:
+        """The relative gap at which level ``index`` may stop (default: ``options.mip_gap``)."""
+        return gap
+
+    #: The first level's share of the time left (:func:`level_time_shares`).
+    first_level_share = 0.8
 
     def overrun_reserve_s(self, method: str) -> float:
         """Seconds a solver may overrun its limit by, kept back from every level after L1."""
@@ -108,7 +116,7 @@ def solve_levels(
     hint: np.ndarray | None = None,
 ) -> LexResult:
     levels = model.levels
-    shares = level_time_shares(len(levels))
+    shares = level_time_shares(len(levels), hooks.first_level_share)
     out = LexResult(Status.NO_SOLUTION, proven=[False] * len(levels))
     integer, lb, ub = model.kinds(), model.lb, model.ub
     hint_ok = hint_on_model(model, hint, session.kind)
@@ -132,7 +140,11 @@ def solve_levels(
             give = hint_ok and hooks.hint_first_level(session.method)
             session.set_hint(hint if give else None)
         started = time.perf_counter()
-        run = session.run(max(budget, MIN_LEVEL_S), options)
+        gap = hooks.level_gap(i, session.method, options.mip_gap)
+        level_options = (
+            options if gap == options.mip_gap else dataclasses.replace(options, mip_gap=gap)
+        )
+        run = session.run(max(budget, MIN_LEVEL_S), level_options)
         out.solve_s += time.perf_counter() - started
         handover = max(handover, run.handover_s)
         _record(out.stats, level.name, run)

@@ -58,6 +58,9 @@ class Formulated:
     #: ``metrics() -> dict``: measurements the method adds (after a solution is found).
     metrics: Callable[[], Mapping[str, float]] = dict
     stats: dict[str, float | str] = field(default_factory=dict)
+    #: ``finish(outcome, method) -> outcome``: the problem's last word on the Outcome (compare
+    #: with its own warm start, qualify a status the back-end's model cannot prove).
+    finish: Callable[[Outcome, str], Outcome] = lambda outcome, method: outcome
 
 
 Prepare = Callable[[Any, SolveOptions, Deadline], "Formulated | Outcome"]
@@ -85,7 +88,7 @@ def exact_runner(prepare: Prepare, backend: ExactBackend) -> Runner:
             )
         finally:
             session.close()
-        return to_outcome(prepared, lex, build_s)
+        return prepared.finish(to_outcome(prepared, lex, build_s), backend.value)
 
     return run
 
