@@ -80,11 +80,14 @@ class LexResult:
     hint_won: bool = False
 
 
-def fix_block(level: Level, value: float, backend: Backend = Backend.MILP) -> RowBlock:
+def fix_block(level: Level, value: float, backend: Backend | None = None) -> RowBlock:
     """``expr >= value - slack`` (maximise) or ``expr <= value + slack`` (minimise), in the
-    expression ``backend`` solved the level with."""
+    expression ``backend`` solved the level with (None: every back-end, for a level with one
+    expression)."""
+    if backend is None and level.cpsat_expr is not None:
+        raise ValueError(f"{level.name} has a CP-SAT expression: say which back-end solved it")
     slack = level.slack(value)
-    e = level.expr_for(backend)
+    e = level.expr if backend is None else level.expr_for(backend)
     lo, hi = -np.inf, np.inf
     if level.sense is Sense.MAXIMIZE:
         lo = value - slack - e.constant
@@ -98,7 +101,7 @@ def fix_block(level: Level, value: float, backend: Backend = Backend.MILP) -> Ro
         np.array([lo]),
         np.array([hi]),
         cpsat_scale=level.cpsat_scale,
-        backends=frozenset({backend}),
+        backends=frozenset(Backend) if backend is None else frozenset({backend}),
     )
 
 

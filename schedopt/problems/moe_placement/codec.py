@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .data import Plan, plan_values
+from .data import Plan
 from .model import MoeModel, Q, comm_us, load_us
+from .warmstart import plan_values
 
 
 def grid_shares(plan: Plan, on: dict[tuple[int, int], list[int]]) -> dict[tuple, float]:

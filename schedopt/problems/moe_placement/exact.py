@@ -14,11 +14,12 @@ from schedopt.model import Formulated, Hooks, Level, LexResult, RowBlock, exact_
 from schedopt.model.lexico import fix_block
 
 from .codec import decode, encode, true_levels
-from .data import LEVEL_TIME_SHARE, ModelData, Plan, better_of, prologue
+from .data import LEVEL_TIME_SHARE, ModelData, Plan
 from .instance import MoePlacementInstance
 from .model import MoeModel, Q, build_model
 from .solution import MoePlacementSolution
 from .validate import evaluate
+from .warmstart import better_of, prologue
 
 INFEASIBLE = (
     "no placement satisfies memory (C1), coverage (C2), the replica caps (C5, C6) and the "
