@@ -17,7 +17,7 @@ from schedopt.core.options import SolveOptions
 from schedopt.core.registry import MethodKind, get_problem
 from schedopt.core.stopping import Deadline
 from schedopt.model import Formulated
-from schedopt.model.equivalence import check_decisions, check_point, witnesses
+from schedopt.model.equivalence import backends_of, check_decisions, check_point, witnesses
 
 #: Perturbed points per heuristic solution, and binaries flipped in each.
 PERTURBATIONS = 6
@@ -68,8 +68,8 @@ def test_every_emitter_agrees_with_the_formulation(name: str) -> None:
     # emitter drops or alters is then seen, whichever block it is.
     model = found[0][1].model
     broken = witnesses(model, rng)
-    for cid, x in broken:
-        wrong = check_point(model, x)
+    for cid, kind, x in broken:
+        wrong = check_point(model, x, backends_of(kind))
         assert not wrong, f"{name}, a point breaking {cid} alone: " + "; ".join(map(str, wrong))
-    assert len({cid for cid, _ in broken}) >= len({b.cid for b in model.blocks}) // 2
+    assert len({cid for cid, _, _ in broken}) >= len({b.cid for b in model.blocks}) // 2
     assert checked > feasible  # and some perturbation was not: both verdicts were compared
