@@ -1,4 +1,5 @@
-"""Does a heuristic hint help CP-SAT's first level? The experiment behind cpsat.py's choice.
+"""Does a heuristic hint help CP-SAT's first level? The experiment behind the choice in
+admission's exact.py (``AdmissionHooks.hint_first_level``).
 
     python benchmarks/admission_hint.py            # 3 contested 256-GPU seeds, 8 s each
 
@@ -15,22 +16,24 @@ import sys
 from common import append_rows, print_table
 
 import schedopt
-from schedopt.backends import cpsat as backend
+from schedopt.core.options import SolveOptions
+from schedopt.model.emit_cpsat import CpsatSession
 from schedopt.problems.admission import generate_custom
 from schedopt.problems.admission.assemble import raw_from_solution
-from schedopt.problems.admission.cpsat import AdmissionCpsat
-from schedopt.problems.admission.data import VALUE_SCALE, build_data
+from schedopt.problems.admission.codec import encode
+from schedopt.problems.admission.data import build_data
+from schedopt.problems.admission.exact import AdmissionHooks
+from schedopt.problems.admission.model import build_model
 
 
 def level_one(data, hint_solution, seconds: float):
-    model = AdmissionCpsat(data)
+    am = build_model(data)
+    session = CpsatSession(am.model, AdmissionHooks.cpsat_linearization_level)
+    session.set_level(am.model.levels[0])
     if hint_solution is not None:
-        model.hint(raw_from_solution(data, hint_solution))
-    model.model.maximize(model.levels[0].expr)
-    run = backend.run(model.model, backend.make_solver(time_limit_s=seconds, linearization_level=2))
-    value = None if run.objective is None else run.objective / VALUE_SCALE
-    bound = None if run.bound is None else run.bound / VALUE_SCALE
-    return value, bound
+        session.set_hint(encode(am, raw_from_solution(data, hint_solution)))
+    run = session.run(seconds, SolveOptions(time_limit_s=seconds))
+    return run.objective, run.bound
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -82,8 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "benchmarks/results/cbc_threads.jsonl"))
     args = parser.parse_args(argv)
 
+    from schedopt.model.emit_pulp import PulpSession
     from schedopt.problems.admission.data import build_data
-    from schedopt.problems.admission.milp import AdmissionMilp
+    from schedopt.problems.admission.model import build_model
 
     inst = tiny()
     variants = {"-threads 1": ["-threads", "1"], "no -threads": []}
@@ -91,7 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="schedopt-cbc-threads-") as tmp:
         # The first level's model exactly as the CBC back-end hands it over (PuLP's MPS).
         mps = str(Path(tmp) / "tiny.mps")
-        AdmissionMilp(build_data(inst)).prob.writeMPS(mps, rename=1)
+        am = build_model(build_data(inst))
+        session = PulpSession(am.model)
+        session.set_level(am.model.levels[0])
+        session.prob.writeMPS(mps, rename=1)
         for _ in range(args.runs):
             for name, switch in variants.items():
                 cmd = [

@@ -235,6 +235,15 @@ class Rows:
             )
 
 
+@dataclass(frozen=True)
+class Built:
+    """A problem's model for one instance and the data it was built from; a problem's
+    ``build_model`` returns a subclass that adds its variable blocks (``x: Vars``, ...)."""
+
+    model: Model
+    data: Any
+
+
 class Model:
     """A formulation, written once: variables, row blocks and lexicographic levels."""
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from schedopt.backends.export import write_model
 
@@ -26,3 +27,15 @@ def write_first_level(
         else f"objective scale: 1 (no scaling: the optimum is schedopt's {first.name})"
     )
     write_model(session.prob, path, fmt, level=describe, notes=(scaled, *notes))
+
+
+def first_level_exporter(
+    build: Callable[[Any], Model], describe: str, notes: Sequence[str] = ()
+) -> Callable[[Any, str, str], None]:
+    """A problem's ``export_model(instance, path, fmt)``: ``build(instance)`` written by
+    :func:`write_first_level` with the problem's description of its first level."""
+
+    def export(instance: Any, path: str, fmt: str) -> None:
+        write_first_level(build(instance), path, fmt, describe=describe, notes=notes)
+
+    return export

@@ -66,6 +66,17 @@ class Formulated:
 Prepare = Callable[[Any, SolveOptions, Deadline], "Formulated | Outcome"]
 
 
+def build_seconds(options: SolveOptions, deadline: Deadline) -> float:
+    """The time a model may take to build: what is left, or in deterministic mode the limit
+    itself (the run must not depend on the wall clock)."""
+    return options.time_limit_s if options.deterministic else deadline.remaining()
+
+
+def refused(reason: str | None) -> Outcome | None:
+    """The early answer of a model too big to build in time (``reason``), or None."""
+    return None if reason is None else Outcome(Status.NO_SOLUTION, explanation=reason)
+
+
 def emit(model: Model, backend: ExactBackend, options: SolveOptions, hooks: Hooks) -> Session:
     if backend is ExactBackend.CPSAT:
         return CpsatSession(model, hooks.cpsat_linearization_level)

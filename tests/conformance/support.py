@@ -23,7 +23,6 @@ AUTO = "auto"
 #: fairshare cpsat: shares floored to 1/SHARE_SCALE (formulations/fairshare.md).
 RESOLUTION: dict[tuple[str, str], float] = {
     ("fairshare", "cpsat"): 1.0 / 10_000,
-    ("fairshare", "legacy:cpsat"): 1.0 / 10_000,  # until the legacy models go
 }
 
 #: Exact methods documented to stop at FEASIBLE, with every level proven on their own grid, when

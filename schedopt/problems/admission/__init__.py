@@ -2,12 +2,11 @@
 
 from functools import partial
 
-from schedopt.backends.milp import milp_methods
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.core.result import ObjectiveTerm, Sense
 from schedopt.tuning.store import load_tuned
 
-from . import cpsat, exact, heuristics, lns, milp, plot, render
+from . import exact, heuristics, lns, plot, render
 from .data import estimate_num_variables, finish_reserve_s
 from .generate import SIZES, generate, generate_custom
 from .heuristics import EdfParams, SlackParams
@@ -39,15 +38,6 @@ SPEC = ProblemSpec(
     render=render.render,
     methods=by_name(
         *exact.METHODS,
-        # The models before the model layer, until the new ones match them everywhere.
-        MethodSpec(
-            "legacy:cpsat",
-            MethodKind.EXACT,
-            cpsat.solve,
-            "CP-SAT (the model before schedopt.model)",
-            supports_hint=True,
-        ),
-        *milp_methods(milp.make_solver, prefix="legacy:"),
         MethodSpec(
             "heuristic:edf",
             MethodKind.HEURISTIC,

@@ -1,7 +1,7 @@
 """The instance as the models see it: integer data computed once, in one place.
 
-Both exact back-ends (``cpsat.py``, ``milp.py``) and the heuristics read this; the validator
-does not (it re-derives everything from the raw instance). Every scaling of real data to
+The model (``model.py``, emitted to every exact back-end) and the heuristics read this; the
+validator does not (it re-derives everything from the raw instance). Every scaling of real data to
 integers is here (with the resolutions of ``scales.py``) — see "Integer scaling" in
 ``formulations/admission.md``.
 """

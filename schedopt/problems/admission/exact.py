@@ -12,7 +12,8 @@ from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.model import Formulated, Hooks, LexResult, exact_methods
 from schedopt.model.emit_cpsat import CpsatSession
-from schedopt.model.export import write_first_level
+from schedopt.model.export import first_level_exporter
+from schedopt.model.method import build_seconds, refused
 
 from .assemble import assemble, raw_from_solution
 from .codec import decode, encode
@@ -65,11 +66,9 @@ def prepare(
     inst: AdmissionInstance, options: SolveOptions, deadline: Deadline
 ) -> Formulated | Outcome:
     data = build_data(inst, deadline=deadline)
-    reason = data.too_big_for(
-        options.time_limit_s if options.deterministic else deadline.remaining()
-    )
-    if reason:
-        return Outcome(Status.NO_SOLUTION, explanation=reason)
+    early = refused(data.too_big_for(build_seconds(options, deadline)))
+    if early is not None:
+        return early
     am = build_model(data, deadline=deadline)
     hint = None
     if options.hint is not None:
@@ -90,16 +89,13 @@ def prepare(
 METHODS = exact_methods(prepare)
 
 
-def export(inst: AdmissionInstance, path: str, fmt: str) -> None:
-    """Write the level-1 model (maximise guaranteed value) as MPS or LP."""
-    write_first_level(
-        build_model(build_data(inst)).model,
-        path,
-        fmt,
-        describe="L1 of 3, maximise the guaranteed deadline value (sum of admitted tiers' "
-        "values, resolved to 1/1000)",
-        notes=(
-            "L2 (best-effort progress) and L3 (GPU-count changes) are solved after L1 is "
-            "fixed at its optimum; they are not in this file",
-        ),
-    )
+#: ``schedopt export``: the first level of the model every back-end solves.
+export = first_level_exporter(
+    lambda inst: build_model(build_data(inst)).model,
+    describe="L1 of 3, maximise the guaranteed deadline value (sum of admitted tiers' "
+    "values, resolved to 1/1000)",
+    notes=(
+        "L2 (best-effort progress) and L3 (GPU-count changes) are solved after L1 is "
+        "fixed at its optimum; they are not in this file",
+    ),
+)

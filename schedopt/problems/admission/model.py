@@ -12,15 +12,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedopt.core.stopping import Deadline
-from schedopt.model import Expr, Level, Model, Sense, VarKind, Vars
+from schedopt.model import Built, Expr, Level, Model, Sense, VarKind, Vars
 
 from .data import VALUE_SCALE, JobData, ModelData
 
 
 @dataclass(frozen=True)
-class AdmissionModel:
-    model: Model
-    data: ModelData
+class AdmissionModel(Built):
     x: Vars
     z: Vars
     y: Vars

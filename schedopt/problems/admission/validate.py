@@ -1,7 +1,7 @@
 """Independent validator and evaluator for admission solutions.
 
 This module re-derives everything from the raw instance fields and the solution; it shares no
-code with the model builders (``data.py``, ``cpsat.py``, ``milp.py``) or the heuristics, so a
+code with the model builders (``data.py``, ``model.py``, ``codec.py``) or the heuristics, so a
 modelling bug shows up as a violation instead of being checked against itself. Constraint ids
 are the ``V`` numbers of ``formulations/admission.md``.
 """

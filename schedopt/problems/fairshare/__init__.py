@@ -2,12 +2,11 @@
 
 from functools import partial
 
-from schedopt.backends.milp import milp_methods
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.core.result import ObjectiveTerm, Sense
 from schedopt.tuning.store import load_tuned
 
-from . import cpsat, exact, heuristics, milp, render
+from . import exact, heuristics, render
 from .data import build_data, finish_reserve_s
 from .gavel import GavelAllocation, JobFractions, solve_gavel_lp
 from .generate import SIZES, generate, generate_custom
@@ -41,15 +40,6 @@ SPEC = ProblemSpec(
     render=render.render,
     methods=by_name(
         *exact.METHODS,
-        # The models before the model layer, until the new ones match them everywhere.
-        MethodSpec(
-            "legacy:cpsat",
-            MethodKind.EXACT,
-            cpsat.solve,
-            "CP-SAT (shares in 1/10^4; the model before schedopt.model)",
-            supports_hint=True,
-        ),
-        *milp_methods(milp.make_solver, prefix="legacy:"),
         MethodSpec(
             "heuristic:astraea",
             MethodKind.HEURISTIC,

@@ -6,10 +6,10 @@ import numpy as np
 
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
-from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.model import Formulated, Hooks, Level, LexResult, RowBlock, exact_methods
-from schedopt.model.export import write_first_level
+from schedopt.model.export import first_level_exporter
+from schedopt.model.method import build_seconds, refused
 
 from .codec import decode, encode, tenant_gpus
 from .data import SHARE_SCALE, build_data
@@ -80,11 +80,9 @@ def prepare(
     inst: FairshareInstance, options: SolveOptions, deadline: Deadline
 ) -> Formulated | Outcome:
     data = build_data(inst, deadline=deadline)
-    reason = data.too_big_for(
-        options.time_limit_s if options.deterministic else deadline.remaining()
-    )
-    if reason:
-        return Outcome(Status.NO_SOLUTION, explanation=reason)
+    early = refused(data.too_big_for(build_seconds(options, deadline)))
+    if early is not None:
+        return early
     trivial = trivial_outcome(data)
     if trivial is not None:
         return trivial
@@ -109,15 +107,12 @@ def prepare(
 METHODS = exact_methods(prepare)
 
 
-def export(inst: FairshareInstance, path: str, fmt: str) -> None:
-    """Write the level-1 model (maximise the minimum LTGF) as MPS or LP."""
-    write_first_level(
-        build_model(build_data(inst)).model,
-        path,
-        fmt,
-        describe="L1 of 3, maximise t, the minimum long-term GPU fair share (LTGF) of a tenant",
-        notes=(
-            "L2 (effective throughput) and L3 (restart + fragmentation cost) are solved after "
-            "L1 is fixed; they are not in this file",
-        ),
-    )
+#: ``schedopt export``: the first level of the model every back-end solves.
+export = first_level_exporter(
+    lambda inst: build_model(build_data(inst)).model,
+    describe="L1 of 3, maximise t, the minimum long-term GPU fair share (LTGF) of a tenant",
+    notes=(
+        "L2 (effective throughput) and L3 (restart + fragmentation cost) are solved after "
+        "L1 is fixed; they are not in this file",
+    ),
+)

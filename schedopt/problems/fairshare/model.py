@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from schedopt.core.stopping import Deadline
-from schedopt.model import Backend, Expr, Level, Model, Sense, VarKind, Vars
+from schedopt.model import Backend, Built, Expr, Level, Model, Sense, VarKind, Vars
 
 from .data import COST_SCALE, EFF_SCALE, SHARE_SCALE, ModelData
 
@@ -37,9 +37,7 @@ MILP_ONLY = (Backend.MILP,)
 
 
 @dataclass(frozen=True)
-class FairshareModel:
-    model: Model
-    data: ModelData
+class FairshareModel(Built):
     x: Vars
     k: Vars
     t: Vars

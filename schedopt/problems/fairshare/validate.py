@@ -1,7 +1,7 @@
 """Independent validator and evaluator for fair-share solutions.
 
 This module re-derives everything from the raw instance fields and the solution; it shares no
-code with the model builders (``data.py``, ``cpsat.py``, ``milp.py``), the Gavel LP or the
+code with the model builders (``data.py``, ``model.py``, ``codec.py``), the Gavel LP or the
 heuristics, so a modelling bug shows up as a violation instead of being checked against itself.
 Constraint ids are the ``V`` numbers of ``formulations/fairshare.md``.
 """

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedopt.core.stopping import Deadline
-from schedopt.model import Backend, Expr, Level, Model, Sense, VarKind, Vars
+from schedopt.model import Backend, Built, Expr, Level, Model, Sense, VarKind, Vars
 
 from .data import LEX_REL_TOL, SHARE_RESOLUTION, ModelData, symmetry_classes, symmetry_weights
 
@@ -43,9 +43,7 @@ MILP = (Backend.MILP,)
 
 
 @dataclass(frozen=True)
-class MoeModel:
-    model: Model
-    data: ModelData
+class MoeModel(Built):
     x: Vars
     f: Vars
     z: Vars
