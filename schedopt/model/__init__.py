@@ -5,11 +5,26 @@ constraint id, levels); ``emit_*`` the back-ends; ``lexico`` the one lexicograph
 ``method`` turns a problem's ``prepare`` into its ``cpsat``/``milp:highs``/``milp:cbc`` methods.
 """
 
-from .core import Backend, Built, Expr, Level, Model, RowBlock, Sense, Shape, VarKind, Vars
+from .core import (
+    CPSAT_ONLY,
+    MILP_ONLY,
+    Backend,
+    Built,
+    Expr,
+    Level,
+    Model,
+    RowBlock,
+    Sense,
+    Shape,
+    VarKind,
+    Vars,
+)
 from .lexico import Hooks, LexResult, solve_levels
 from .method import ExactBackend, Formulated, exact_methods, exact_runner
 
 __all__ = [
+    "CPSAT_ONLY",
+    "MILP_ONLY",
     "Backend",
     "Built",
     "ExactBackend",

@@ -50,6 +50,10 @@ class Backend(str, Enum):
 #: A variable's key: a tuple of domain indices or ids, e.g. (job, slot, option).
 Key = tuple[Any, ...]
 
+#: ``backends=`` of a block only CP-SAT receives, or only the MILP back-ends (HiGHS, CBC).
+CPSAT_ONLY = frozenset({Backend.CPSAT})
+MILP_ONLY = frozenset({Backend.MILP})
+
 
 @dataclass(frozen=True)
 class Vars:

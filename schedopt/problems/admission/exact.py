@@ -70,9 +70,8 @@ def prepare(
     if early is not None:
         return early
     am = build_model(data, deadline=deadline)
-    hint = None
-    if options.hint is not None:
-        hint = encode(am, raw_from_solution(data, options.hint))
+    given = options.hint
+    hint = None if given is None else encode(am, raw_from_solution(data, given))
 
     def solution(values: np.ndarray, lex: LexResult):
         return assemble(data, decode(am, values), optimal_admission=lex.proven[0])

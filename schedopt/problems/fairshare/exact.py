@@ -80,16 +80,15 @@ def prepare(
     inst: FairshareInstance, options: SolveOptions, deadline: Deadline
 ) -> Formulated | Outcome:
     data = build_data(inst, deadline=deadline)
+    trivial = trivial_outcome(data)  # nothing to decide: answered without a model
+    if trivial is not None:
+        return trivial
     early = refused(data.too_big_for(build_seconds(options, deadline)))
     if early is not None:
         return early
-    trivial = trivial_outcome(data)
-    if trivial is not None:
-        return trivial
     fm = build_model(data, deadline)
-    hint = None
-    if options.hint is not None:
-        hint = encode(fm, raw_from_solution(data, options.hint))
+    given = options.hint
+    hint = None if given is None else encode(fm, raw_from_solution(data, given))
 
     def solution(values: np.ndarray, lex: LexResult):
         return assemble(data, decode(fm, values))

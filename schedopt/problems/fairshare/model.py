@@ -19,7 +19,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from schedopt.core.stopping import Deadline
-from schedopt.model import Backend, Built, Expr, Level, Model, Sense, VarKind, Vars
+from schedopt.model import (
+    CPSAT_ONLY,
+    MILP_ONLY,
+    Built,
+    Expr,
+    Level,
+    Model,
+    Sense,
+    VarKind,
+    Vars,
+)
 
 from .data import COST_SCALE, EFF_SCALE, SHARE_SCALE, ModelData
 
@@ -31,9 +41,6 @@ INT_BUDGET = 2**60
 L2_REL_TOL = 1e-6
 #: Noise below which two L1 values are the same minimum share.
 L1_TOL = 1e-9
-
-CPSAT_ONLY = (Backend.CPSAT,)
-MILP_ONLY = (Backend.MILP,)
 
 
 @dataclass(frozen=True)
