@@ -29,9 +29,7 @@ RESOLUTION: dict[tuple[str, str], float] = {
 #: the grid's bound does not close the gap to the real problem (moe_placement cpsat: token
 #: shares in 1/1000, formulations/moe_placement.md; tests/moe_placement checks its δ). Every
 #: other exact method must reach the recorded status of a golden instance.
-STOPS_ON_GRID: frozenset[tuple[str, str]] = frozenset(
-    {("moe_placement", "cpsat"), ("moe_placement", "legacy:cpsat")}
-)
+STOPS_ON_GRID: frozenset[tuple[str, str]] = frozenset({("moe_placement", "cpsat")})
 
 #: Known, unfixed bugs: how many leading objective levels the cross-method comparisons (no
 #: heuristic beats a proven optimum, a hint never makes the answer worse) look at. admission:

@@ -3,11 +3,10 @@ DeepSeek-style expert load balancing). See ``formulations/moe_placement.md``."""
 
 from functools import partial
 
-from schedopt.backends.milp import milp_methods
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.tuning.store import load_tuned
 
-from . import cpsat, exact, heuristics, milp, posterior, scenario
+from . import exact, heuristics, posterior, scenario
 from .data import build_data, finish_reserve_s
 from .generate import SHAPES, SIZES, ModelShape, from_counts, generate, generate_custom
 from .heuristics import EplbParams, LocalSearchParams
@@ -31,21 +30,12 @@ SPEC = ProblemSpec(
     estimate_variables=lambda inst: build_data(inst, check_size=False).num_variables,
     finish_reserve_s=finish_reserve_s,
     tuned_params=partial(load_tuned, "moe_placement"),
-    export_model=milp.export,
+    export_model=exact.export,
     formulate=exact.prepare,
     methods=by_name(
         *exact.METHODS,
-        # The models before the model layer, until the new ones match them everywhere.
         MethodSpec(
-            "legacy:cpsat",
-            MethodKind.EXACT,
-            cpsat.solve,
-            "CP-SAT, token shares in 1/1000 (the model before schedopt.model)",
-            supports_hint=True,
-        ),
-        *milp_methods(milp.make_solver, prefix="legacy:"),
-        MethodSpec(
-            "milp:scenario",  # on the legacy PuLP classes (scenario.ScenarioMilp)
+            "milp:scenario",  # HiGHS on the model layer (scenario.build_scenario_model)
             MethodKind.HEURISTIC,
             scenario.solve,
             "scenario MILP (HiGHS): expected or CVaR layer time over posterior popularity "

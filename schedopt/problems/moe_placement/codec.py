@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .data import Plan
+from schedopt.model import Vars
+
+from .data import ModelData, Plan
 from .model import MoeModel, Q, comm_us, load_us
 from .warmstart import plan_values
 
@@ -29,14 +31,10 @@ def encode(mm: MoeModel, plan: Plan) -> np.ndarray:
     C8, L2, C9, C7 and W define them, at the max of the MILP and CP-SAT rows."""
     d, model = mm.data, mm.model
     values = np.zeros(model.num_cols)
+    shares = encode_placement(d, (mm.x, mm.f, mm.u, mm.w), plan, values, on_grid=True)
     on: dict[tuple[int, int], list[int]] = {}
-    for (i, e, g), col in mm.x.items():
-        if plan.x[i][e, g]:
-            values[col] = 1.0
-            on.setdefault((i, e), []).append(g)
-    shares = grid_shares(plan, on)
-    for key, col in mm.f.items():
-        values[col] = shares.get(key, 0.0)
+    for i, e, g in shares:
+        on.setdefault((i, e), []).append(g)
     for i in range(d.L):
         fl = np.zeros((len(d.mem[i]), d.G))
         for e in range(len(d.mem[i])):
@@ -47,12 +45,6 @@ def encode(mm: MoeModel, plan: Plan) -> np.ndarray:
         values[mm.v["L2",]] += max(
             float((comm_us(d, i) * fl).sum()), float((mm.comm_cp[i] * fl).sum())
         )
-    pv = plan_values(d, plan)
-    used = pv["used"]
-    for (g,), col in mm.u.items():
-        values[col] = float(used[g])  # type: ignore[index]
-    for (i, k), col in mm.w.items():
-        values[col] = float(pv["groups"][i] == k)  # type: ignore[index]
     if mm.obj is not None:
         lv = [lvl.expr.value(values) for lvl in model.levels[1:]]
         l1 = float(sum(values[c] for c in mm.z.cols))
@@ -62,6 +54,38 @@ def encode(mm: MoeModel, plan: Plan) -> np.ndarray:
             for ws in (d.weights, mm.weights_cp)
         )
     return values
+
+
+def encode_placement(
+    data: ModelData,
+    xfuw: tuple[Vars, Vars, Vars, Vars],
+    plan: Plan,
+    values: np.ndarray,
+    *,
+    on_grid: bool,
+) -> dict[tuple, float]:
+    """Write the plan's x, f, u and w (model.placement_columns/placement_rows) into ``values``;
+    the shares written, per (l, e, g) holding a replica. ``on_grid``: shares on CP-SAT's grid
+    (:func:`grid_shares`), else the plan's own (a MILP-only model)."""
+    x, f, u, w = xfuw
+    on: dict[tuple[int, int], list[int]] = {}
+    for (i, e, g), col in x.items():
+        if plan.x[i][e, g]:
+            values[col] = 1.0
+            on.setdefault((i, e), []).append(g)
+    if on_grid:
+        shares = grid_shares(plan, on)
+    else:
+        shares = {(i, e, g): float(plan.f[i][e, g]) for (i, e), gs in on.items() for g in gs}
+    for key, col in f.items():
+        values[col] = shares.get(key, 0.0)
+    pv = plan_values(data, plan)
+    used = pv["used"]
+    for (g,), col in u.items():
+        values[col] = float(used[g])  # type: ignore[index]
+    for (i, k), col in w.items():
+        values[col] = float(pv["groups"][i] == k)  # type: ignore[index]
+    return shares
 
 
 def true_levels(mm: MoeModel, values: np.ndarray) -> tuple[float, float, float, float]:
@@ -76,9 +100,13 @@ def true_levels(mm: MoeModel, values: np.ndarray) -> tuple[float, float, float, 
 
 
 def decode(mm: MoeModel, values: np.ndarray) -> Plan:
-    plan = mm.data.empty_plan()
-    for (i, e, g), col in mm.x.items():
+    return decode_placement(mm.data, mm.x, mm.f, values)
+
+
+def decode_placement(data: ModelData, x: Vars, f: Vars, values: np.ndarray) -> Plan:
+    plan = data.empty_plan()
+    for (i, e, g), col in x.items():
         if values[col] > 0.5:
             plan.x[i][e, g] = True
-            plan.f[i][e, g] = max(0.0, float(values[mm.f[i, e, g]]))
+            plan.f[i][e, g] = max(0.0, float(values[f[i, e, g]]))
     return plan

@@ -11,10 +11,11 @@ from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.model import Formulated, Hooks, Level, LexResult, RowBlock, exact_methods
+from schedopt.model.export import write_first_level
 from schedopt.model.lexico import fix_block
 
 from .codec import decode, encode, true_levels
-from .data import LEVEL_TIME_SHARE, ModelData, Plan
+from .data import LEVEL_TIME_SHARE, ModelData, Plan, build_data
 from .instance import MoePlacementInstance
 from .model import MoeModel, Q, build_model
 from .solution import MoePlacementSolution
@@ -153,3 +154,19 @@ def prepare(
 
 
 METHODS = exact_methods(prepare)
+
+
+def export(inst: MoePlacementInstance, path: str, fmt: str) -> None:
+    """Write the level-1 model (minimise Σ_l max load, or the weighted sum) as MPS or LP."""
+    model = build_model(build_data(inst)).model
+    if model.levels[0].name == "W":
+        describe = "W, minimise the weighted sum of the four levels (objective.weights)"
+    else:
+        describe = "L1 of 4, minimise the sum over layers of the layer's max GPU load (µs)"
+    write_first_level(
+        model,
+        path,
+        fmt,
+        describe=describe,
+        notes=("later levels are solved after the first is fixed; they are not in this file",),
+    )

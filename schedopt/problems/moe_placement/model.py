@@ -70,15 +70,8 @@ def comm_us(data: ModelData, i: int) -> np.ndarray:
 
 def build_model(data: ModelData, deadline: Deadline | None = None) -> MoeModel:
     m = Model("moe_placement", deadline)
-    L, G = data.L, data.G
-    keys = [
-        (i, e, int(g))
-        for i in range(L)
-        for e in range(len(data.mem[i]))
-        for g in np.flatnonzero(data.eligible[i][e])
-    ]
-    x = m.add_vars("x", keys)
-    f = m.add_vars("f", keys, VarKind.CONTINUOUS, 0.0, 1.0, cpsat_scale=Q)
+    L = data.L
+    x, f = placement_columns(m, data)
     load_cp = tuple(data.int_load(i) * data.load_unit_us for i in range(L))
     comm_cp = tuple(data.int_comm(i) * data.comm_unit_us for i in range(L))
     z_top = [
@@ -101,23 +94,7 @@ def build_model(data: ModelData, deadline: Deadline | None = None) -> MoeModel:
     v = m.add_vars(
         "v", [("L2",)], VarKind.CONTINUOUS, 0.0, v_top, cpsat_scale=Q / data.comm_unit_us
     )
-    by_gpu: list[list[int]] = [[] for _ in range(G)]
-    for (_, _, g), col in x.items():
-        by_gpu[g].append(col)
-    u = m.add_vars("u", [(g,) for g in range(G) if by_gpu[g]])
-    groups = range(data.n_groups) if data.hierarchical else range(0)
-    w = m.add_vars("w", [(i, k) for i in range(L) for k in groups])
-
-    _placement_rows(m, data, x, f)
-    _memory_rows(m, data, x)
-    if data.hierarchical:
-        _group_rows(m, data, x, w)
-    _symmetry_rows(m, data, x)
-    with m.rows("C9") as c9:  # GPU used
-        for g in range(G):
-            if by_gpu[g]:
-                n = len(by_gpu[g])
-                c9.add([*by_gpu[g], u[g,]], [1.0] * n + [-float(n)], hi=0.0)
+    u, w = placement_rows(m, data, x, f)
     _load_rows(m, data, f, z, load_cp)
     has_comm = _comm_rows(m, data, f, v, comm_cp)
 
@@ -140,7 +117,42 @@ def build_model(data: ModelData, deadline: Deadline | None = None) -> MoeModel:
     return MoeModel(m, data, x, f, z, v, u, w, obj, load_cp, comm_cp, weights_cp)
 
 
-def _placement_rows(m: Model, data: ModelData, x: Vars, f: Vars) -> None:
+def placement_columns(m: Model, data: ModelData) -> tuple[Vars, Vars]:
+    """x and f, one column per (layer, expert, eligible GPU)."""
+    keys = [
+        (i, e, int(g))
+        for i in range(data.L)
+        for e in range(len(data.mem[i]))
+        for g in np.flatnonzero(data.eligible[i][e])
+    ]
+    x = m.add_vars("x", keys)
+    f = m.add_vars("f", keys, VarKind.CONTINUOUS, 0.0, 1.0, cpsat_scale=Q)
+    return x, f
+
+
+def placement_rows(m: Model, data: ModelData, x: Vars, f: Vars) -> tuple[Vars, Vars]:
+    """The placement every model of the problem shares (the point-estimate one here, the
+    scenario one in scenario.py): u and w, and the rows C1–C7, C9 and C10."""
+    by_gpu: list[list[int]] = [[] for _ in range(data.G)]
+    for (_, _, g), col in x.items():
+        by_gpu[g].append(col)
+    u = m.add_vars("u", [(g,) for g in range(data.G) if by_gpu[g]])
+    groups = range(data.n_groups) if data.hierarchical else range(0)
+    w = m.add_vars("w", [(i, k) for i in range(data.L) for k in groups])
+    _share_rows(m, data, x, f)
+    _memory_rows(m, data, x)
+    if data.hierarchical:
+        _group_rows(m, data, x, w)
+    _symmetry_rows(m, data, x)
+    with m.rows("C9") as c9:  # GPU used
+        for g in range(data.G):
+            if by_gpu[g]:
+                n = len(by_gpu[g])
+                c9.add([*by_gpu[g], u[g,]], [1.0] * n + [-float(n)], hi=0.0)
+    return u, w
+
+
+def _share_rows(m: Model, data: ModelData, x: Vars, f: Vars) -> None:
     """C2 at least one replica, C3 shares sum to one, C4 shares only to replicas, C5 cap."""
     with m.rows("C2") as c2, m.rows("C3", cpsat_scale=Q) as c3, m.rows("C5") as c5:
         for i in range(data.L):
@@ -166,7 +178,7 @@ def _memory_rows(m: Model, data: ModelData, x: Vars) -> None:
     mem_cp = {k: float(math.ceil(s * MEM_SCALE - 1e-6)) for k, s in mem.items()}
     on_gpu: list[list[tuple[int, int, int]]] = [[] for _ in range(data.G)]
     for k in x.keys:
-        on_gpu[int(k[2])].append(k)  # type: ignore[call-overload]
+        on_gpu[int(k[2])].append(k)
     single = sum(float(s.sum()) for s in data.mem)
     single_cp = sum(math.ceil(float(s) * MEM_SCALE - 1e-6) for ms in data.mem for s in ms)
     for backends, size, unit in ((MILP, mem, 1.0), (CPSAT, mem_cp, MEM_SCALE)):

@@ -8,6 +8,10 @@ objective (S1 in the formulation) is the expected layer time ``(1/S) Σ_s Σ_l z
 ``risk="cvar"`` its conditional value at risk at level ``alpha`` (Rockafellar–Uryasev:
 ``t + 1/((1-alpha) S) Σ_s max(0, Σ_l z[s,l] - t)``).
 
+Written on the model layer (MILP only, solved by HiGHS): the placement part is model.py's
+(``placement_columns``/``placement_rows``, C1–C7, C9, C10), the scenario C8 rows and S1 are
+this module's, S1 the model's single level.
+
 It optimises a different objective than the problem's L1 (the point estimate), so it never
 claims OPTIMAL for the problem; ``stats`` carry its own status, objective and bound.
 """
@@ -19,20 +23,23 @@ from dataclasses import dataclass, fields
 from typing import Literal
 
 import numpy as np
-import pulp
 
-from schedopt.backends.milp import MilpSolver, solve_pulp
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
+from schedopt.model import Backend, Expr, Level, Model, Sense, VarKind, Vars
+from schedopt.model.emit_highs import HighsSession
 
+from .codec import decode_placement, encode_placement
 from .data import ModelData, Plan
 from .heuristics import EplbParams, run_eplb
 from .instance import MoePlacementInstance
-from .milp import PlacementMilp, _lin
+from .model import placement_columns, placement_rows
 from .posterior import scenario_popularity
 from .warmstart import prologue
+
+MILP = (Backend.MILP,)
 
 
 @dataclass(frozen=True)
@@ -50,55 +57,86 @@ class ScenarioParams:
             raise ValueError(f"alpha must be in [0, 1) (got {self.alpha})")
 
 
-class ScenarioMilp(PlacementMilp):
-    def __init__(
-        self, data: ModelData, pops: list[list[tuple[float, ...]]], params: ScenarioParams
-    ):
-        super().__init__(data, "moe_placement_scenarios")
-        prob = self.prob
-        S = len(pops)
-        self.pops = pops
-        self.z = [[prob.add_variable(f"z_{s}_{i}", 0) for i in range(data.L)] for s in range(S)]
-        for s in range(S):  # C8 per scenario
-            for i in range(data.L):
-                w = np.array(pops[s][i]) * data.cpt[i]
-                a = w[:, None] / data.speed[None, :]
+@dataclass(frozen=True)
+class ScenarioModel:
+    model: Model
+    data: ModelData
+    pops: list[list[tuple[float, ...]]]
+    x: Vars
+    f: Vars
+    u: Vars
+    w: Vars
+    #: z[s, l]: layer l's max GPU load in scenario s (µs).
+    z: Vars
+    #: CVaR only: the value-at-risk t and the excess xi[s] = max(0, Σ_l z[s,l] − t).
+    t: Vars | None
+    xi: Vars | None
+
+
+def build_scenario_model(
+    data: ModelData,
+    pops: list[list[tuple[float, ...]]],
+    params: ScenarioParams,
+    deadline: Deadline | None = None,
+) -> ScenarioModel:
+    m = Model("moe_placement_scenarios", deadline)
+    S, L = len(pops), data.L
+    x, f = placement_columns(m, data)
+    u, w = placement_rows(m, data, x, f)
+    z = m.add_vars(
+        "z", [(s, i) for s in range(S) for i in range(L)], VarKind.CONTINUOUS, 0.0, np.inf
+    )
+    with m.rows("C8", backends=MILP) as c8:  # C8 per scenario
+        for s in range(S):
+            for i in range(L):
+                m.tick()
+                a = (np.array(pops[s][i]) * data.cpt[i])[:, None] / data.speed[None, :]
                 for g in range(data.G):
                     row = [
-                        (self.f[i, e, g], float(a[e, g]))
+                        (f[i, e, g], float(a[e, g]))
                         for e in range(len(data.mem[i]))
-                        if (i, e, g) in self.f and a[e, g] > 0
+                        if (i, e, g) in f and a[e, g] > 0
                     ]
                     if row:
-                        prob += _lin([*row, (self.z[s][i], -1)]) <= 0, f"C8_{s}_{i}_{g}"
-        totals = [_lin((z, 1) for z in self.z[s]) for s in range(S)]
-        if params.risk == "expected":
-            self.objective = _lin((z, 1.0 / S) for zs in self.z for z in zs)
-        else:
-            t = prob.add_variable("t")
-            xi = [prob.add_variable(f"xi_{s}", 0) for s in range(S)]
+                        cols, coefs = zip(*row, strict=True)
+                        c8.add([*cols, z[s, i]], [*coefs, -1.0], hi=0.0)
+    t = xi = None
+    if params.risk == "expected":
+        objective = Expr.of(z.cols, np.full(len(z), 1.0 / S))
+    else:
+        t = m.add_vars("t", [("t",)], VarKind.CONTINUOUS, -np.inf, np.inf)
+        xi = m.add_vars("xi", [(s,) for s in range(S)], VarKind.CONTINUOUS, 0.0, np.inf)
+        with m.rows("S1", backends=MILP) as cvar:  # xi_s ≥ Σ_l z[s,l] − t
             for s in range(S):
-                prob += xi[s] - totals[s] + t >= 0, f"S1_cvar_{s}"
-            k = 1.0 / ((1.0 - params.alpha) * S)
-            self.objective = _lin([(t, 1.0), *((v, k) for v in xi)])
-            self.t, self.xi = t, xi
-        prob.setObjective(self.objective)
+                zs = [z[s, i] for i in range(L)]
+                cvar.add([xi[s,], *zs, t["t",]], [1.0, *([-1.0] * L), 1.0], lo=0.0)
+        k = 1.0 / ((1.0 - params.alpha) * S)
+        objective = Expr.of([t["t",], *xi.cols], [1.0, *([k] * S)])
+    m.add_level(Level("S1", objective, Sense.MINIMIZE))
+    return ScenarioModel(m, data, pops, x, f, u, w, z, t, xi)
 
-    def hint(self, plan: Plan) -> dict[pulp.LpVariable, float]:
-        values = self.placement_hint(plan)
-        totals = []
-        for s, zs in enumerate(self.z):
-            tot = 0.0
-            for i, z in enumerate(zs):
-                values[z] = float(self.data.layer_loads(plan, i, np.array(self.pops[s][i])).max())
-                tot += values[z]
-            totals.append(tot)
-        if hasattr(self, "t"):
-            t = float(np.quantile(totals, 0.9))
-            values[self.t] = t
-            for s, v in enumerate(self.xi):
-                values[v] = max(0.0, totals[s] - t)
-        return values
+
+def encode(sm: ScenarioModel, plan: Plan) -> np.ndarray:
+    """A complete point from a plan: the placement (its own shares, the model is MILP only),
+    z[s, l] the plan's layer loads under scenario s, and for CVaR t at the 0.9 quantile of the
+    scenario totals and xi their excess over it."""
+    d = sm.data
+    values = np.zeros(sm.model.num_cols)
+    encode_placement(d, (sm.x, sm.f, sm.u, sm.w), plan, values, on_grid=False)
+    totals = []
+    for s, pop in enumerate(sm.pops):
+        tot = 0.0
+        for i in range(d.L):
+            load = float(d.layer_loads(plan, i, np.array(pop[i])).max())
+            values[sm.z[s, i]] = load
+            tot += load
+        totals.append(tot)
+    if sm.t is not None and sm.xi is not None:
+        t = float(np.quantile(totals, 0.9))
+        values[sm.t["t",]] = t
+        for s, tot in enumerate(totals):
+            values[sm.xi[s,]] = max(0.0, tot - t)
+    return values
 
 
 def _params(given: dict) -> ScenarioParams:
@@ -119,21 +157,17 @@ def solve(inst: MoePlacementInstance, options: SolveOptions, deadline: Deadline)
     assert data is not None
     rng = np.random.default_rng(options.seed)
     pops = scenario_popularity(inst, S, rng)
-    model = ScenarioMilp(data, pops, params)
+    sm = build_scenario_model(data, pops, params, deadline)
     start = hint if hint is not None else run_eplb(data, EplbParams())
-    values = model.hint(start) if start is not None else None
+    session = HighsSession(sm.model, options.verbose)
+    session.set_level(sm.model.levels[0])
+    session.set_hint(encode(sm, start) if start is not None else None)
     build_s = time.perf_counter() - t0
     t1 = time.perf_counter()
-    run = solve_pulp(
-        model.prob,
-        MilpSolver.HIGHS,
-        time_limit_s=max(deadline.remaining(), 0.01),
-        mip_gap=options.mip_gap,
-        threads=options.threads,
-        seed=options.seed,
-        hint=values,
-        msg=options.verbose,
-    )
+    try:
+        run = session.run(max(deadline.remaining(), 0.01), options)
+    finally:
+        session.close()
     solve_s = time.perf_counter() - t1
     stats: dict[str, float | str] = {
         "scenarios": float(S),
@@ -152,7 +186,11 @@ def solve(inst: MoePlacementInstance, options: SolveOptions, deadline: Deadline)
             stats=stats,
             explanation="no placement satisfies C1, C2, C5, C6 and C7 together",
         )
-    plan = model.extract() if run.status.has_solution else start
+    plan = (
+        decode_placement(data, sm.x, sm.f, run.values)
+        if run.status.has_solution and run.values is not None
+        else start
+    )
     if plan is None:
         return Outcome(
             Status.NO_SOLUTION,
