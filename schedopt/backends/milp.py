@@ -7,18 +7,16 @@ solve owns (``cbc``). Both are held to ``time_limit_s`` counted from the call.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 import pulp
-
-from schedopt.core.registry import MethodKind, MethodSpec, Runner
 
 from .cbc import solve_cbc
 from .export import write_model
 from .highs_pulp import solve_highs
 from .milp_run import MilpRun, MilpSolver
 
-__all__ = ["MilpRun", "MilpSolver", "milp_methods", "solve_pulp", "var_value", "write_model"]
+__all__ = ["MilpRun", "MilpSolver", "solve_pulp", "var_value", "write_model"]
 
 
 def solve_pulp(
@@ -42,23 +40,6 @@ def solve_pulp(
         return solve_highs(prob, time_limit_s, mip_gap, threads, seed, hint, msg)
     stop_at = time.perf_counter() + time_limit_s
     return solve_cbc(prob, stop_at, mip_gap, threads, seed, hint, msg)
-
-
-def milp_methods(
-    make_solver: Callable[[MilpSolver], Runner], prefix: str = ""
-) -> tuple[MethodSpec, ...]:
-    """The ``milp:highs`` and ``milp:cbc`` methods of a problem whose MILP module offers
-    ``make_solver(MilpSolver) -> runner`` (both take a hint as a MIP start)."""
-    return tuple(
-        MethodSpec(
-            f"{prefix}milp:{solver.value}",
-            MethodKind.EXACT,
-            make_solver(solver),
-            f"MILP (PuLP) solved by {'HiGHS' if solver is MilpSolver.HIGHS else 'CBC'}",
-            supports_hint=True,
-        )
-        for solver in MilpSolver
-    )
 
 
 def var_value(v: pulp.LpVariable) -> float:

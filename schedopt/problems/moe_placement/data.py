@@ -306,16 +306,16 @@ def build_data(inst: MoePlacementInstance, *, check_size: bool = True) -> ModelD
     cpt = tuple(np.array([e.compute_us_per_token for e in layer.experts]) for layer in inst.layers)
     pop = tuple(np.array(inst.point_popularity(i)) for i in range(len(inst.layers)))
     eligible = tuple(m[:, None] <= cap[None, :] + 1e-9 for m in mem)
-    current = None
+    current: tuple[np.ndarray, ...] | None = None
     if inst.current_placement is not None:
-        current = []
+        held = []
         for i, row in enumerate(inst.current_placement):
             c = np.zeros((len(mem[i]), len(gpu_ids)), dtype=bool)
             for e, gs in enumerate(row):
                 for g in gs:
                     c[e, index[g]] = True
-            current.append(c)
-        current = tuple(current)
+            held.append(c)
+        current = tuple(held)
     R = len(gpu_ids) if inst.max_replicas_per_expert is None else inst.max_replicas_per_expert
     w = inst.objective.weights
     data = ModelData(
@@ -358,12 +358,16 @@ def symmetry_classes(data: ModelData) -> list[list[int]]:
     """Interchangeable GPUs: same C7 group, expert memory, speed and transfer cost, and none
     holding anything in the current placement. Swapping two of them (all layers at once) maps
     a solution to one with the same objectives, so the models may order them (C10)."""
-    classes: dict[tuple, list[int]] = {}
+    classes: dict[tuple[float, ...], list[int]] = {}
     for g in range(data.G):
         if data.current is not None and any(c[:, g].any() for c in data.current):
             continue
-        key = (int(data.group[g]), round(float(data.cap[g]), 9), float(data.speed[g]))
-        key += (round(float(data.comm[g]), 12),)
+        key = (
+            float(data.group[g]),
+            round(float(data.cap[g]), 9),
+            float(data.speed[g]),
+            round(float(data.comm[g]), 12),
+        )
         classes.setdefault(key, []).append(g)
     return [c for c in classes.values() if len(c) > 1]
 

@@ -23,7 +23,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedopt.core.stopping import Deadline
-from schedopt.model import Backend, Built, Expr, Level, Model, Sense, VarKind, Vars
+from schedopt.model import (
+    CPSAT_ONLY,
+    MILP_ONLY,
+    Built,
+    Expr,
+    Level,
+    Model,
+    Sense,
+    VarKind,
+    Vars,
+)
 
 from .data import LEX_REL_TOL, SHARE_RESOLUTION, ModelData, symmetry_classes, symmetry_weights
 
@@ -37,9 +47,6 @@ SYMMETRY_SCALE = 1000
 WEIGHT_GRID = 1000
 #: Upper bounds of the epigraph variables are widened by this (rounded data stay inside).
 UB_MARGIN = 1.01
-
-CPSAT = (Backend.CPSAT,)
-MILP = (Backend.MILP,)
 
 
 @dataclass(frozen=True)
@@ -181,7 +188,7 @@ def _memory_rows(m: Model, data: ModelData, x: Vars) -> None:
         on_gpu[int(k[2])].append(k)
     single = sum(float(s.sum()) for s in data.mem)
     single_cp = sum(math.ceil(float(s) * MEM_SCALE - 1e-6) for ms in data.mem for s in ms)
-    for backends, size, unit in ((MILP, mem, 1.0), (CPSAT, mem_cp, MEM_SCALE)):
+    for backends, size, unit in ((MILP_ONLY, mem, 1.0), (CPSAT_ONLY, mem_cp, MEM_SCALE)):
         with m.rows("C1", backends=backends) as c1:
             for g, ks in enumerate(on_gpu):
                 if ks:
@@ -233,7 +240,7 @@ def _load_rows(
     """C8 every GPU's load of layer l below z_l. CP-SAT variant: loads rounded to multiples of
     ``load_unit_us`` (``data.int_load``), z on that grid over Q."""
     scale = Q / data.load_unit_us
-    for backends, coef, s in ((MILP, None, 1.0), (CPSAT, load_cp, scale)):
+    for backends, coef, s in ((MILP_ONLY, None, 1.0), (CPSAT_ONLY, load_cp, scale)):
         with m.rows("C8", backends=backends, cpsat_scale=s) as c8:
             for i in range(data.L):
                 m.tick()
@@ -255,7 +262,7 @@ def _comm_rows(
     """v ≥ Σ p κ f, the epigraph of L2. CP-SAT variant: ``data.int_comm``'s rounding. False
     when no share costs transfer time (L2 is then the constant 0)."""
     any_comm = False
-    for backends, coef, s in ((MILP, None, 1.0), (CPSAT, comm_cp, Q / data.comm_unit_us)):
+    for backends, coef, s in ((MILP_ONLY, None, 1.0), (CPSAT_ONLY, comm_cp, Q / data.comm_unit_us)):
         cols, coefs = [], []
         for (i, e, g), col in f.items():
             c = comm_us(data, i)[e, g] if coef is None else coef[i][e, g]
@@ -293,7 +300,7 @@ def _weighted(
     obj = m.add_vars(
         "obj", [("W",)], VarKind.CONTINUOUS, 0.0, UB_MARGIN * top + 1.0, cpsat_scale=1.0 / base
     )
-    for backends, ws in ((MILP, data.weights), (CPSAT, weights_cp)):
+    for backends, ws in ((MILP_ONLY, data.weights), (CPSAT_ONLY, weights_cp)):
         total = Expr.of([], [])
         for wt, ex in zip(ws, levels, strict=True):
             if wt:

@@ -28,7 +28,7 @@ from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
-from schedopt.model import Backend, Expr, Level, Model, Sense, VarKind, Vars
+from schedopt.model import MILP_ONLY, Expr, Level, Model, Sense, VarKind, Vars
 from schedopt.model.emit_highs import HighsSession
 
 from .codec import decode_placement, encode_placement
@@ -38,8 +38,6 @@ from .instance import MoePlacementInstance
 from .model import placement_columns, placement_rows
 from .posterior import scenario_popularity
 from .warmstart import prologue
-
-MILP = (Backend.MILP,)
 
 
 @dataclass(frozen=True)
@@ -86,7 +84,7 @@ def build_scenario_model(
     z = m.add_vars(
         "z", [(s, i) for s in range(S) for i in range(L)], VarKind.CONTINUOUS, 0.0, np.inf
     )
-    with m.rows("C8", backends=MILP) as c8:  # C8 per scenario
+    with m.rows("C8", backends=MILP_ONLY) as c8:  # C8 per scenario
         for s in range(S):
             for i in range(L):
                 m.tick()
@@ -106,7 +104,7 @@ def build_scenario_model(
     else:
         t = m.add_vars("t", [("t",)], VarKind.CONTINUOUS, -np.inf, np.inf)
         xi = m.add_vars("xi", [(s,) for s in range(S)], VarKind.CONTINUOUS, 0.0, np.inf)
-        with m.rows("S1", backends=MILP) as cvar:  # xi_s ≥ Σ_l z[s,l] − t
+        with m.rows("S1", backends=MILP_ONLY) as cvar:  # xi_s ≥ Σ_l z[s,l] − t
             for s in range(S):
                 zs = [z[s, i] for i in range(L)]
                 cvar.add([xi[s,], *zs, t["t",]], [1.0, *([-1.0] * L), 1.0], lo=0.0)

@@ -106,7 +106,8 @@ def _hint_outcome(data: ModelData, hint: Plan | None, why: str, deadline: Deadli
     end = deadline.earlier(HINT_RESERVE_S + 4 * convert_s + validation_reserve_s(hint))
     if not end.expired():  # else no time to improve: the warm start as it is
         better = improve(data, hint, LocalSearchParams(), end)
-        solution, _ = better_of(data, data.to_solution(better), hint, solution)
+        best, _ = better_of(data, data.to_solution(better), hint, solution)
+        solution = solution if best is None else best
     return Outcome(
         Status.FEASIBLE,
         solution=solution,
