@@ -2,8 +2,9 @@
 
 An exact method starts from the caller's hint or, without one, from the heuristics' answer,
 and never returns anything worse than that start. The greedy and the local search live in
-``heuristics.py``; this module sits above them and above ``data.py``, which the heuristics
-read, so that the instance data never depends on the heuristics.
+``eplb.py`` and ``local_search.py`` (``heuristics.py`` registers them); this module sits above
+them and above ``data.py``, which the heuristics read, so that the instance data never depends
+on the heuristics.
 """
 
 from __future__ import annotations
