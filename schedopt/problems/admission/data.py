@@ -89,6 +89,8 @@ class JobData:
     admitted_before: bool
     current_gpus: int
     be_coef: tuple[int, ...]  # scaled β_j γ^t / W_j per slot (best-effort jobs), else ()
+    #: The same before rounding (the MILP's L2; CP-SAT needs the integers).
+    be_coef_real: tuple[float, ...] = ()
 
     @property
     def is_slo(self) -> bool:
@@ -221,6 +223,7 @@ def build_data(
                 admitted_before=job.admitted,
                 current_gpus=job.current_gpus,
                 be_coef=tuple(round(c / unit) for c in raw_coef[i]),
+                be_coef_real=tuple(c / unit for c in raw_coef[i]),
             )
         )
     return ModelData(inst, T, tuple(jobs), levels, chunk, host_size, unit)

@@ -106,13 +106,28 @@ def build_model(
             l1_cols.append(y[j.index, k])
             l1_coefs.append(tier.value_scaled / VALUE_SCALE)
     l2_cols = [p[j.index, t] for j in best_effort for t in data.run_slots(j)]
-    l2_coefs = [float(j.be_coef[t]) for j in best_effort for t in data.run_slots(j)]
+    l2_real = [j.be_coef_real[t] for j in best_effort for t in data.run_slots(j)]
+    l2_int = [float(j.be_coef[t]) for j in best_effort for t in data.run_slots(j)]
     # L1 in the instance's units, resolved to 1/VALUE_SCALE: CP-SAT sees integers; a solved
-    # L1 is kept within half a unit of that resolution. L2 and L3 are integer-valued.
+    # L1 is kept within half a unit of that resolution. L3 is integer-valued.
     m.add_level(
         Level("L1", Expr.of(l1_cols, l1_coefs), Sense.MAXIMIZE, 0.5 / VALUE_SCALE, 0.0, VALUE_SCALE)
     )
-    m.add_level(Level("L2", Expr.of(l2_cols, l2_coefs), Sense.MAXIMIZE, 0.5))
+    # L2 in units of data.progress_unit: the MILP takes the real coefficients, CP-SAT the
+    # rounded integers (formulation, "Integer scaling"). Rounded, two plans the validator finds
+    # equal could differ by some units (970,560,180 against 970,560,090 on
+    # tests/conformance/known/admission-lower-level.json) and fixing L2 at the larger cut the
+    # other off, with its better L3.
+    m.add_level(
+        Level(
+            "L2",
+            Expr.of(l2_cols, l2_real),
+            Sense.MAXIMIZE,
+            0.5,
+            1e-9,
+            cpsat_expr=Expr.of(l2_cols, l2_int),
+        )
+    )
     m.add_level(Level("L3", Expr.of(c.cols, [1.0] * len(c)), Sense.MINIMIZE, 0.5))
     return AdmissionModel(m, data, x, z, y, p, c)
 
