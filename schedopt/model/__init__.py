@@ -5,22 +5,21 @@ constraint id, levels); ``emit_*`` the back-ends; ``lexico`` the one lexicograph
 ``method`` turns a problem's ``prepare`` into its ``cpsat``/``milp:highs``/``milp:cbc`` methods.
 """
 
-from .core import (
+from .core import Built, Model
+from .lexico import Hooks, LexResult, solve_levels
+from .method import ExactBackend, Formulated, exact_methods, exact_runner
+from .terms import (
     CPSAT_ONLY,
     MILP_ONLY,
     Backend,
-    Built,
     Expr,
     Level,
-    Model,
     RowBlock,
     Sense,
     Shape,
     VarKind,
     Vars,
 )
-from .lexico import Hooks, LexResult, solve_levels
-from .method import ExactBackend, Formulated, exact_methods, exact_runner
 
 __all__ = [
     "CPSAT_ONLY",

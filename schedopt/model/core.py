@@ -28,35 +28,15 @@ import numpy as np
 from schedopt.core.stopping import Deadline, Ticker
 
 from .terms import (
-    CPSAT_ONLY,
-    MILP_ONLY,
     Backend,
     Expr,
     Key,
     Level,
     RowBlock,
-    Sense,
     Shape,
     VarKind,
     Vars,
 )
-
-__all__ = [
-    "CPSAT_ONLY",
-    "MILP_ONLY",
-    "Backend",
-    "Built",
-    "Expr",
-    "Key",
-    "Level",
-    "Model",
-    "RowBlock",
-    "Rows",
-    "Sense",
-    "Shape",
-    "VarKind",
-    "Vars",
-]
 
 
 class Rows:

@@ -15,8 +15,9 @@ from ortools.sat.python import cp_model
 from schedopt.backends import cpsat as backend
 from schedopt.core.options import SolveOptions
 
-from .core import Backend, Expr, Level, Model, RowBlock, Sense, Shape, VarKind
+from .core import Model
 from .session import LevelRun
+from .terms import Backend, Expr, Level, RowBlock, Sense, Shape, VarKind
 
 #: A scaled coefficient further than this from an integer is refused, not rounded.
 INTEGRAL_TOL = 1e-9

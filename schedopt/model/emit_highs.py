@@ -17,8 +17,9 @@ from schedopt.backends.highs_pulp import swallow_highs_banner
 from schedopt.core.options import SolveOptions
 from schedopt.core.status import Status
 
-from .core import Backend, Level, Model, RowBlock, Sense
+from .core import Model
 from .session import LevelRun
+from .terms import Backend, Level, RowBlock, Sense
 
 _MS = highspy.HighsModelStatus
 

@@ -15,8 +15,9 @@ import pulp
 from schedopt.backends.milp import MilpSolver, solve_pulp
 from schedopt.core.options import SolveOptions
 
-from .core import Backend, Level, Model, RowBlock, Sense, VarKind
+from .core import Model
 from .session import LevelRun
+from .terms import Backend, Level, RowBlock, Sense, VarKind
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 

@@ -18,9 +18,10 @@ import numpy as np
 from schedopt.core.options import SolveOptions
 from schedopt.core.status import Status
 
-from .core import Backend, Expr, Level, Model, RowBlock, Sense, VarKind
+from .core import Model
 from .lexico import Hooks
 from .method import ExactBackend, emit
+from .terms import Backend, Expr, Level, RowBlock, Sense, VarKind
 
 #: Seconds per check run (every column is fixed: presolve decides at once).
 CHECK_LIMIT_S = 10.0

@@ -20,8 +20,9 @@ from schedopt.core.options import SolveOptions
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 
-from .core import Backend, Level, Model, RowBlock, Sense
+from .core import Model
 from .session import LevelRun, Session, snap_integers
+from .terms import Backend, Level, RowBlock, Sense
 
 #: Below this a level is not started (a solver cannot even load the model in less).
 MIN_LEVEL_S = 0.01

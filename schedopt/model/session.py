@@ -11,7 +11,7 @@ import numpy as np
 from schedopt.core.options import SolveOptions
 from schedopt.core.status import Status
 
-from .core import Backend, Level, RowBlock
+from .terms import Backend, Level, RowBlock
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,7 @@ def test_an_altered_level_scale_is_caught(monkeypatch) -> None:
 
 def test_an_altered_linearisation_is_caught(monkeypatch) -> None:
     """at_most_one read as exactly-one by an emitter changes the verdict somewhere."""
-    from schedopt.model.core import Shape
+    from schedopt.model.terms import Shape
 
     real = CpsatSession.add_block
 

@@ -19,17 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from schedopt.core.stopping import Deadline
-from schedopt.model import (
-    CPSAT_ONLY,
-    MILP_ONLY,
-    Built,
-    Expr,
-    Level,
-    Model,
-    Sense,
-    VarKind,
-    Vars,
-)
+from schedopt.model import CPSAT_ONLY, MILP_ONLY, Built, Expr, Level, Model, Sense, VarKind, Vars
 
 from .data import COST_SCALE, EFF_SCALE, SHARE_SCALE, ModelData
 

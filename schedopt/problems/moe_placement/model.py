@@ -23,17 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedopt.core.stopping import Deadline
-from schedopt.model import (
-    CPSAT_ONLY,
-    MILP_ONLY,
-    Built,
-    Expr,
-    Level,
-    Model,
-    Sense,
-    VarKind,
-    Vars,
-)
+from schedopt.model import CPSAT_ONLY, MILP_ONLY, Built, Expr, Level, Model, Sense, VarKind, Vars
+from schedopt.model.core import Rows
 
 from .data import LEX_REL_TOL, SHARE_RESOLUTION, ModelData, symmetry_classes, symmetry_weights
 
@@ -245,15 +236,21 @@ def _load_rows(
             for i in range(data.L):
                 m.tick()
                 a = load_us(data, i) if coef is None else coef[i]
-                for g in range(data.G):
-                    row = [
-                        (f[i, e, g], float(a[e, g]))
-                        for e in range(len(data.mem[i]))
-                        if (i, e, g) in f and a[e, g] > 0
-                    ]
-                    if row:
-                        cols, coefs = zip(*row, strict=True)
-                        c8.add([*cols, z[i,]], [*coefs, -1.0], hi=0.0)
+                layer_load_rows(c8, data, f, i, a, z[i,])
+
+
+def layer_load_rows(rows: Rows, data: ModelData, f: Vars, i: int, a: np.ndarray, top: int) -> None:
+    """C8 for layer ``i``: Σ_e a[e,g]·f[i,e,g] ≤ x[top] on every GPU g with load (``a`` in µs
+    per unit share; the scenario model writes one such set per scenario)."""
+    for g in range(data.G):
+        row = [
+            (f[i, e, g], float(a[e, g]))
+            for e in range(len(data.mem[i]))
+            if (i, e, g) in f and a[e, g] > 0
+        ]
+        if row:
+            cols, coefs = zip(*row, strict=True)
+            rows.add([*cols, top], [*coefs, -1.0], hi=0.0)
 
 
 def _comm_rows(

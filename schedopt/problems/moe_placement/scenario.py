@@ -35,7 +35,7 @@ from .codec import decode_placement, encode_placement
 from .data import ModelData, Plan
 from .heuristics import EplbParams, run_eplb
 from .instance import MoePlacementInstance
-from .model import placement_columns, placement_rows
+from .model import layer_load_rows, placement_columns, placement_rows
 from .posterior import scenario_popularity
 from .warmstart import prologue
 
@@ -89,15 +89,7 @@ def build_scenario_model(
             for i in range(L):
                 m.tick()
                 a = (np.array(pops[s][i]) * data.cpt[i])[:, None] / data.speed[None, :]
-                for g in range(data.G):
-                    row = [
-                        (f[i, e, g], float(a[e, g]))
-                        for e in range(len(data.mem[i]))
-                        if (i, e, g) in f and a[e, g] > 0
-                    ]
-                    if row:
-                        cols, coefs = zip(*row, strict=True)
-                        c8.add([*cols, z[s, i]], [*coefs, -1.0], hi=0.0)
+                layer_load_rows(c8, data, f, i, a, z[s, i])
     t = xi = None
     if params.risk == "expected":
         objective = Expr.of(z.cols, np.full(len(z), 1.0 / S))
