@@ -11,6 +11,12 @@ from schedopt import TIME_LIMIT_OVERHEAD_S
 from schedopt.core.status import Status
 from schedopt.problems.fairshare import generate_custom
 
+#: A limit at which an answer is expected even on a loaded 2-core machine. At 0.5 s the method
+#: has about 0.1 s once validation's reserve (70 µs a job) is kept back: enough on a quiet
+#: machine (FEASIBLE in 0.37 s), not beside two busy processes, where building the data alone
+#: took longer (NO_SOLUTION, "the time limit was reached while building the model data").
+ENOUGH_S = 3.0
+
 
 @pytest.fixture(scope="module")
 def large():
@@ -26,8 +32,8 @@ def test_large_instance_returns_within_the_limit(large, method: str, limit: floa
     elapsed = time.perf_counter() - started
     assert elapsed <= limit + TIME_LIMIT_OVERHEAD_S, (elapsed, result.stats)
     assert result.wall_s <= elapsed
-    if method == "auto":
-        # The heuristics always have an answer here, so auto must return one.
+    if method == "auto" and limit >= ENOUGH_S:
+        # The heuristics always have an answer here, so auto must return one given the time.
         assert result.status is Status.FEASIBLE or result.status is Status.OPTIMAL
         assert result.solution is not None
     else:
@@ -37,8 +43,13 @@ def test_large_instance_returns_within_the_limit(large, method: str, limit: floa
 
 
 @pytest.mark.parametrize("method", ["heuristic:astraea", "heuristic:gavel-round"])
-def test_heuristics_keep_a_short_limit(large, method: str) -> None:
+@pytest.mark.parametrize("limit", [0.5, ENOUGH_S])
+def test_heuristics_keep_a_short_limit(large, method: str, limit: float) -> None:
     started = time.perf_counter()
-    result = schedopt.solve(large, method, time_limit_s=0.5)
-    assert time.perf_counter() - started <= 0.5 + TIME_LIMIT_OVERHEAD_S
-    assert result.status is Status.FEASIBLE
+    result = schedopt.solve(large, method, time_limit_s=limit)
+    assert time.perf_counter() - started <= limit + TIME_LIMIT_OVERHEAD_S
+    if limit >= ENOUGH_S:
+        assert result.status is Status.FEASIBLE
+    else:  # the promise is the time; an answer in 0.5 s is a speed, measured in benchmarks/
+        assert result.status in (Status.FEASIBLE, Status.NO_SOLUTION)
+        assert result.solution is not None or "time limit" in (result.explanation or "")
