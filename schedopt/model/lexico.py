@@ -64,10 +64,6 @@ class Hooks:
     #: The first level's share of the time left (:func:`level_time_shares`).
     first_level_share = 0.8
 
-    def overrun_reserve_s(self, method: str) -> float:
-        """Seconds a solver may overrun its limit by, kept back from every level after L1."""
-        return 0.0
-
 
 @dataclass
 class LexResult:
@@ -131,7 +127,7 @@ def solve_levels(
         if i and expr.is_constant:  # nothing left to decide at this level
             out.proven[i] = True
             continue
-        reserve = handover + (hooks.overrun_reserve_s(session.method) if i else 0.0)
+        reserve = handover  # what handing the model over took: kept back from each level
         if options.deterministic:
             budget = fixed_left * shares[i]
             fixed_left -= budget
