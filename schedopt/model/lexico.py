@@ -127,13 +127,12 @@ def solve_levels(
         if i and expr.is_constant:  # nothing left to decide at this level
             out.proven[i] = True
             continue
-        reserve = handover  # what handing the model over took: kept back from each level
         if options.deterministic:
             budget = fixed_left * shares[i]
             fixed_left -= budget
-        else:
-            budget = deadline.share(shares[i], reserve_s=reserve)
-        if out.values is not None and budget <= max(MIN_LEVEL_S, 1.5 * reserve):
+        else:  # what handing the model over took is kept back from each level
+            budget = deadline.share(shares[i], reserve_s=handover)
+        if out.values is not None and budget <= max(MIN_LEVEL_S, 1.5 * handover):
             break  # the next level could not even be handed over within its share
         session.set_level(level)
         if i == 0:
@@ -169,9 +168,10 @@ def solve_levels(
         fixed = hooks.fix_rows(i, level, value, run.values)
         for block in [fix_block(level, value, session.kind)] if fixed is None else fixed:
             session.add_block(block)
-        start = hooks.after_level(i, snap_integers(run.values, integer, lb, ub))
-        if start is not run.values and _keeps(model, level, session.kind, run.values, start):
-            out.values = start  # a better start for the next level is a better answer too
+        snapped = snap_integers(run.values, integer, lb, ub)
+        start = hooks.after_level(i, snapped)
+        if start is not snapped and _keeps(model, level, session.kind, run.values, start):
+            out.values = start  # a hook's better start for the next level is a better answer
         session.set_hint(start)
     if out.values is not None:
         out.status = Status.OPTIMAL if all(out.proven) else Status.FEASIBLE

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
@@ -106,29 +106,22 @@ def exact_runner(prepare: Prepare, backend: ExactBackend) -> Runner:
 
 def to_outcome(prepared: Formulated, lex: LexResult, build_s: float) -> Outcome:
     stats = {**prepared.stats, **lex.stats}
-    common = {"bound": lex.bound, "build_s": build_s, "solve_s": lex.solve_s, "stats": stats}
+    base = Outcome(lex.status, bound=lex.bound, build_s=build_s, solve_s=lex.solve_s, stats=stats)
     if lex.status is Status.INFEASIBLE:
-        return Outcome(
-            Status.INFEASIBLE,
-            explanation=prepared.explain_infeasible(),
-            **common,  # type: ignore[arg-type]
-        )
+        return replace(base, explanation=prepared.explain_infeasible())
     if lex.values is None:
         first = prepared.model.levels[0].name
-        return Outcome(
-            Status.NO_SOLUTION,
-            explanation=f"the solver found no solution of {first} within its time share",
-            **common,  # type: ignore[arg-type]
-        )
+        why = f"the solver found no solution of {first} within its time share"
+        return replace(base, status=Status.NO_SOLUTION, explanation=why)
     solution = prepared.solution(lex.values, lex)
-    return Outcome(lex.status, solution=solution, metrics=prepared.metrics(), **common)  # type: ignore[arg-type]
+    return replace(base, solution=solution, metrics=prepared.metrics())
 
 
-def exact_methods(prepare: Prepare, prefix: str = "") -> tuple[MethodSpec, ...]:
-    """The three exact methods of a problem (``prefix`` names a variant, e.g. "legacy:")."""
+def exact_methods(prepare: Prepare) -> tuple[MethodSpec, ...]:
+    """The three exact methods of a problem, one per back-end of :class:`ExactBackend`."""
     return tuple(
         MethodSpec(
-            f"{prefix}{b.value}",
+            b.value,
             MethodKind.EXACT,
             exact_runner(prepare, b),
             b.description,
