@@ -144,6 +144,7 @@ def solve_levels(
             options if gap == options.mip_gap else dataclasses.replace(options, mip_gap=gap)
         )
         run = session.run(max(budget, MIN_LEVEL_S), level_options)
+        run = _checked(model, session.kind, run)
         out.solve_s += time.perf_counter() - started
         handover = max(handover, run.handover_s)
         _record(out.stats, level.name, run)
@@ -184,6 +185,20 @@ def _keeps(model: Model, level: Level, kind: Backend, found: np.ndarray, start: 
         return False
     expr = level.expr_for(kind)
     return not level.better(expr.value(found), expr.value(start))
+
+
+def _checked(model: Model, kind: Backend, run: LevelRun) -> LevelRun:
+    """An unproven point of an LP is kept only if it satisfies the model's rows: CBC
+    interrupted in the middle of an LP (timeshare at 2,048 jobs, 0.5 s) returned columns that
+    run jobs twice the round, and called them feasible. (A MIP's incumbent is feasible by
+    construction; checking it would cost time the large MIPs do not have.)"""
+    if run.status is not Status.FEASIBLE or run.values is None or model.kinds().any():
+        return run
+    broken = model.violated_rows(run.values, backend=kind)
+    if not broken:
+        return run
+    stats = {**run.stats, "rejected_point": "breaks " + ", ".join(broken)}
+    return dataclasses.replace(run, status=Status.NO_SOLUTION, values=None, stats=stats)
 
 
 def _record(stats: dict[str, float | str], name: str, run: LevelRun) -> None:

@@ -9,13 +9,18 @@ contract in pyproject.toml).
 
 from schedopt.core.registry import ProblemSpec, register_problem
 
-from . import admission, fairshare, moe_placement
+from . import admission, fairshare, moe_placement, timeshare
 
 #: The problems that ship with schedopt, in registration order.
-BUILTIN: tuple[ProblemSpec, ...] = (admission.SPEC, fairshare.SPEC, moe_placement.SPEC)
+BUILTIN: tuple[ProblemSpec, ...] = (
+    admission.SPEC,
+    fairshare.SPEC,
+    moe_placement.SPEC,
+    timeshare.SPEC,
+)
 
 for _spec in BUILTIN:
     register_problem(_spec)
 del _spec
 
-__all__ = ["BUILTIN", "admission", "fairshare", "moe_placement"]
+__all__ = ["BUILTIN", "admission", "fairshare", "moe_placement", "timeshare"]

@@ -16,7 +16,7 @@ import schedopt
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import MethodKind, get_problem
 from schedopt.core.stopping import Deadline
-from schedopt.model import Formulated
+from schedopt.model import ExactBackend, Formulated
 from schedopt.model.equivalence import backends_of, check_decisions, check_point, witnesses
 
 #: Perturbed points per heuristic solution, and binaries flipped in each.
@@ -26,6 +26,26 @@ FLIPS = (1, 1, 1, 2, 2, 4)
 
 def _formulated():
     return [n for n in schedopt.problem_names() if get_problem(n).formulate is not None]
+
+
+def offered(name: str) -> tuple[ExactBackend, ...]:
+    """The exact back-ends the problem offers (timeshare's LP has no CP-SAT method)."""
+    return tuple(b for b in ExactBackend if b.value in get_problem(name).methods)
+
+
+def perturbed(model, hint: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """``hint`` with ``k`` binaries flipped, or, in a model without binaries (an LP), ``k``
+    columns set at random in [0, 1.5·ub] (some feasible, some breaking a row or a bound)."""
+    x = hint.copy()
+    binary = np.flatnonzero((model.lb == 0) & (model.ub == 1) & (model.kinds() == 1))
+    if len(binary):
+        flip = rng.choice(binary, size=min(k, len(binary)), replace=False)
+        x[flip] = 1 - x[flip]
+        return x
+    cols = rng.choice(len(x), size=min(k, len(x)), replace=False)
+    top = np.where(np.isfinite(model.ub[cols]), model.ub[cols], np.abs(x[cols]) + 1.0)
+    x[cols] = rng.uniform(0.0, 1.5 * top)
+    return x
 
 
 def points(name: str, seed: int = 0) -> list[tuple[object, Formulated, np.ndarray]]:
@@ -48,18 +68,13 @@ def test_every_emitter_agrees_with_the_formulation(name: str) -> None:
     found = points(name)
     assert found, f"{name}: no heuristic gave a point to check"
     rng = np.random.default_rng(0)
+    backends = offered(name)
     checked = feasible = 0
     for method, formulated, hint in found:
         model = formulated.model
-        binary = np.flatnonzero((model.lb == 0) & (model.ub == 1) & (model.kinds() == 1))
-        samples = [hint]
-        for k in FLIPS[:PERTURBATIONS]:
-            x = hint.copy()
-            flip = rng.choice(binary, size=min(k, len(binary)), replace=False)
-            x[flip] = 1 - x[flip]
-            samples.append(x)
+        samples = [hint] + [perturbed(model, hint, k, rng) for k in FLIPS[:PERTURBATIONS]]
         for i, x in enumerate(samples):
-            wrong = check_point(model, x) + check_decisions(model, x)
+            wrong = check_point(model, x, backends) + check_decisions(model, x, backends)
             assert not wrong, f"{name}, {method} point {i}: " + "; ".join(map(str, wrong))
             checked += 1
             feasible += not model.violated_rows(x)
@@ -69,7 +84,7 @@ def test_every_emitter_agrees_with_the_formulation(name: str) -> None:
     model = found[0][1].model
     broken = witnesses(model, rng)
     for cid, kind, x in broken:
-        wrong = check_point(model, x, backends_of(kind))
+        wrong = check_point(model, x, tuple(b for b in backends_of(kind) if b in backends))
         assert not wrong, f"{name}, a point breaking {cid} alone: " + "; ".join(map(str, wrong))
     assert len({cid for cid, _, _ in broken}) >= len({b.cid for b in model.blocks}) // 2
     assert checked > feasible  # and some perturbation was not: both verdicts were compared

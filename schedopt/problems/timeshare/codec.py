@@ -1,0 +1,69 @@
+"""Points of the model ↔ solutions: the only place that knows the column layout."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .data import Columns, TimeshareData
+from .model import TimeshareModel, member_terms
+from .solution import Share, TimeshareSolution
+
+#: Fractions below this are solver noise, not a decision.
+MIN_FRACTION = 1e-9
+
+
+def shares_of(data: TimeshareData, columns: Columns, x: np.ndarray) -> TimeshareSolution:
+    """The solution of fractions ``x`` over ``columns`` (clipped to [0, 1])."""
+    x = np.clip(x, 0.0, 1.0)
+    ids = [j.id for j in data.instance.jobs]
+    shares = []
+    for c in np.flatnonzero(x > MIN_FRACTION).tolist():
+        second = int(columns.second[c])
+        shares.append(
+            Share(
+                job=ids[columns.first[c]],
+                worker_type=data.types[columns.type[c]],
+                fraction=float(x[c]),
+                with_job=None if second < 0 else ids[second],
+            )
+        )
+    return TimeshareSolution(shares=tuple(shares))
+
+
+def decode(tm: TimeshareModel, values: np.ndarray) -> TimeshareSolution:
+    return shares_of(tm.data, tm.columns, values[tm.x.cols])
+
+
+def throughputs(columns: Columns, x: np.ndarray, num_jobs: int) -> np.ndarray:
+    """ρ_j of every job at fractions ``x`` over ``columns``."""
+    jobs, cols, rates = member_terms(columns)
+    return np.bincount(jobs, weights=rates * x[cols], minlength=num_jobs)
+
+
+def encode(tm: TimeshareModel, sol: TimeshareSolution) -> np.ndarray:
+    """A solution as a point of the model (t at the minimum it implies); shares on columns the
+    model lacks are dropped."""
+    data, cols = tm.data, tm.columns
+    index = {w: k for k, w in enumerate(data.types)}
+    jobs = data.instance.job_index
+    where = {
+        key: c
+        for c, key in enumerate(
+            zip(cols.first.tolist(), cols.second.tolist(), cols.type.tolist(), strict=True)
+        )
+    }
+    x = np.zeros(len(cols))
+    for s in sol.shares:
+        first = jobs.get(s.job)
+        second = -1 if s.with_job is None else jobs.get(s.with_job)
+        if first is None or second is None or s.worker_type not in index:
+            continue
+        c = where.get((first, second, index[s.worker_type]))
+        if c is None:
+            c = where.get((second, first, index[s.worker_type]))
+        if c is not None:
+            x[c] = s.fraction
+    point = np.zeros(tm.model.num_cols)
+    point[tm.x.cols] = x
+    point[tm.t[()]] = float(np.min(tm.weights * throughputs(cols, x, data.num_jobs)))
+    return point

@@ -1,0 +1,180 @@
+"""The instance as arrays, and the columns of the model (formulations/timeshare.md, "Data").
+
+A *column* is a combination (a job alone, or a pair) on one GPU type, kept only where every
+member can run there. Columns are numbered singletons first, then pairs; the model and the
+column generation index the same arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from schedopt.core.stopping import Deadline, Ticker
+
+from .instance import Policy, TimeshareInstance
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Combination-type columns: ``first``/``second`` are job indices (``second`` = -1 for a
+    job alone), ``type`` the GPU type index, ``gpus`` s_c, ``rate_first``/``rate_second`` the
+    members' throughputs T_{j,cw} (0 for the missing second member)."""
+
+    first: np.ndarray
+    second: np.ndarray
+    type: np.ndarray
+    gpus: np.ndarray
+    rate_first: np.ndarray
+    rate_second: np.ndarray
+    #: index into ``TimeshareData.pair_*`` for pair columns, -1 for singletons.
+    pair: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.first)
+
+    def take(self, idx: np.ndarray) -> Columns:
+        return Columns(*(getattr(self, f)[idx] for f in _FIELDS))
+
+    @staticmethod
+    def concat(parts: list[Columns]) -> Columns:
+        return Columns(*(np.concatenate([getattr(p, f) for p in parts]) for f in _FIELDS))
+
+
+_FIELDS = ("first", "second", "type", "gpus", "rate_first", "rate_second", "pair")
+
+
+@dataclass(frozen=True)
+class TimeshareData:
+    instance: TimeshareInstance
+    policy: Policy
+    types: tuple[str, ...]
+    #: N_w, GPUs per type.
+    capacity: np.ndarray
+    #: T_jw (J × W) as given; for the throughput-blind policy the model uses 1 where T_jw > 0.
+    throughput: np.ndarray
+    scale: np.ndarray
+    priority: np.ndarray
+    remaining: np.ndarray
+    since_start: np.ndarray
+    isolated_time: np.ndarray
+    #: Pairs: job indices and the (P × W × 2) co-located throughputs.
+    pair_first: np.ndarray
+    pair_second: np.ndarray
+    pair_rate: np.ndarray
+    singles: Columns = field(repr=False)
+
+    @property
+    def num_jobs(self) -> int:
+        return len(self.scale)
+
+    @property
+    def num_types(self) -> int:
+        return len(self.types)
+
+    @property
+    def num_pairs(self) -> int:
+        return len(self.pair_first)
+
+    def equal_split_throughput(self) -> np.ndarray:
+        """p_j: the throughput under Gavel's equal split (``ProportionalPolicy``)."""
+        return self.throughput @ (self.capacity / self.capacity.sum())
+
+    def isolated_throughput(self) -> np.ndarray:
+        """i_j: the throughput under Gavel's isolated split (``IsolatedPolicy``)."""
+        x = (self.capacity[None, :] / self.num_jobs) / self.scale[:, None]
+        x = x / np.maximum(1.0, x.sum(axis=1))[:, None]
+        return (self.throughput * x).sum(axis=1)
+
+    def isolated_makespan(self) -> float:
+        """T_iso = max_j R_j / i_j: the makespan of the isolated split."""
+        return float(np.max(self.remaining / self.isolated_throughput()))
+
+    def isolated_split(self) -> np.ndarray:
+        """x^iso (J × W), feasible for C1 and C2 (formulations/timeshare.md)."""
+        x = (self.capacity[None, :] / self.num_jobs) / self.scale[:, None]
+        return x / np.maximum(1.0, x.sum(axis=1))[:, None]
+
+    def weights(self) -> np.ndarray:
+        """a_j of the linear policies (finish-time fairness sets its own per iteration)."""
+        if self.policy is Policy.MAX_MIN_FAIRNESS:
+            return self.scale / self.priority
+        if self.policy is Policy.MAX_MIN_FAIRNESS_PERF:
+            return self.scale / (self.priority * self.equal_split_throughput())
+        if self.policy is Policy.MIN_MAKESPAN:
+            # t = T_iso / makespan: the speed-up over the isolated split's makespan (a number
+            # near 1, where 1/makespan in 1/s would sit below every solver tolerance).
+            return self.isolated_makespan() / self.remaining
+        raise ValueError(f"{self.policy.value} has no fixed weights")
+
+    def pair_columns(self, pairs: np.ndarray | None = None) -> Columns:
+        """The columns of ``pairs`` (all when None): each pair on every type where both run."""
+        idx = np.arange(self.num_pairs) if pairs is None else pairs
+        rates = self.pair_rate[idx]  # P' × W × 2
+        p, w = np.nonzero((rates[:, :, 0] > 0) & (rates[:, :, 1] > 0))
+        pair = idx[p]
+        first = self.pair_first[pair]
+        return Columns(
+            first,
+            self.pair_second[pair],
+            w,
+            self.scale[first],
+            rates[p, w, 0],
+            rates[p, w, 1],
+            pair,
+        )
+
+
+def build_data(inst: TimeshareInstance, deadline: Deadline | None = None) -> TimeshareData:
+    tick = Ticker(deadline, "building the timeshare data")
+    types = inst.worker_types
+    col = {w: k for k, w in enumerate(types)}
+    jobs = inst.jobs
+    n = len(jobs)
+    thr = np.zeros((n, len(types)))
+    for i, job in enumerate(jobs):
+        for w, r in job.throughput.items():
+            thr[i, col[w]] = r
+        if i % 256 == 0:
+            tick()
+    capacity = np.array([float(inst.workers[w]) for w in types])
+    thr[:, capacity == 0] = 0.0  # a type with no GPUs runs nothing
+    index = inst.job_index
+    pf = np.array([index[p.jobs[0]] for p in inst.pairs], dtype=np.int64)
+    ps = np.array([index[p.jobs[1]] for p in inst.pairs], dtype=np.int64)
+    prate = np.zeros((len(inst.pairs), len(types), 2))
+    for k, p in enumerate(inst.pairs):
+        for w, (a, b) in p.throughput.items():
+            if capacity[col[w]]:
+                prate[k, col[w]] = (a, b)
+        if k % 256 == 0:
+            tick()
+    scale = np.array([float(j.scale_factor) for j in jobs])
+    j, w = np.nonzero(thr > 0)
+    rate = np.ones(len(j)) if inst.policy is Policy.MAX_MIN_FAIRNESS else thr[j, w]
+    singles = Columns(
+        j,
+        np.full(len(j), -1),
+        w,
+        scale[j],
+        rate,
+        np.zeros(len(j)),
+        -np.ones(len(j), dtype=np.int64),
+    )
+    return TimeshareData(
+        instance=inst,
+        policy=inst.policy,
+        types=types,
+        capacity=capacity,
+        throughput=thr,
+        scale=scale,
+        priority=np.array([j.priority_weight for j in jobs]),
+        remaining=np.array([j.remaining_steps or 0.0 for j in jobs]),
+        since_start=np.array([j.time_since_start_s for j in jobs]),
+        isolated_time=np.array([j.isolated_time_s for j in jobs]),
+        pair_first=pf,
+        pair_second=ps,
+        pair_rate=prate,
+        singles=singles,
+    )

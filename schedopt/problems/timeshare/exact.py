@@ -1,0 +1,180 @@
+"""Time share's exact methods: the LP of model.py on HiGHS and CBC, one runner per back-end.
+
+The linear policies go through the model layer's lexicographic driver as they are.
+Finish-time fairness iterates that LP (ftf.py); space sharing with many pairs prices pair
+columns in (colgen.py, HiGHS). CP-SAT is not offered: the decision is continuous, and a grid
+would only approximate an optimum the LP solvers prove.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from schedopt.core.options import SolveOptions
+from schedopt.core.registry import MethodKind, MethodSpec, Outcome
+from schedopt.core.status import Status
+from schedopt.core.stopping import Deadline
+from schedopt.model import ExactBackend, Formulated, Hooks, LexResult, solve_levels
+from schedopt.model.export import first_level_exporter
+from schedopt.model.method import emit, to_outcome
+
+from . import colgen
+from .codec import decode, encode, shares_of, throughputs
+from .data import Columns, TimeshareData, build_data
+from .ftf import Step, ratios, solve_ftf, start, weights_at
+from .instance import Policy, TimeshareInstance
+from .model import TimeshareModel, build_model
+from .solution import TimeshareSolution
+
+#: Up to this many pair columns the whole LP is built; beyond, HiGHS prices pairs in.
+FULL_PAIR_COLUMNS = 20_000
+
+
+def all_columns(data: TimeshareData) -> Columns:
+    if not data.num_pairs:
+        return data.singles
+    return Columns.concat([data.singles, data.pair_columns()])
+
+
+def first_model(inst: TimeshareInstance, deadline: Deadline | None = None) -> TimeshareModel:
+    """The LP of one round over every column; finish-time fairness: its first step, with the
+    weights at the isolated split's ratio."""
+    data = build_data(inst, deadline)
+    if data.policy is Policy.FINISH_TIME_FAIRNESS:
+        cols, x = start(data)
+        r = float(np.max(ratios(data, throughputs(cols, x, data.num_jobs))))
+        weights = weights_at(data, r)
+    else:
+        weights = data.weights()
+    return build_model(data, weights, all_columns(data), deadline, levels=levels(inst))
+
+
+def levels(inst: TimeshareInstance) -> int:
+    return 2 if inst.efficiency else 1
+
+
+def prepare(
+    inst: TimeshareInstance, options: SolveOptions, deadline: Deadline
+) -> Formulated | Outcome:
+    if not inst.jobs:
+        return Outcome(Status.OPTIMAL, TimeshareSolution(shares=()), bound=0.0)
+    tm = first_model(inst, deadline)
+    hint = None if options.hint is None else encode(tm, options.hint)
+    return Formulated(tm.model, Hooks(), lambda values, lex: decode(tm, values), hint=hint)
+
+
+def runner(backend: ExactBackend):
+    def run(inst: TimeshareInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
+        t0 = time.perf_counter()
+        data = build_data(inst, deadline)
+        if not data.num_jobs:
+            return Outcome(Status.OPTIMAL, TimeshareSolution(shares=()), bound=0.0)
+        if data.policy is Policy.FINISH_TIME_FAIRNESS:
+            return _finish_time_fairness(data, backend, options, deadline, t0)
+        if backend is ExactBackend.HIGHS and len(data.pair_columns()) > FULL_PAIR_COLUMNS:
+            return colgen.solve(data, data.weights(), options, deadline)
+        return _lp(
+            data, data.weights(), all_columns(data), backend, options, deadline, t0, levels(inst)
+        )
+
+    return run
+
+
+def _lp(
+    data: TimeshareData,
+    weights: np.ndarray,
+    columns: Columns,
+    backend: ExactBackend,
+    options: SolveOptions,
+    deadline: Deadline,
+    t0: float,
+    n_levels: int = 2,
+) -> Outcome:
+    tm = build_model(data, weights, columns, deadline, levels=n_levels)
+    hint = None if options.hint is None else encode(tm, options.hint)
+    session = emit(tm.model, backend, options, Hooks())
+    build_s = time.perf_counter() - t0
+    try:
+        lex = solve_levels(tm.model, session, options, deadline, Hooks(), hint)
+    finally:
+        session.close()
+    formulated = Formulated(tm.model, Hooks(), lambda values, _: decode(tm, values))
+    out = to_outcome(formulated, lex, build_s)
+    if lex.values is not None:
+        out = replace(out, stats={**out.stats, "sigma": float(lex.values[tm.t[()]])})
+    return out
+
+
+def _finish_time_fairness(
+    data: TimeshareData,
+    backend: ExactBackend,
+    options: SolveOptions,
+    deadline: Deadline,
+    t0: float,
+) -> Outcome:
+    columns = all_columns(data)
+
+    def lp(weights: np.ndarray) -> Step:
+        tm = build_model(data, weights, columns, deadline, levels=1)
+        session = emit(tm.model, backend, options, Hooks())
+        try:
+            lex = solve_levels(tm.model, session, options, deadline, Hooks())
+        finally:
+            session.close()
+        if lex.values is None:
+            return Step(lex.status, None, None)
+        return Step(lex.status, float(lex.values[tm.t[()]]), lex.values[tm.x.cols])
+
+    found = solve_ftf(data, columns, lp, deadline.remaining)
+    status, x = found.status, found.x
+    if status is Status.OPTIMAL and not data.instance.efficiency:
+        pass
+    elif status is Status.OPTIMAL and deadline.remaining() > 0:  # level 2 at the optimum
+        tm = build_model(data, weights_at(data, found.ratio), columns, deadline)
+        session = emit(tm.model, backend, options, Hooks())
+        try:
+            lex: LexResult = solve_levels(tm.model, session, options, deadline, Hooks())
+        finally:
+            session.close()
+        if lex.values is not None:
+            x = lex.values[tm.x.cols]
+        if lex.status is not Status.OPTIMAL:
+            status = Status.FEASIBLE
+    elif status is Status.OPTIMAL:
+        status = Status.FEASIBLE  # level 2 not proven
+    bound = None if found.lower is None else 1.0 / found.lower
+    return Outcome(
+        status,
+        shares_of(data, columns, x),
+        bound=bound,
+        build_s=0.0,
+        solve_s=time.perf_counter() - t0,
+        stats={"dinkelbach_steps": float(found.steps), "finish_time_ratio": found.ratio},
+    )
+
+
+METHODS = tuple(
+    MethodSpec(
+        b.value,
+        MethodKind.EXACT,
+        runner(b),
+        f"{b.description}; LP of formulations/timeshare.md",
+        supports_hint=True,
+    )
+    for b in (ExactBackend.HIGHS, ExactBackend.CBC)
+)
+
+
+#: ``schedopt export``: the first level of the LP (finish-time fairness: its first step).
+export = first_level_exporter(
+    lambda inst: first_model(inst).model,
+    describe="L1 of 2, maximise t, the policy's minimum weighted throughput",
+    notes=(
+        "L2 (mean weighted throughput) is solved after L1 is fixed; it is not in this file",
+        "finish_time_fairness: the first of the LPs its method solves (weights at the "
+        "isolated split's finish-time ratio)",
+    ),
+)

@@ -1,0 +1,165 @@
+"""One round of a time-share policy: the typed, validated form of an instance file.
+
+See ``formulations/timeshare.md`` for the symbols. Field ranges come from pydantic and
+``schedopt.core.limits``; the cross-field checks (ids, types, pairs, a job that can run
+nowhere) name the field path.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from functools import cached_property
+from typing import Annotated, Final, Literal
+
+from pydantic import Field, model_validator
+
+from schedopt.core import limits
+from schedopt.core.errors import FieldProblems
+from schedopt.core.limits import GpuCount, PositiveIterations, Seconds, Weight
+from schedopt.core.model import FrozenModel
+
+PROBLEM: Final = "timeshare"
+
+#: Steps/s: 0 (the job cannot run on that type) or in [MIN_POSITIVE, MAX_RATE].
+Throughput = Annotated[float, Field(ge=0, le=limits.MAX_RATE, allow_inf_nan=False)]
+#: At most this many jobs and pairs: the arrays of the model stay far below what HiGHS indexes.
+MAX_JOBS = 1_000_000
+MAX_PAIRS = 50_000_000
+
+
+class Policy(str, Enum):
+    """Gavel's policies (``scheduler/policies``), each an exact model here."""
+
+    #: ``MaxMinFairnessPolicy``: max min_j s_j Σ_w x_jw / π_j (throughput-blind).
+    MAX_MIN_FAIRNESS = "max_min_fairness"
+    #: ``MaxMinFairnessPolicyWithPerf`` (``...WithPacking`` with pairs): max min_j of the
+    #: throughput normalised by the equal split's, times s_j / π_j.
+    MAX_MIN_FAIRNESS_PERF = "max_min_fairness_perf"
+    #: ``FinishTimeFairnessPolicyWithPerf``: min max_j of finish time / isolated finish time.
+    FINISH_TIME_FAIRNESS = "finish_time_fairness"
+    #: ``MinTotalDurationPolicyWithPerf``: min the time until every job is done.
+    MIN_MAKESPAN = "min_makespan"
+
+    @property
+    def needs_remaining_steps(self) -> bool:
+        return self in (Policy.FINISH_TIME_FAIRNESS, Policy.MIN_MAKESPAN)
+
+    @property
+    def takes_pairs(self) -> bool:
+        return self is not Policy.MAX_MIN_FAIRNESS
+
+
+class Job(FrozenModel):
+    id: str = Field(min_length=1)
+    throughput: dict[str, Throughput] = Field(
+        description="steps/s on scale_factor GPUs of each type; 0: cannot run there; rates in "
+        f"[{limits.MIN_POSITIVE:g}, {limits.MAX_RATE:g}]"
+    )
+    scale_factor: int = Field(default=1, ge=1, le=limits.MAX_GPUS)
+    priority_weight: Weight = 1.0
+    remaining_steps: PositiveIterations | None = None
+    time_since_start_s: Seconds = 0.0
+    isolated_time_s: Seconds = Field(
+        default=0.0, description="progress so far, in seconds at the isolated throughput"
+    )
+
+
+class Pair(FrozenModel):
+    """Two jobs that may share GPUs, with each one's throughput while they do."""
+
+    jobs: tuple[str, str]
+    throughput: dict[str, tuple[Throughput, Throughput]]
+
+
+class TimeshareInstance(FrozenModel):
+    problem: Literal["timeshare"] = PROBLEM
+    schema_version: Literal[1] = 1
+    name: str = "timeshare"
+    policy: Policy = Policy.MAX_MIN_FAIRNESS_PERF
+    workers: dict[str, GpuCount] = Field(min_length=1, description="GPUs per type")
+    jobs: tuple[Job, ...] = Field(max_length=MAX_JOBS)
+    pairs: tuple[Pair, ...] = Field(default=(), max_length=MAX_PAIRS)
+    efficiency: bool = Field(
+        default=True,
+        description="solve level 2 (the mean weighted throughput among level 1's optima); "
+        "false: level 1 only, as Gavel's policies do (about 3x faster at 2,048 jobs; the "
+        "point among the optima is then the solver's, and the second objective reads 0)",
+    )
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> TimeshareInstance:
+        problems: list[tuple[str, str]] = []
+        if not any(self.workers.values()):
+            problems.append(("workers", "the cluster has no GPUs"))
+        seen: dict[str, int] = {}
+        for i, job in enumerate(self.jobs):
+            problems.extend(self._check_job(f"jobs[{i}]", job, seen.get(job.id)))
+            seen.setdefault(job.id, i)
+        if self.pairs and not self.policy.takes_pairs:
+            problems.append(("pairs", f"policy {self.policy.value} takes no pairs"))
+        paired: set[frozenset[str]] = set()
+        for i, pair in enumerate(self.pairs):
+            problems.extend(self._check_pair(f"pairs[{i}]", pair, seen, paired))
+        if problems:
+            raise FieldProblems(problems)
+        return self
+
+    def _check_job(self, where: str, job: Job, earlier: int | None) -> list[tuple[str, str]]:
+        out = []
+        if earlier is not None:
+            out.append((f"{where}.id", f"duplicate job id {job.id!r} (also jobs[{earlier}])"))
+        for w, rate in job.throughput.items():
+            if w not in self.workers:
+                out.append((f"{where}.throughput[{w!r}]", f"unknown GPU type {w!r}"))
+            elif 0 < rate < limits.MIN_POSITIVE:
+                out.append((f"{where}.throughput[{w!r}]", _RATE_RANGE))
+        if not any(rate and self.workers.get(w, 0) for w, rate in job.throughput.items()):
+            out.append((f"{where}.throughput", "the job can run on no GPU type of the cluster"))
+        if self.policy.needs_remaining_steps and job.remaining_steps is None:
+            out.append((f"{where}.remaining_steps", f"required by policy {self.policy.value}"))
+        return out
+
+    def _check_pair(
+        self, where: str, pair: Pair, index: dict[str, int], paired: set[frozenset[str]]
+    ) -> list[tuple[str, str]]:
+        a, b = pair.jobs
+        out = []
+        for k, jid in enumerate(pair.jobs):
+            if jid not in index:
+                out.append((f"{where}.jobs[{k}]", f"unknown job {jid!r}"))
+        if a == b:
+            out.append((f"{where}.jobs", f"a job cannot share GPUs with itself ({a!r})"))
+        key = frozenset(pair.jobs)
+        if key in paired:
+            out.append((f"{where}.jobs", f"pair {a!r}, {b!r} given twice"))
+        paired.add(key)
+        if out:
+            return out
+        ja, jb = self.jobs[index[a]], self.jobs[index[b]]
+        if ja.scale_factor != jb.scale_factor:
+            out.append(
+                (
+                    f"{where}.jobs",
+                    f"jobs with different scale factors ({ja.scale_factor}, {jb.scale_factor}) "
+                    "cannot share GPUs",
+                )
+            )
+        for w, rates in pair.throughput.items():
+            if w not in self.workers:
+                out.append((f"{where}.throughput[{w!r}]", f"unknown GPU type {w!r}"))
+            elif any(0 < r < limits.MIN_POSITIVE for r in rates):
+                out.append((f"{where}.throughput[{w!r}]", _RATE_RANGE))
+        return out
+
+    # --- derived views (computed once; the instance is frozen) ----------------------------
+    @cached_property
+    def worker_types(self) -> tuple[str, ...]:
+        """The GPU types, sorted (Gavel's order)."""
+        return tuple(sorted(self.workers))
+
+    @cached_property
+    def job_index(self) -> dict[str, int]:
+        return {j.id: i for i, j in enumerate(self.jobs)}
+
+
+_RATE_RANGE = f"throughput must be 0 or in [{limits.MIN_POSITIVE:g}, {limits.MAX_RATE:g}]"

@@ -1,0 +1,175 @@
+"""Independent validator and evaluator of time-share solutions.
+
+Everything is re-derived from the raw instance fields, in plain Python over dicts: nothing is
+shared with ``data.py``, ``model.py`` or the solvers, so a modelling bug shows up as a
+violation or a disagreement instead of being checked against itself. V-numbers and symbols are
+those of formulations/timeshare.md.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from schedopt.core.result import Violation
+
+from .instance import Policy, TimeshareInstance
+from .solution import TimeshareSolution
+
+#: Slack of the feasibility checks (solver tolerances on rows of a few thousand terms).
+TOL = 1e-6
+
+
+def validate(inst: TimeshareInstance, sol: TimeshareSolution) -> list[Violation]:
+    out: list[Violation] = []
+    jobs = {j.id: j for j in inst.jobs}
+    pairs = {frozenset(p.jobs): p for p in inst.pairs}
+    time: dict[str, float] = defaultdict(float)
+    gpus: dict[str, float] = defaultdict(float)
+    seen: set[tuple[str, str | None, str]] = set()
+    for k, s in enumerate(sol.shares):
+        where = f"shares[{k}]"
+        if any(m not in jobs for m in s.members) or s.worker_type not in inst.workers:
+            out.append(Violation("V1", f"{where} names an unknown job or GPU type"))
+            continue
+        if s.with_job is not None and frozenset(s.members) not in pairs:
+            out.append(Violation("V1", f"{where}: {s.job!r} and {s.with_job!r} are no pair"))
+            continue
+        key = (s.job, s.with_job, s.worker_type)
+        if key in seen:
+            out.append(Violation("V1", f"{where} repeats {key}"))
+        seen.add(key)
+        if not _runs(inst, pairs, s.job, s.with_job, s.worker_type):
+            out.append(
+                Violation("V4", f"{where}: a member cannot run on {s.worker_type} (throughput 0)")
+            )
+        for m in s.members:
+            time[m] += s.fraction
+        gpus[s.worker_type] += jobs[s.job].scale_factor * s.fraction
+    for jid, used in time.items():
+        if used > 1 + TOL:
+            out.append(Violation("V2", f"job {jid!r} runs {used:.9g} of the round (> 1)"))
+    for w, used in gpus.items():
+        if used > inst.workers[w] + TOL * max(1.0, inst.workers[w]):
+            out.append(
+                Violation(
+                    "V3", f"{used:.9g} GPUs of {w} in use on average, {inst.workers[w]} exist"
+                )
+            )
+    return out
+
+
+def _runs(inst: TimeshareInstance, pairs: dict, job: str, other: str | None, w: str) -> bool:
+    if inst.workers[w] == 0:
+        return False
+    if other is None:
+        return inst.jobs[inst.job_index[job]].throughput.get(w, 0.0) > 0
+    return all(r > 0 for r in pairs[frozenset((job, other))].throughput.get(w, (0.0, 0.0)))
+
+
+def job_throughputs(inst: TimeshareInstance, sol: TimeshareSolution) -> dict[str, float]:
+    """ρ_j: steps/s of every job under the fractions (the blind policy counts time, T := 1)."""
+    blind = inst.policy is Policy.MAX_MIN_FAIRNESS
+    rho = {j.id: 0.0 for j in inst.jobs}
+    pairs = {frozenset(p.jobs): p for p in inst.pairs}
+    for s in sol.shares:
+        if s.with_job is None:
+            rate = inst.jobs[inst.job_index[s.job]].throughput.get(s.worker_type, 0.0)
+            rho[s.job] += s.fraction * (1.0 if blind and rate > 0 else rate)
+            continue
+        p = pairs[frozenset(s.members)]
+        rates = p.throughput.get(s.worker_type, (0.0, 0.0))
+        for member, rate in zip(p.jobs, rates, strict=True):
+            rho[member] += s.fraction * rate
+    return rho
+
+
+def equal_split(inst: TimeshareInstance) -> dict[str, float]:
+    """p_j, Gavel's ``ProportionalPolicy`` throughput: every type in proportion to its size."""
+    total = sum(inst.workers.values())
+    return {
+        j.id: sum(r * inst.workers[w] / total for w, r in j.throughput.items()) for j in inst.jobs
+    }
+
+
+def isolated(inst: TimeshareInstance) -> dict[str, float]:
+    """i_j, Gavel's ``IsolatedPolicy`` throughput."""
+    n = len(inst.jobs)
+    out = {}
+    for j in inst.jobs:
+        x = {w: inst.workers[w] / n / j.scale_factor for w in inst.workers}
+        norm = max(1.0, sum(x.values()))
+        out[j.id] = sum(r * x[w] / norm for w, r in j.throughput.items())
+    return out
+
+
+def finish_time_ratios(inst: TimeshareInstance, rho: dict[str, float]) -> dict[str, float]:
+    """ρ^FTF_j = (τ_j + R_j/ρ_j) / (θ_j + R_j/i_j); inf for a job that does not run."""
+    iso = isolated(inst)
+    out = {}
+    for j in inst.jobs:
+        r = j.remaining_steps or 0.0
+        own = j.time_since_start_s + (r / rho[j.id] if rho[j.id] > 0 else float("inf"))
+        out[j.id] = own / (j.isolated_time_s + r / iso[j.id])
+    return out
+
+
+def evaluate(inst: TimeshareInstance, sol: TimeshareSolution) -> tuple[float, float]:
+    """(L1, L2): L1 the policy's value as a maximum (the minimum weighted throughput; the
+    isolated split's makespan / the makespan; 1 / the largest finish-time ratio), L2 the mean
+    of the weighted throughputs."""
+    if not inst.jobs:
+        return (0.0, 0.0)
+    rho = job_throughputs(inst, sol)
+    weighted = _weighted(inst, rho)
+    mean = sum(weighted.values()) / len(weighted) if inst.efficiency else 0.0
+    return (min(weighted.values()), mean)
+
+
+def _weighted(inst: TimeshareInstance, rho: dict[str, float]) -> dict[str, float]:
+    """a_j ρ_j of every job, with the policy's a_j (finish-time fairness: 1/q_j(r(x)))."""
+    policy = inst.policy
+    if policy is Policy.MAX_MIN_FAIRNESS:
+        return {j.id: j.scale_factor * rho[j.id] / j.priority_weight for j in inst.jobs}
+    if policy is Policy.MAX_MIN_FAIRNESS_PERF:
+        p = equal_split(inst)
+        return {j.id: j.scale_factor * rho[j.id] / (j.priority_weight * p[j.id]) for j in inst.jobs}
+    if policy is Policy.MIN_MAKESPAN:
+        iso = isolated(inst)
+        reference = max((j.remaining_steps or 0.0) / iso[j.id] for j in inst.jobs)
+        return {j.id: reference * rho[j.id] / (j.remaining_steps or 1.0) for j in inst.jobs}
+    ratios = finish_time_ratios(inst, rho)
+    worst = max(ratios.values())
+    if worst == float("inf"):
+        return {j.id: 0.0 for j in inst.jobs}
+    iso = isolated(inst)
+    out = {}
+    for j in inst.jobs:
+        r = j.remaining_steps or 0.0
+        expected = j.isolated_time_s + r / iso[j.id]
+        # q_j(worst) = R_j / (worst·E_j − τ_j); the ratio ρ_j / q_j is 1 for the worst job.
+        out[j.id] = rho[j.id] * (worst * expected - j.time_since_start_s) / r / worst
+    return out
+
+
+def metrics(inst: TimeshareInstance, sol: TimeshareSolution) -> dict[str, float]:
+    """What a person asks of an allocation: the policy's own number, GPUs in use."""
+    rho = job_throughputs(inst, sol)
+    running = {m for s in sol.shares if s.fraction > 1e-9 for m in s.members}
+    out: dict[str, float] = {
+        "jobs_running": float(len(running)),
+        "gpus_in_use": sum(
+            inst.jobs[inst.job_index[s.job]].scale_factor * s.fraction for s in sol.shares
+        ),
+        "gpus": float(sum(inst.workers.values())),
+    }
+    if inst.jobs:
+        weighted = _weighted(inst, rho)
+        out["mean_weighted_throughput"] = sum(weighted.values()) / len(weighted)
+    if inst.policy is Policy.MIN_MAKESPAN and inst.jobs:
+        out["makespan_s"] = max(
+            (j.remaining_steps or 0.0) / rho[j.id] if rho[j.id] > 0 else float("inf")
+            for j in inst.jobs
+        )
+    if inst.policy is Policy.FINISH_TIME_FAIRNESS and inst.jobs:
+        out["max_finish_time_ratio"] = max(finish_time_ratios(inst, rho).values())
+    return out

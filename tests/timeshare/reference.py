@@ -1,0 +1,114 @@
+"""An independent optimum of Gavel's policies: dense LPs written from Gavel's code
+(scheduler/policies/*.py) and solved by scipy's ``linprog``, sharing nothing with schedopt's
+model, data or validator. For small instances only."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linprog
+
+from schedopt.problems.timeshare import Policy, TimeshareInstance
+
+
+def _combos(inst: TimeshareInstance):
+    """(members, per-type throughput tuples, GPUs) of every job alone and every pair."""
+    blind = inst.policy is Policy.MAX_MIN_FAIRNESS
+    out = []
+    for j in inst.jobs:
+        rates = {w: ((1.0 if blind and r > 0 else r),) for w, r in j.throughput.items()}
+        out.append(((j.id,), rates, j.scale_factor))
+    sf = {j.id: j.scale_factor for j in inst.jobs}
+    for p in inst.pairs:
+        out.append((tuple(p.jobs), {w: tuple(r) for w, r in p.throughput.items()}, sf[p.jobs[0]]))
+    return out
+
+
+def _polytope(inst: TimeshareInstance):
+    """Variables x[c, w] (combination-major) then t; A_ub, b_ub of C1 and C2, and each job's
+    throughput row ρ_j = Σ T x."""
+    types = sorted(inst.workers)
+    combos = _combos(inst)
+    nv = len(combos) * len(types)
+    ids = [j.id for j in inst.jobs]
+    rho = np.zeros((len(ids), nv))
+    time_rows = np.zeros((len(ids), nv))
+    cap = np.zeros((len(types), nv))
+    for c, (members, rates, gpus) in enumerate(combos):
+        for k, w in enumerate(types):
+            v = c * len(types) + k
+            r = rates.get(w, (0.0,) * len(members))
+            usable = inst.workers[w] > 0 and all(x > 0 for x in r)
+            for m, rate in zip(members, r, strict=True):
+                time_rows[ids.index(m), v] = 1.0
+                rho[ids.index(m), v] = rate if usable else 0.0
+            cap[k, v] = gpus
+    b = np.concatenate([np.ones(len(ids)), [float(inst.workers[w]) for w in types]])
+    return np.vstack([time_rows, cap]), b, rho, nv
+
+
+def max_min(inst: TimeshareInstance, weights: np.ndarray) -> float:
+    """max t s.t. t ≤ a_j ρ_j, C1, C2, 0 ≤ x ≤ 1."""
+    A, b, rho, nv = _polytope(inst)
+    n = len(inst.jobs)
+    A_ub = np.vstack(
+        [
+            np.hstack([A, np.zeros((len(A), 1))]),
+            np.hstack([-weights[:, None] * rho, np.ones((n, 1))]),
+        ]
+    )
+    b_ub = np.concatenate([b, np.zeros(n)])
+    c = np.zeros(nv + 1)
+    c[-1] = -1.0
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=[(0, 1)] * nv + [(0, None)], method="highs")
+    assert res.status == 0, res.message
+    return -res.fun
+
+
+def equal_split(inst: TimeshareInstance) -> np.ndarray:
+    """Gavel's ProportionalPolicy: x = N_w / m, divided by the largest row sum."""
+    types = sorted(inst.workers)
+    m = len(inst.jobs)
+    x = np.array([inst.workers[w] / m for w in types])
+    x = x / x.sum()
+    return np.array(
+        [sum(j.throughput.get(w, 0.0) * x[k] for k, w in enumerate(types)) for j in inst.jobs]
+    )
+
+
+def isolated(inst: TimeshareInstance) -> np.ndarray:
+    """Gavel's IsolatedPolicy throughput."""
+    types = sorted(inst.workers)
+    m = len(inst.jobs)
+    out = []
+    for j in inst.jobs:
+        x = np.array([inst.workers[w] / m for w in types]) / j.scale_factor
+        x = x / max(1.0, x.sum())
+        out.append(sum(j.throughput.get(w, 0.0) * x[k] for k, w in enumerate(types)))
+    return np.array(out)
+
+
+def policy_value(inst: TimeshareInstance) -> float:
+    """The optimum of the policy, in Gavel's own terms: min normalised throughput (max-min),
+    the minimum makespan in seconds, or the minimum of the largest finish-time ratio."""
+    s = np.array([j.scale_factor for j in inst.jobs], dtype=float)
+    pw = np.array([j.priority_weight for j in inst.jobs])
+    R = np.array([j.remaining_steps or 0.0 for j in inst.jobs])
+    if inst.policy is Policy.MAX_MIN_FAIRNESS:
+        return max_min(inst, s / pw)
+    if inst.policy is Policy.MAX_MIN_FAIRNESS_PERF:
+        return max_min(inst, s / (pw * equal_split(inst)))
+    if inst.policy is Policy.MIN_MAKESPAN:
+        return 1.0 / max_min(inst, 1.0 / R)  # ρ_j ≥ R_j y, makespan 1/y
+    # finish-time fairness by bisection on r: feasible iff max-min of ρ_j / q_j(r) ≥ 1
+    tau = np.array([j.time_since_start_s for j in inst.jobs])
+    E = np.array([j.isolated_time_s for j in inst.jobs]) + R / isolated(inst)
+    lo, hi = float(np.max(tau / E)), 1.0
+    while max_min(inst, (hi * E - tau) / R) < 1:
+        hi *= 2
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if max_min(inst, (mid * E - tau) / R) >= 1:
+            hi = mid
+        else:
+            lo = mid
+    return hi
