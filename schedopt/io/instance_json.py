@@ -47,7 +47,9 @@ def parse_instance(doc: Any) -> BaseModel:
         raise InvalidInstanceError("", "the document is nested too deeply") from None
 
 
-def _decode(text: str | bytes) -> object:
+def decode_json(text: str | bytes) -> object:
+    """Parse JSON text; NaN and Infinity, and every way the text can fail to decode, raise
+    :class:`InvalidInstanceError` (its path names the line and column when JSON does)."""
     try:
         return json.loads(text, parse_constant=_reject_constants)
     except InvalidInstanceError:
@@ -63,7 +65,7 @@ def _decode(text: str | bytes) -> object:
         raise InvalidInstanceError("", f"not a readable JSON document: {err}") from None
 
 
-def _read(p: Path, limit: int | None = None) -> bytes:
+def read_capped(p: Path, limit: int | None = None) -> bytes:
     """The file's bytes, refusing more than ``limit`` (default :data:`MAX_FILE_BYTES`).
 
     The cap is enforced on the bytes actually read, not on the size the file system reports:
@@ -85,12 +87,12 @@ def _read(p: Path, limit: int | None = None) -> bytes:
 
 def loads(text: str | bytes) -> BaseModel:
     """Parse instance file contents of any problem."""
-    return parse_instance(_decode(text))
+    return parse_instance(decode_json(text))
 
 
 def load(path: str | Path) -> BaseModel:
     """Read an instance file of any problem and return its typed, validated instance."""
-    return loads(_read(Path(path)))
+    return loads(read_capped(Path(path)))
 
 
 def to_json(obj: BaseModel) -> str:
@@ -105,7 +107,7 @@ def dump(obj: BaseModel, path: str | Path) -> None:
 def load_solution(instance: BaseModel, path: str | Path) -> BaseModel:
     """Read a solution file for ``instance``'s problem (same checks as instance files)."""
     spec = problem_of(instance)
-    doc = _decode(_read(Path(path)))
+    doc = decode_json(read_capped(Path(path)))
     if not isinstance(doc, dict):
         raise InvalidInstanceError("", f"a solution is a JSON object (got {type(doc).__name__})")
     try:

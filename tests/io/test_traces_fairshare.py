@@ -1,79 +1,22 @@
-"""Fair-share trace loaders: Gavel throughputs and Astraea tenant shares."""
+"""Fair-share trace loaders: Astraea tenant shares (Gavel's files: test_traces_gavel.py)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from schedopt.core.errors import InvalidInstanceError
 from schedopt.io.traces.astraea import TenantShare, load_astraea_shares
-from schedopt.io.traces.gavel import GavelJobType, load_gavel_throughputs, parse_job_key
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-GAVEL = DATA / "gavel" / "simulation_throughputs.json"
 ASTRAEA = DATA / "astraea" / "share-production.csv"
-
-SAMPLE = {
-    "k80": {
-        "('ResNet-18 (batch size 16)', 1)": {"null": 4.5, "('A3C', 1)": [1.0, 2.0]},
-        "('Transformer (batch size 64)', 2)": {"null": 1.25},
-    },
-    "v100": {"('ResNet-18 (batch size 16)', 1)": {"null": 20.0}},
-    "v100_unconsolidated": {"('ResNet-18 (batch size 16)', 1)": {"null": 18.0}},
-}
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:
     p = tmp_path / name
     p.write_text(text, encoding="utf-8")
     return p
-
-
-def test_gavel_records(tmp_path: Path) -> None:
-    path = _write(tmp_path, "t.json", json.dumps(SAMPLE))
-    jobs = load_gavel_throughputs(path)
-    assert jobs == [
-        GavelJobType("ResNet-18 (batch size 16)", 1, {"k80": 4.5, "v100": 20.0}),
-        GavelJobType("Transformer (batch size 64)", 2, {"k80": 1.25}),
-    ]
-    unc = load_gavel_throughputs(path, unconsolidated=True)
-    assert unc == [GavelJobType("ResNet-18 (batch size 16)", 1, {"v100": 18.0})]
-    assert parse_job_key("('A3C', 4)") == ("A3C", 4)
-
-
-@pytest.mark.parametrize(
-    "doc, where",
-    [
-        ({"k80": {"ResNet": {"null": 1.0}}}, "t.json:k80.ResNet"),
-        ({"k80": {"('A', 1)": {"x": 1.0}}}, "t.json:k80.('A', 1)"),
-        ({"k80": {"('A', 1)": {"null": -1.0}}}, "t.json:k80.('A', 1)"),
-        ({"k80": {"('A', 0)": {"null": 1.0}}}, "t.json:k80.('A', 0)"),
-        ({"k80": []}, "t.json:k80"),
-    ],
-)
-def test_gavel_malformed_entries_name_the_key(tmp_path: Path, doc, where: str) -> None:
-    with pytest.raises(InvalidInstanceError) as err:
-        load_gavel_throughputs(_write(tmp_path, "t.json", json.dumps(doc)))
-    assert err.value.path == where
-
-
-def test_gavel_not_json(tmp_path: Path) -> None:
-    with pytest.raises(InvalidInstanceError):
-        load_gavel_throughputs(_write(tmp_path, "t.json", "{oops"))
-    with pytest.raises(InvalidInstanceError):
-        load_gavel_throughputs(_write(tmp_path, "t.json", "[1, 2]"))
-
-
-@pytest.mark.skipif(not GAVEL.exists(), reason="shared Gavel data not present")
-def test_gavel_real_file() -> None:
-    jobs = load_gavel_throughputs(GAVEL)
-    assert len(jobs) == 83
-    assert {g for j in jobs for g in j.throughput} == {"k80", "p100", "v100"}
-    assert {j.scale_factor for j in jobs} <= {1, 2, 4, 8}
-    faster = [j for j in jobs if {"k80", "v100"} <= set(j.throughput) and j.throughput["k80"] > 0]
-    assert sum(j.throughput["v100"] >= j.throughput["k80"] for j in faster) > 0.9 * len(faster)
 
 
 def test_astraea_shares(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from schedopt.core.errors import InvalidInstanceError
+from schedopt.core.pydantic_errors import describe
 
 
 class Row:
@@ -34,9 +35,9 @@ class Row:
         try:
             number = float(raw)
         except ValueError:
-            raise self.error(column, f"not a number: {raw!r}") from None
+            raise self.error(column, f"not a number{got(raw)}") from None
         if not math.isfinite(number) or number != int(number):
-            raise self.error(column, f"not a whole number: {raw!r}")
+            raise self.error(column, f"not a whole number{got(raw)}")
         return int(number)
 
     def number(self, column: str) -> float:
@@ -44,9 +45,9 @@ class Row:
         try:
             number = float(raw)
         except ValueError:
-            raise self.error(column, f"not a number: {raw!r}") from None
+            raise self.error(column, f"not a number{got(raw)}") from None
         if not math.isfinite(number):
-            raise self.error(column, f"not a finite number: {raw!r}")
+            raise self.error(column, f"not a finite number{got(raw)}")
         return number
 
     def numbers(self, column: str, sep: str = "-") -> list[float]:
@@ -54,10 +55,16 @@ class Row:
         try:
             out = [float(part) for part in raw.split(sep)]
         except ValueError:
-            raise self.error(column, f"not a {sep!r}-separated list of numbers: {raw!r}") from None
+            raise self.error(column, f"not a {sep!r}-separated list of numbers{got(raw)}") from None
         if not all(math.isfinite(x) for x in out):
-            raise self.error(column, f"not finite numbers: {raw!r}")
+            raise self.error(column, f"not finite numbers{got(raw)}")
         return out
+
+
+def got(raw: str) -> str:
+    """``" (got '12x')"``: the offending text quoted, unless it is too long to quote."""
+    shown = describe(raw)
+    return f" (got {shown})" if shown else f" (got {len(raw):,} characters)"
 
 
 def read_rows(path: Path, columns: Sequence[str]) -> Iterator[Row]:
