@@ -1,0 +1,1 @@
+"""Adapters that let an existing scheduler call schedopt through its own interface."""

@@ -1,0 +1,236 @@
+"""Gavel's policy interface, answered by schedopt's exact models (``timeshare``).
+
+Drop-in for Gavel's simulator and physical scheduler (stanford-futuredata/gavel,
+``scheduler/policies``): the classes here take and return the same dicts as Gavel's, and
+nothing of Gavel is imported. Job ids are whatever hashable keys the caller uses (Gavel's
+``JobIdPair``): a key is a *pair* of co-located jobs when it has ``is_pair()`` true (Gavel)
+or is a 2-tuple, and its members are then ``singletons()`` (Gavel) or the tuple's items.
+
+    policy = MaxMinFairnessPerf()
+    allocation = policy.get_allocation(throughputs, scale_factors, priority_weights,
+                                       cluster_spec)
+
+Every returned allocation is the exact optimum of formulations/timeshare.md and passed its
+independent validator; a round the solver cannot finish in ``time_limit_s`` raises
+:class:`RoundFailed` (never a silently worse answer), and bad input raises
+``InvalidInstanceError`` naming the job and field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+import schedopt
+from schedopt.core.errors import SchedoptError
+from schedopt.core.status import Status
+from schedopt.problems.timeshare import Policy, TimeshareInstance, TimeshareSolution
+
+Key = Hashable
+
+
+class RoundFailed(SchedoptError):
+    """The solver returned no allocation for the round (see ``result``)."""
+
+    def __init__(self, result: Any):
+        self.result = result
+        super().__init__(f"no allocation: {result.status.value}: {result.explanation}")
+
+
+def members(key: Key) -> tuple[Key, ...] | None:
+    """The two jobs of a pair key, or None for a single job's key."""
+    is_pair = getattr(key, "is_pair", None)
+    if callable(is_pair):
+        return tuple(key.singletons()) if is_pair() else None  # type: ignore[attr-defined]
+    if isinstance(key, tuple) and len(key) == 2:
+        return key
+    return None
+
+
+class _TimesharePolicy:
+    """What every adapter shares: dicts in, a timeshare instance, dicts out."""
+
+    policy: Policy
+    name: str
+
+    def __init__(
+        self,
+        *,
+        method: str = "milp:highs",
+        time_limit_s: float = 60.0,
+        efficiency: bool = False,
+    ):
+        #: ``efficiency``: also solve level 2 (Gavel does not; about 3x the LP time).
+        self.method, self.time_limit_s, self.efficiency = method, time_limit_s, efficiency
+        self.last_result: Any = None
+
+    def _solve(
+        self,
+        throughputs: Mapping[Key, Mapping[str, Any]],
+        scale_factors: Mapping[Key, int],
+        priority_weights: Mapping[Key, float] | None,
+        cluster_spec: Mapping[str, int],
+        remaining: Mapping[Key, float] | None = None,
+        since_start: Mapping[Key, float] | None = None,
+        isolated_time: Mapping[Key, float] | None = None,
+    ) -> dict[Key, dict[str, float]] | None:
+        singles = [k for k in throughputs if members(k) is None]
+        if not singles:
+            return None  # Gavel's policies return None for an empty round
+        ids = {k: str(i) for i, k in enumerate(singles)}
+        jobs = []
+        for k in singles:
+            job: dict[str, Any] = {
+                "id": ids[k],
+                "throughput": {w: float(r) for w, r in throughputs[k].items()},
+                "scale_factor": int(scale_factors[k]),
+            }
+            if priority_weights is not None:
+                job["priority_weight"] = float(priority_weights[k])
+            if remaining is not None:
+                job["remaining_steps"] = float(remaining[k])
+            if since_start is not None:
+                job["time_since_start_s"] = float(since_start[k])
+            if isolated_time is not None:
+                job["isolated_time_s"] = float(isolated_time[k])
+            jobs.append(job)
+        pairs, pair_keys = [], {}
+        for k, table in throughputs.items():
+            two = members(k)
+            if two is None or not self.policy.takes_pairs:
+                continue
+            a, b = two
+            if scale_factors[a] != scale_factors[b]:
+                continue  # Gavel's packing forces these to 0: they never share
+            pairs.append(
+                {
+                    "jobs": [ids[a], ids[b]],
+                    "throughput": {w: [float(r[0]), float(r[1])] for w, r in table.items()},
+                }
+            )
+            pair_keys[frozenset((ids[a], ids[b]))] = k
+        inst = TimeshareInstance.model_validate(
+            {
+                "name": f"gavel-{self.name}",
+                "policy": self.policy.value,
+                "workers": {w: int(n) for w, n in cluster_spec.items()},
+                "jobs": jobs,
+                "pairs": pairs,
+                "efficiency": self.efficiency,
+            }
+        )
+        result = schedopt.solve(inst, self.method, time_limit_s=self.time_limit_s)
+        self.last_result = result
+        if result.solution is None or result.status not in (Status.OPTIMAL, Status.FEASIBLE):
+            raise RoundFailed(result)
+        return _as_gavel(result.solution, throughputs, {v: k for k, v in ids.items()}, pair_keys)
+
+
+def _as_gavel(
+    sol: TimeshareSolution,
+    throughputs: Mapping[Key, Mapping[str, Any]],
+    key_of: dict[str, Key],
+    pair_keys: dict[frozenset[str], Key],
+) -> dict[Key, dict[str, float]]:
+    """Gavel's output: every key of the input, every worker type, zeros included."""
+    out = {k: {w: 0.0 for w in throughputs[k]} for k in throughputs}
+    for s in sol.shares:
+        key = key_of[s.job] if s.with_job is None else pair_keys[frozenset(s.members)]
+        out[key][s.worker_type] = s.fraction
+    return out
+
+
+class MaxMinFairnessPerf(_TimesharePolicy):
+    """``MaxMinFairnessPolicyWithPerf`` (and ``...WithPacking`` when pair keys are given)."""
+
+    policy = Policy.MAX_MIN_FAIRNESS_PERF
+    name = "MaxMinFairness_Perf"
+
+    def get_allocation(self, throughputs, scale_factors, priority_weights, cluster_spec):
+        return self._solve(throughputs, scale_factors, priority_weights, cluster_spec)
+
+
+class MaxMinFairness(_TimesharePolicy):
+    """``MaxMinFairnessPolicy``: throughput-blind (time only where the job can run)."""
+
+    policy = Policy.MAX_MIN_FAIRNESS
+    name = "MaxMinFairness"
+
+    def get_allocation(self, throughputs, scale_factors, priority_weights, cluster_spec):
+        return self._solve(throughputs, scale_factors, priority_weights, cluster_spec)
+
+
+class MinTotalDuration(_TimesharePolicy):
+    """``MinTotalDurationPolicyWithPerf``: the exact minimum makespan (Gavel bisects to 5%)."""
+
+    policy = Policy.MIN_MAKESPAN
+    name = "MinTotalDuration_Perf"
+
+    def get_allocation(self, throughputs, scale_factors, num_steps_remaining, cluster_spec):
+        return self._solve(
+            throughputs, scale_factors, None, cluster_spec, remaining=num_steps_remaining
+        )
+
+
+class FinishTimeFairness(_TimesharePolicy):
+    """``FinishTimeFairnessPolicyWithPerf``, with Gavel's state across rounds: each job's
+    progress in seconds of its isolated throughput (``_cumulative_isolated_time``)."""
+
+    policy = Policy.FINISH_TIME_FAIRNESS
+    name = "FinishTimeFairness_Perf"
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(**kwargs)
+        self._isolated_time: dict[Key, float] = {}
+        self._last_steps: dict[Key, float] = {}
+        self._last_isolated: dict[Key, float] = {}
+
+    def get_allocation(
+        self,
+        throughputs,
+        scale_factors,
+        priority_weights,
+        times_since_start,
+        num_steps_remaining,
+        cluster_spec,
+    ):
+        for k, steps in num_steps_remaining.items():
+            if k in self._last_steps and self._last_isolated.get(k):
+                done = self._last_steps[k] - steps
+                self._isolated_time[k] = (
+                    self._isolated_time.get(k, 0.0) + done / (self._last_isolated[k])
+                )
+        out = self._solve(
+            throughputs,
+            scale_factors,
+            priority_weights,
+            cluster_spec,
+            remaining=num_steps_remaining,
+            since_start=times_since_start,
+            isolated_time={k: self._isolated_time.get(k, 0.0) for k in num_steps_remaining},
+        )
+        self._last_steps = dict(num_steps_remaining)
+        self._last_isolated = _isolated_throughputs(throughputs, scale_factors, cluster_spec)
+        return out
+
+
+def _isolated_throughputs(throughputs, scale_factors, cluster_spec) -> dict[Key, float]:
+    """Gavel's ``IsolatedPolicy`` throughput of every single job this round."""
+    singles = [k for k in throughputs if members(k) is None]
+    m = len(singles)
+    out = {}
+    for k in singles:
+        x = {w: cluster_spec[w] / m / scale_factors[k] for w in cluster_spec}
+        norm = max(1.0, sum(x.values()))
+        out[k] = sum(float(r) * x[w] / norm for w, r in throughputs[k].items())
+    return out
+
+
+__all__ = [
+    "FinishTimeFairness",
+    "MaxMinFairness",
+    "MaxMinFairnessPerf",
+    "MinTotalDuration",
+    "RoundFailed",
+    "members",
+]

@@ -1,0 +1,152 @@
+"""schedopt.integrations.gavel: Gavel's policy interface, hand-checked rounds and a replay."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from schedopt.core.errors import InvalidInstanceError
+from schedopt.integrations.gavel import (
+    FinishTimeFairness,
+    MaxMinFairness,
+    MaxMinFairnessPerf,
+    MinTotalDuration,
+)
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "gavel"
+
+
+@dataclass(frozen=True, order=True)
+class JobIdPair:
+    """What Gavel's ``scheduler/job_id_pair.py`` offers the policies (not imported)."""
+
+    a: int
+    b: int | None = None
+
+    def is_pair(self) -> bool:
+        return self.b is not None
+
+    def singletons(self) -> tuple[JobIdPair, JobIdPair]:
+        assert self.b is not None
+        return (JobIdPair(self.a), JobIdPair(self.b))
+
+
+def test_priority_and_scale_factor_round_by_hand() -> None:
+    """Both jobs run only on V100 (2 GPUs); b uses 2 GPUs and has priority 2. Equal normalised
+    shares need x_a = x_b and x_a + 2 x_b ≤ 2: x = 2/3 each (formulations/timeshare.md)."""
+    a, b = JobIdPair(0), JobIdPair(1)
+    out = MaxMinFairnessPerf().get_allocation(
+        {a: {"v100": 1.0, "k80": 0.0}, b: {"v100": 1.0, "k80": 0.0}},
+        {a: 1, b: 2},
+        {a: 1.0, b: 2.0},
+        {"v100": 2, "k80": 2},
+    )
+    assert out is not None
+    assert out[a]["v100"] == pytest.approx(2 / 3, abs=1e-7)
+    assert out[b]["v100"] == pytest.approx(2 / 3, abs=1e-7)
+    assert out[a]["k80"] == out[b]["k80"] == 0.0
+
+
+def test_heterogeneity_aware_round_by_hand() -> None:
+    """Job a is 10x faster on V100, b equally fast on both; one GPU of each. Equal split
+    throughputs p_a = 5.5, p_b = 1. b can reach at most 1 (the whole round), so the optimum is
+    1: b all round, and a at least 0.55 of the V100 (ρ_a ≥ 5.5). Level 1 alone (as Gavel) may
+    stop anywhere there; with efficiency a gets the whole V100 (and b the K80)."""
+    a, b = JobIdPair(0), JobIdPair(1)
+    tput = {a: {"v100": 10.0, "k80": 1.0}, b: {"v100": 1.0, "k80": 1.0}}
+    spec, sf, pw = {"v100": 1, "k80": 1}, {a: 1, b: 1}, {a: 1.0, b: 1.0}
+    perf = MaxMinFairnessPerf().get_allocation(tput, sf, pw, spec)
+    assert perf is not None
+    assert sum(perf[b].values()) == pytest.approx(1.0, abs=1e-7)
+    assert 10 * perf[a]["v100"] + perf[a]["k80"] >= 5.5 - 1e-6
+    efficient = MaxMinFairnessPerf(efficiency=True).get_allocation(tput, sf, pw, spec)
+    assert efficient is not None
+    assert efficient[a]["v100"] == pytest.approx(1.0, abs=1e-7)
+    assert efficient[b]["k80"] == pytest.approx(1.0, abs=1e-7)
+    blind = MaxMinFairness().get_allocation(tput, sf, pw, spec)
+    assert blind is not None
+    assert sum(blind[a].values()) == pytest.approx(1.0, abs=1e-7)
+
+
+def test_pairs_keyed_like_gavel_come_back_under_their_keys() -> None:
+    """Two jobs on one V100 that run at 0.9 of their speed together: sharing all round gives
+    each 0.9 of its throughput, better than 0.5 each alone."""
+    a, b, ab = JobIdPair(0), JobIdPair(1), JobIdPair(0, 1)
+    out = MaxMinFairnessPerf().get_allocation(
+        {a: {"v100": 1.0}, b: {"v100": 2.0}, ab: {"v100": [0.9, 1.8]}},
+        {a: 1, b: 1},
+        {a: 1.0, b: 1.0},
+        {"v100": 1},
+    )
+    assert out is not None
+    assert out[ab]["v100"] == pytest.approx(1.0, abs=1e-7)
+    assert set(out) == {a, b, ab}
+
+
+def test_makespan_is_exact_not_a_five_percent_bisection() -> None:
+    """One V100; a needs 100 steps at 1/s, b 300 steps at 1/s: every schedule ends at 400 s,
+    and the optimum shares time 1:3 (Gavel's bisection stops within 5% of it)."""
+    a, b = JobIdPair(0), JobIdPair(1)
+    policy = MinTotalDuration()
+    out = policy.get_allocation(
+        {a: {"v100": 1.0}, b: {"v100": 1.0}}, {a: 1, b: 1}, {a: 100.0, b: 300.0}, {"v100": 1}
+    )
+    assert out is not None
+    assert out[a]["v100"] == pytest.approx(0.25, abs=1e-7)
+    assert policy.last_result.metrics["makespan_s"] == pytest.approx(400.0, rel=1e-7)
+
+
+def test_bad_input_names_the_field() -> None:
+    a = JobIdPair(0)
+    with pytest.raises(InvalidInstanceError, match="throughput"):
+        MaxMinFairnessPerf().get_allocation(
+            {a: {"v100": float("nan")}}, {a: 1}, {a: 1.0}, {"v100": 1}
+        )
+    with pytest.raises(InvalidInstanceError, match="can run on no GPU type"):
+        MaxMinFairnessPerf().get_allocation({a: {"v100": 0.0}}, {a: 1}, {a: 1.0}, {"v100": 1})
+
+
+def test_empty_round_is_none_as_in_gavel() -> None:
+    assert MaxMinFairnessPerf().get_allocation({}, {}, {}, {"v100": 1}) is None
+
+
+@pytest.mark.skipif(not SHARED.exists(), reason="shared Gavel data not present")
+@pytest.mark.parametrize("policy", ["perf", "ftf"])
+def test_replay_of_gavel_jobs_in_our_own_driver(policy: str) -> None:
+    """The first 24 single-GPU jobs of Gavel's msr trace with its measured throughputs, 6-minute
+    rounds on 4 K80 / 4 P100 / 4 V100: every round's allocation fits (time ≤ 1 per job, GPUs per
+    type), every job progresses, and finish-time fairness keeps Gavel's state across rounds."""
+    from schedopt.io.traces import load_gavel_throughput_table, load_gavel_trace
+
+    table = load_gavel_throughput_table(SHARED / "simulation_throughputs.json")
+    trace = [j for j in load_gavel_trace(SHARED / "msr_seed0.trace") if j.scale_factor == 1]
+    jobs = [j for j in trace if j.key in table.alone][:24]
+    spec = {"k80": 4, "p100": 4, "v100": 4}
+    remaining = {JobIdPair(i): float(min(j.total_steps, 20_000)) for i, j in enumerate(jobs)}
+    since = dict.fromkeys(remaining, 0.0)
+    engine = MaxMinFairnessPerf() if policy == "perf" else FinishTimeFairness()
+    round_s = 360.0
+    for _ in range(6):
+        active = [k for k, r in remaining.items() if r > 0]
+        if not active:
+            break
+        tput = {k: {w: table.alone[jobs[k.a].key][w] for w in spec} for k in active}
+        sf = dict.fromkeys(active, 1)
+        pw = dict.fromkeys(active, 1.0)
+        if policy == "perf":
+            out = engine.get_allocation(tput, sf, pw, spec)
+        else:
+            out = engine.get_allocation(
+                tput, sf, pw, {k: since[k] for k in active}, {k: remaining[k] for k in active}, spec
+            )
+        assert out is not None
+        for w, n in spec.items():
+            assert sum(out[k][w] for k in active) <= n + 1e-6
+        for k in active:
+            assert sum(out[k].values()) <= 1 + 1e-6
+            done = round_s * sum(out[k][w] * tput[k][w] for w in spec)
+            assert done > 0  # max-min and finish-time fairness leave no job out
+            remaining[k] = max(0.0, remaining[k] - done)
+            since[k] += round_s
