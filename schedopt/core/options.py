@@ -44,6 +44,8 @@ class SolveOptions:
     deterministic seconds) and heuristics do a fixed amount of work, so two runs with the same
     input, seed and threads=1 return the same solution; the wall time may then exceed the limit.
     Honoured by admission's ``cpsat``, heuristics and ``auto``; other methods ignore it.
+    ``warm_start`` is what a method handed back last round (``Result.warm_start``: timeshare's
+    simplex basis, keyed by job); a method that can resume from it does, the others ignore it.
     """
 
     time_limit_s: float = 10.0
@@ -54,6 +56,7 @@ class SolveOptions:
     verbose: bool = False
     params: dict[str, Any] = field(default_factory=dict)
     deterministic: bool = False
+    warm_start: Any = None
 
     def __post_init__(self) -> None:
         # InvalidInstanceError (a ValueError) naming the option: the same ranges as the CLI's,

@@ -47,6 +47,8 @@ class Outcome:
     #: The solution is the caller's hint, returned because the method found nothing better in
     #: time; a hint that no longer fits the instance is reported, not raised as a bug.
     from_hint: bool = False
+    #: What the method can resume from next round (``SolveOptions.warm_start``), or None.
+    warm_start: Any = None
 
 
 Runner = Callable[[Any, SolveOptions, Deadline], Outcome]

@@ -74,6 +74,8 @@ class Result(Generic[S]):
     explanation: str | None = None
     metrics: Mapping[str, float] = field(default_factory=dict)
     stats: Mapping[str, Any] = field(default_factory=dict)
+    #: What the method can resume from next round (pass it as ``warm_start``), or None.
+    warm_start: Any = field(default=None, repr=False, compare=False)
 
     @property
     def objective(self) -> float | None:

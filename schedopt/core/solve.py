@@ -50,6 +50,7 @@ def solve(
     params: dict[str, Any] | None = None,
     verbose: bool = False,
     deterministic: bool = False,
+    warm_start: Any = None,
     options: SolveOptions | None = None,
     tuned: str | os.PathLike[str] | None = None,
 ) -> Result[Any]:
@@ -76,6 +77,7 @@ def solve(
             verbose=verbose,
             params=dict(params or {}),
             deterministic=deterministic,
+            warm_start=warm_start,
         )
     try:
         spec = problem_of(instance)
@@ -294,6 +296,7 @@ def _finish(
         explanation=outcome.explanation,
         metrics=metrics,
         stats=dict(outcome.stats),
+        warm_start=outcome.warm_start if outcome.solution is not None else None,
     )
 
 

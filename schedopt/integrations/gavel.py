@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-import schedopt
 from schedopt.core.errors import SchedoptError
 from schedopt.core.status import Status
-from schedopt.problems.timeshare import Policy, TimeshareInstance, TimeshareSolution
+from schedopt.problems.timeshare import Job, Policy, TimeshareInstance, TimeshareSolution
+from schedopt.problems.timeshare.rounds import RoundChange, RoundSession
 
 Key = Hashable
 
@@ -48,7 +48,9 @@ def members(key: Key) -> tuple[Key, ...] | None:
 
 
 class _TimesharePolicy:
-    """What every adapter shares: dicts in, a timeshare instance, dicts out."""
+    """What every adapter shares: dicts in, a timeshare round, dicts out. Rounds without pairs
+    run in one :class:`RoundSession`: only what changed is validated, and HiGHS starts from
+    the last round's basis."""
 
     policy: Policy
     name: str
@@ -63,6 +65,9 @@ class _TimesharePolicy:
         #: ``efficiency``: also solve level 2 (Gavel does not; about 3x the LP time).
         self.method, self.time_limit_s, self.efficiency = method, time_limit_s, efficiency
         self.last_result: Any = None
+        self._session: RoundSession | None = None
+        self._ids: dict[Key, str] = {}
+        self._docs: dict[str, dict[str, Any]] = {}
 
     def _solve(
         self,
@@ -76,9 +81,12 @@ class _TimesharePolicy:
     ) -> dict[Key, dict[str, float]] | None:
         singles = [k for k in throughputs if members(k) is None]
         if not singles:
+            self._session = None
             return None  # Gavel's policies return None for an empty round
-        ids = {k: str(i) for i, k in enumerate(singles)}
-        jobs = []
+        for k in singles:
+            self._ids.setdefault(k, str(len(self._ids)))
+        ids = {k: self._ids[k] for k in singles}
+        docs: dict[str, dict[str, Any]] = {}
         for k in singles:
             job: dict[str, Any] = {
                 "id": ids[k],
@@ -93,7 +101,33 @@ class _TimesharePolicy:
                 job["time_since_start_s"] = float(since_start[k])
             if isolated_time is not None:
                 job["isolated_time_s"] = float(isolated_time[k])
-            jobs.append(job)
+            docs[ids[k]] = job
+        pairs, pair_keys = self._pairs(throughputs, scale_factors, ids)
+        workers = {w: int(n) for w, n in cluster_spec.items()}
+        session = self._session
+        if pairs or session is None or session.instance.workers != workers:
+            inst = TimeshareInstance.model_validate(
+                {
+                    "name": f"gavel-{self.name}",
+                    "policy": self.policy.value,
+                    "workers": workers,
+                    "jobs": list(docs.values()),
+                    "pairs": pairs,
+                    "efficiency": self.efficiency,
+                }
+            )
+            session = RoundSession(inst, method=self.method, time_limit_s=self.time_limit_s)
+            result = session.solve()
+        else:
+            result = session.step(self._change(docs))
+        self._session = None if pairs else session
+        self._docs = docs
+        self.last_result = result
+        if result.solution is None or result.status not in (Status.OPTIMAL, Status.FEASIBLE):
+            raise RoundFailed(result)
+        return _as_gavel(result.solution, throughputs, {v: k for k, v in ids.items()}, pair_keys)
+
+    def _pairs(self, throughputs, scale_factors, ids) -> tuple[list, dict]:
         pairs, pair_keys = [], {}
         for k, table in throughputs.items():
             two = members(k)
@@ -109,21 +143,18 @@ class _TimesharePolicy:
                 }
             )
             pair_keys[frozenset((ids[a], ids[b]))] = k
-        inst = TimeshareInstance.model_validate(
-            {
-                "name": f"gavel-{self.name}",
-                "policy": self.policy.value,
-                "workers": {w: int(n) for w, n in cluster_spec.items()},
-                "jobs": jobs,
-                "pairs": pairs,
-                "efficiency": self.efficiency,
-            }
+        return pairs, pair_keys
+
+    def _change(self, docs: dict[str, dict[str, Any]]) -> RoundChange:
+        """The difference from the last round's jobs: arrivals, departures, changed records."""
+        before = self._docs
+        return RoundChange(
+            arrivals=tuple(Job.model_validate(d) for i, d in docs.items() if i not in before),
+            departures=tuple(i for i in before if i not in docs),
+            updates=tuple(
+                Job.model_validate(d) for i, d in docs.items() if i in before and d != before[i]
+            ),
         )
-        result = schedopt.solve(inst, self.method, time_limit_s=self.time_limit_s)
-        self.last_result = result
-        if result.solution is None or result.status not in (Status.OPTIMAL, Status.FEASIBLE):
-            raise RoundFailed(result)
-        return _as_gavel(result.solution, throughputs, {v: k for k, v in ids.items()}, pair_keys)
 
 
 def _as_gavel(

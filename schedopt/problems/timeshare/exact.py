@@ -21,7 +21,7 @@ from schedopt.model import ExactBackend, Formulated, Hooks, LexResult, solve_lev
 from schedopt.model.export import first_level_exporter
 from schedopt.model.method import emit, to_outcome
 
-from . import colgen
+from . import colgen, warm
 from .codec import decode, encode, shares_of, throughputs
 from .data import Columns, TimeshareData, build_data
 from .ftf import Step, ratios, solve_ftf, start, weights_at
@@ -83,6 +83,19 @@ def runner(backend: ExactBackend):
     return run
 
 
+class _CaptureBasis(Hooks):
+    """Keeps HiGHS's basis after level 1: the next round starts from it (warm.py)."""
+
+    def __init__(self, tm: TimeshareModel, session: object):
+        self.tm, self.session, self.basis = tm, session, None
+
+    def after_level(self, index: int, values: np.ndarray) -> np.ndarray:
+        highs = getattr(self.session, "highs", None)
+        if index == 0 and highs is not None:
+            self.basis = warm.capture(self.tm, highs)
+        return values
+
+
 def _lp(
     data: TimeshareData,
     weights: np.ndarray,
@@ -96,16 +109,21 @@ def _lp(
     tm = build_model(data, weights, columns, deadline, levels=n_levels)
     hint = None if options.hint is None else encode(tm, options.hint)
     session = emit(tm.model, backend, options, Hooks())
+    hooks = _CaptureBasis(tm, session)
+    started_warm = False
+    if backend is ExactBackend.HIGHS and isinstance(options.warm_start, warm.Basis):
+        started_warm = warm.apply(tm, session.highs, options.warm_start)  # type: ignore[attr-defined]
     build_s = time.perf_counter() - t0
     try:
-        lex = solve_levels(tm.model, session, options, deadline, Hooks(), hint)
+        lex = solve_levels(tm.model, session, options, deadline, hooks, hint)
     finally:
         session.close()
-    formulated = Formulated(tm.model, Hooks(), lambda values, _: decode(tm, values))
+    formulated = Formulated(tm.model, hooks, lambda values, _: decode(tm, values))
     out = to_outcome(formulated, lex, build_s)
+    stats = {**out.stats, "warm_start": "basis" if started_warm else "cold"}
     if lex.values is not None:
-        out = replace(out, stats={**out.stats, "sigma": float(lex.values[tm.t[()]])})
-    return out
+        stats["level1_value"] = float(lex.values[tm.t[()]])
+    return replace(out, stats=stats, warm_start=hooks.basis)
 
 
 def _finish_time_fairness(
