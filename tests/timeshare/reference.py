@@ -37,7 +37,9 @@ def _polytope(inst: TimeshareInstance):
         for k, w in enumerate(types):
             v = c * len(types) + k
             r = rates.get(w, (0.0,) * len(members))
-            usable = inst.workers[w] > 0 and all(x > 0 for x in r)
+            # schedopt's C4 (formulations/timeshare.md): a gang runs only where it fits.
+            # Gavel's LP lets an 8-GPU job run on a 4-GPU type; the two agree when s ≤ N_w.
+            usable = inst.workers[w] >= gpus and all(x > 0 for x in r)
             for m, rate in zip(members, r, strict=True):
                 time_rows[ids.index(m), v] = 1.0
                 rho[ids.index(m), v] = rate if usable else 0.0

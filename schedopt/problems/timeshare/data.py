@@ -112,7 +112,8 @@ class TimeshareData:
         """The columns of ``pairs`` (all when None): each pair on every type where both run."""
         idx = np.arange(self.num_pairs) if pairs is None else pairs
         rates = self.pair_rate[idx]  # P' × W × 2
-        p, w = np.nonzero((rates[:, :, 0] > 0) & (rates[:, :, 1] > 0))
+        fits = self.scale[self.pair_first[idx]][:, None] <= self.capacity[None, :]  # C4
+        p, w = np.nonzero((rates[:, :, 0] > 0) & (rates[:, :, 1] > 0) & fits)
         pair = idx[p]
         first = self.pair_first[pair]
         return Columns(
@@ -151,7 +152,8 @@ def build_data(inst: TimeshareInstance, deadline: Deadline | None = None) -> Tim
         if k % 256 == 0:
             tick()
     scale = np.array([float(j.scale_factor) for j in jobs])
-    j, w = np.nonzero(thr > 0)
+    # C4: a combination runs on a type only where its gang fits (s_c ≤ N_w).
+    j, w = np.nonzero((thr > 0) & (scale[:, None] <= capacity[None, :]))
     rate = np.ones(len(j)) if inst.policy is Policy.MAX_MIN_FAIRNESS else thr[j, w]
     singles = Columns(
         j,

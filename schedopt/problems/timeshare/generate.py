@@ -4,7 +4,7 @@ Three GPU types in equal numbers (Gavel's 36 K80 / 36 P100 / 36 V100 cluster, sc
 job count: about one GPU of each type per 2.5 jobs, as Gavel's 108 GPUs for ~270 jobs). Job
 throughputs are Gavel-like: a base rate on K80, speed-ups of 1.2–3.5× on P100 and a further
 1.1–2.2× on V100, and about one job in ten that cannot run on K80 (memory), as in Gavel's
-measured table. Scale factors 1 (70%), 2, 4 or 8; priority weights 1, some 2 or 4. With
+measured table. Scale factors 1 (70%), 2, 4 or 8, capped at the GPUs of a type; priority weights 1, some 2 or 4. With
 ``pairs``, every two jobs with equal scale factors may share GPUs, each at 40–95% of its own
 throughput (Gavel's co-location measurements span about that range).
 """
@@ -52,6 +52,7 @@ def generate_custom(
 ) -> TimeshareInstance:
     rng = np.random.default_rng(seed)
     per_type = gpus_per_type if gpus_per_type is not None else max(1, round(jobs / 2.5))
+    top = 1 << (per_type.bit_length() - 1)  # the largest power of two ≤ per_type
     doc_jobs = []
     for j in range(jobs):
         k80 = float(rng.uniform(0.5, 5.0))
@@ -62,7 +63,8 @@ def generate_custom(
         job = {
             "id": f"j{j}",
             "throughput": rates,
-            "scale_factor": int(rng.choice([1, 2, 4, 8], p=[0.7, 0.1, 0.1, 0.1])),
+            # a gang never larger than a type's GPUs (C4)
+            "scale_factor": min(int(rng.choice([1, 2, 4, 8], p=[0.7, 0.1, 0.1, 0.1])), top),
             "priority_weight": float(rng.choice([1.0, 2.0, 4.0], p=[0.8, 0.1, 0.1])),
         }
         if policy.needs_remaining_steps:

@@ -115,6 +115,16 @@ class TimeshareInstance(FrozenModel):
                 out.append((f"{where}.throughput[{w!r}]", _RATE_RANGE))
         if not any(rate and self.workers.get(w, 0) for w, rate in job.throughput.items()):
             out.append((f"{where}.throughput", "the job can run on no GPU type of the cluster"))
+        elif not any(
+            rate and self.workers.get(w, 0) >= job.scale_factor
+            for w, rate in job.throughput.items()
+        ):
+            out.append(
+                (
+                    f"{where}.scale_factor",
+                    f"{job.scale_factor} GPUs: more than any GPU type the job can run on has",
+                )
+            )
         if self.policy.needs_remaining_steps and job.remaining_steps is None:
             out.append((f"{where}.remaining_steps", f"required by policy {self.policy.value}"))
         return out

@@ -22,6 +22,7 @@ import schedopt
 from schedopt.core.errors import FieldProblems, InvalidInstanceError
 
 from .instance import Job, Pair, TimeshareInstance
+from .rounding import Combination, WholeGpuRound, place
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,9 @@ class RoundSession:
         self.method, self.time_limit_s, self.solve_options = method, time_limit_s, solve_options
         self.last: Any = None
         self.timings: list[RoundTiming] = []
+        #: Rounds each combination was placed on whole GPUs (:meth:`place`).
+        self.received: dict[Combination, int] = {}
+        self.rounds_placed = 0
 
     def solve(self) -> Any:
         """Solve the current round (from the last basis when there is one)."""
@@ -77,6 +81,18 @@ class RoundSession:
         started = time.perf_counter()
         self.instance = apply_change(self.instance, change)
         return self._solve(time.perf_counter() - started)
+
+    def place(self) -> WholeGpuRound:
+        """Whole GPUs for this round from the last allocation (Gavel's priorities over the
+        rounds placed so far), with the rounding loss of the rounds so far."""
+        if self.last is None or self.last.solution is None:
+            raise ValueError("no allocation to place: call solve() or step() first")
+        placed = place(self.instance, self.last.solution, self.received, self.rounds_placed)
+        for p in placed.placements:
+            key = (p.jobs[0], p.jobs[1] if len(p.jobs) > 1 else None, p.worker_type)
+            self.received[key] = self.received.get(key, 0) + 1
+        self.rounds_placed += 1
+        return placed
 
     def _solve(self, apply_s: float) -> Any:
         warm = None if self.last is None else self.last.warm_start
@@ -130,6 +146,8 @@ def apply_change(inst: TimeshareInstance, change: RoundChange) -> TimeshareInsta
         tuple(p for p in inst.pairs if set(p.jobs) <= ids) if change.pairs is None else change.pairs
     )
     workers = inst.workers if change.workers is None else dict(change.workers)
+    if change.workers is not None:  # GPU counts are field-checked like a file's, first
+        TimeshareInstance.model_validate({"workers": workers, "jobs": []})
     fields = {name: getattr(inst, name) for name in TimeshareInstance.model_fields}
     built = TimeshareInstance.model_construct(
         **{**fields, "jobs": tuple(jobs), "pairs": pairs, "workers": workers}
@@ -138,6 +156,4 @@ def apply_change(inst: TimeshareInstance, change: RoundChange) -> TimeshareInsta
         built._cross_checks()
     except FieldProblems as err:
         raise InvalidInstanceError(err.problems[0][0], err.problems[0][1], err.problems) from None
-    if change.workers is not None:  # GPU counts are field-checked like a file's
-        TimeshareInstance.model_validate({"workers": workers, "jobs": []})
     return built

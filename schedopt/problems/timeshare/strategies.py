@@ -26,7 +26,8 @@ TYPES = ("k80", "v100")
 def instance_dicts(draw: st.DrawFn, max_jobs: int = 4, policy: Policy | None = None) -> dict:
     """A small, valid round as the JSON document an instance file would hold."""
     chosen = policy if policy is not None else draw(st.sampled_from(list(Policy)))
-    workers = {w: draw(st.integers(0 if w == "k80" else 1, 3)) for w in TYPES}
+    # v100 has room for every gang (scale factors ≤ 2) and every job runs there (C4)
+    workers = {w: draw(st.integers(0 if w == "k80" else 2, 3)) for w in TYPES}
     jobs: list[dict[str, Any]] = []
     for i in range(draw(st.integers(1, max_jobs))):
         rates = {w: float(draw(st.sampled_from([0, 1, 2, 5]))) for w in TYPES}

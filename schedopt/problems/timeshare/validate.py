@@ -40,7 +40,11 @@ def validate(inst: TimeshareInstance, sol: TimeshareSolution) -> list[Violation]
         seen.add(key)
         if not _runs(inst, pairs, s.job, s.with_job, s.worker_type):
             out.append(
-                Violation("V4", f"{where}: a member cannot run on {s.worker_type} (throughput 0)")
+                Violation(
+                    "V4",
+                    f"{where}: cannot run on {s.worker_type} (a throughput of 0, or more GPUs "
+                    "than the type has)",
+                )
             )
         for m in s.members:
             time[m] += s.fraction
@@ -59,7 +63,9 @@ def validate(inst: TimeshareInstance, sol: TimeshareSolution) -> list[Violation]
 
 
 def _runs(inst: TimeshareInstance, pairs: dict, job: str, other: str | None, w: str) -> bool:
-    if inst.workers[w] == 0:
+    """Can the combination run on ``w``: every member's throughput there is positive, and its
+    GPUs fit in the type (V4)."""
+    if inst.workers[w] < inst.jobs[inst.job_index[job]].scale_factor:
         return False
     if other is None:
         return inst.jobs[inst.job_index[job]].throughput.get(w, 0.0) > 0
