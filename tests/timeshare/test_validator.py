@@ -1,0 +1,73 @@
+"""The validator catches a violation of each constraint (V1–V4, formulations/timeshare.md),
+and accepts the boundary."""
+
+from __future__ import annotations
+
+import pytest
+
+from schedopt.problems.timeshare import Share, TimeshareInstance, TimeshareSolution
+from schedopt.problems.timeshare.validate import evaluate, validate
+
+INST = TimeshareInstance.model_validate(
+    {
+        "policy": "max_min_fairness_perf",
+        "workers": {"v100": 2, "k80": 2, "p100": 1},
+        "jobs": [
+            {"id": "a", "throughput": {"v100": 2.0, "k80": 1.0, "p100": 1.5}, "scale_factor": 2},
+            {"id": "b", "throughput": {"v100": 1.0, "k80": 0.0}, "scale_factor": 2},
+        ],
+        "pairs": [{"jobs": ["a", "b"], "throughput": {"v100": [1.0, 0.5]}}],
+    }
+)
+
+
+def ids(shares: list[Share]) -> list[str]:
+    return [v.constraint_id for v in validate(INST, TimeshareSolution(shares=tuple(shares)))]
+
+
+def test_a_feasible_boundary_allocation_passes() -> None:
+    # a all round on both K80s; b half the round on both V100s.
+    ok = [
+        Share(job="a", worker_type="k80", fraction=1.0),
+        Share(job="b", worker_type="v100", fraction=0.5),
+    ]
+    assert ids(ok) == []
+    assert evaluate(INST, TimeshareSolution(shares=tuple(ok)))[0] > 0
+
+
+def test_v1_unknown_job_type_or_pair() -> None:
+    assert ids([Share(job="zz", worker_type="v100", fraction=0.1)]) == ["V1"]
+    assert ids([Share(job="a", worker_type="h100", fraction=0.1)]) == ["V1"]
+    assert ids([Share(job="a", with_job="a", worker_type="v100", fraction=0.1)]) == ["V1"]
+
+
+def test_v2_a_job_runs_at_most_the_round() -> None:
+    over = [
+        Share(job="a", worker_type="k80", fraction=0.6),
+        Share(job="a", worker_type="v100", fraction=0.3),
+        Share(job="a", with_job="b", worker_type="v100", fraction=0.2),
+    ]
+    assert ids(over) == ["V2"]
+    assert ids(over[:2]) == []
+
+
+def test_v3_gpus_per_type() -> None:
+    # 2-GPU gangs on 2 V100s: b 0.6 and the pair 0.4 fill them; a's 0.2 is one too many
+    over = [
+        Share(job="b", worker_type="v100", fraction=0.6),
+        Share(job="a", with_job="b", worker_type="v100", fraction=0.4),
+        Share(job="a", worker_type="v100", fraction=0.2),
+    ]
+    assert ids(over) == ["V3"]
+    assert ids(over[:2]) == []
+
+
+def test_v4_no_time_where_a_member_cannot_run_or_does_not_fit() -> None:
+    assert ids([Share(job="b", worker_type="k80", fraction=0.1)]) == ["V4"]  # T = 0
+    assert ids([Share(job="a", with_job="b", worker_type="k80", fraction=0.1)]) == ["V4"]
+    assert ids([Share(job="a", worker_type="p100", fraction=0.1)]) == ["V4"]  # 2 GPUs > 1
+
+
+@pytest.mark.parametrize("fraction", [1.0, 0.0])
+def test_fraction_range_is_the_models(fraction: float) -> None:
+    assert ids([Share(job="a", worker_type="k80", fraction=fraction)]) == []
