@@ -8,8 +8,8 @@ from .data import Columns, TimeshareData
 from .model import TimeshareModel, member_terms
 from .solution import Share, TimeshareSolution
 
-#: Fractions below this are solver noise, not a decision.
-MIN_FRACTION = 1e-9
+#: Fractions below this (0.36 ms of an hour round) are solver noise, not a decision.
+MIN_FRACTION = 1e-7
 
 
 def shares_of(data: TimeshareData, columns: Columns, x: np.ndarray) -> TimeshareSolution:
