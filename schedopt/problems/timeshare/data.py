@@ -153,16 +153,16 @@ def build_data(inst: TimeshareInstance, deadline: Deadline | None = None) -> Tim
             tick()
     scale = np.array([float(j.scale_factor) for j in jobs])
     # C4: a combination runs on a type only where its gang fits (s_c ≤ N_w).
-    j, w = np.nonzero((thr > 0) & (scale[:, None] <= capacity[None, :]))
-    rate = np.ones(len(j)) if inst.policy is Policy.MAX_MIN_FAIRNESS else thr[j, w]
+    on, ty = np.nonzero((thr > 0) & (scale[:, None] <= capacity[None, :]))
+    rate = np.ones(len(on)) if inst.policy is Policy.MAX_MIN_FAIRNESS else thr[on, ty]
     singles = Columns(
-        j,
-        np.full(len(j), -1),
-        w,
-        scale[j],
+        on,
+        np.full(len(on), -1),
+        ty,
+        scale[on],
         rate,
-        np.zeros(len(j)),
-        -np.ones(len(j), dtype=np.int64),
+        np.zeros(len(on)),
+        -np.ones(len(on), dtype=np.int64),
     )
     return TimeshareData(
         instance=inst,

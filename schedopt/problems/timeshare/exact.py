@@ -87,7 +87,8 @@ class _CaptureBasis(Hooks):
     """Keeps HiGHS's basis after level 1: the next round starts from it (warm.py)."""
 
     def __init__(self, tm: TimeshareModel, session: object):
-        self.tm, self.session, self.basis = tm, session, None
+        self.tm, self.session = tm, session
+        self.basis: warm.Basis | None = None
 
     def after_level(self, index: int, values: np.ndarray) -> np.ndarray:
         highs = getattr(self.session, "highs", None)

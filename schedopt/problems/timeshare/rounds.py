@@ -153,7 +153,7 @@ def apply_change(inst: TimeshareInstance, change: RoundChange) -> TimeshareInsta
         **{**fields, "jobs": tuple(jobs), "pairs": pairs, "workers": workers}
     )
     try:
-        built._cross_checks()
+        built._cross_checks()  # type: ignore[operator]  # pydantic wraps the validator
     except FieldProblems as err:
         raise InvalidInstanceError(err.problems[0][0], err.problems[0][1], err.problems) from None
     return built
