@@ -4,9 +4,10 @@ Three GPU types in equal numbers (Gavel's 36 K80 / 36 P100 / 36 V100 cluster, sc
 job count: about one GPU of each type per 2.5 jobs, as Gavel's 108 GPUs for ~270 jobs). Job
 throughputs are Gavel-like: a base rate on K80, speed-ups of 1.2–3.5× on P100 and a further
 1.1–2.2× on V100, and about one job in ten that cannot run on K80 (memory), as in Gavel's
-measured table. Scale factors 1 (70%), 2, 4 or 8, capped at the GPUs of a type; priority weights 1, some 2 or 4. With
-``pairs``, every two jobs with equal scale factors may share GPUs, each at 40–95% of its own
-throughput (Gavel's co-location measurements span about that range).
+measured table. Scale factors 1 (70%), 2, 4 or 8, capped at the GPUs of a type; priority
+weights 1, some 2 or 4. With ``pairs``, every two jobs with equal scale factors may share
+GPUs, each at 40–95% of its own throughput (Gavel's co-location measurements span about
+that range).
 """
 
 from __future__ import annotations
