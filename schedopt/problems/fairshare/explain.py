@@ -60,7 +60,7 @@ def fairness_note(data: ModelData, solution: FairshareSolution, proven: bool) ->
         kind = data.instance.fairness_unit.value
         why = (
             "; no allocation serves them all, so L1 is 0 for every allocation and L2 and L3 "
-            "chose who runs"
+            "chose who runs (heuristic:astraea serves the lowest share first)"
             if proven
             else ""
         )
