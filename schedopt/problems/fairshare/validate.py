@@ -235,10 +235,13 @@ def metrics(inst: FairshareInstance, sol: FairshareSolution) -> dict[str, float]
     }
     if values:
         lo, hi = min(values), max(values)
-        square = sum(v * v for v in values)
+        # Jain's index over the shares divided by the largest (the same value, and no overflow
+        # where a unit deserved almost nothing: its share may be near the float limit).
+        scaled = [v / hi for v in values] if hi > 0 else []
+        square = sum(v * v for v in scaled)
         out["min_share"] = lo
         out["max_share"] = hi
-        out["jain_index"] = sum(values) ** 2 / (len(values) * square) if square > 0 else 1.0
+        out["jain_index"] = sum(scaled) ** 2 / (len(scaled) * square) if square > 0 else 1.0
         if lo > 0:  # omitted when some tenant has nothing (the ratio is unbounded)
             out["max_min_share_ratio"] = hi / lo
     _, throughput, _ = evaluate(inst, sol)
