@@ -241,12 +241,12 @@ def build_data(
     members = [tuple(tenant_jobs[u]) for u in range(len(inst.tenants))]
     raw_units = build_units(inst, C, job_demand, members)
     largest = max([L * C + v.used_s for v in raw_units] + [v.deserved_after_s for v in raw_units])
-    unit = _time_unit(max(largest, L))
+    seconds = _time_unit(max(largest, L))  # one CP-SAT time unit, GPU-seconds
     units = tuple(
         replace(
             v,
-            used_units=round(v.used_s / unit),
-            deserved_units=max(1, round(v.deserved_after_s / unit)),
+            used_units=round(v.used_s / seconds),
+            deserved_units=max(1, round(v.deserved_after_s / seconds)),
         )
         for v in raw_units
     )
@@ -273,8 +273,8 @@ def build_data(
         host_type=host_type,
         sigma=sigma,
         multi_host=multi,
-        time_unit=unit,
-        round_units=max(1, round(L / unit)),
+        time_unit=seconds,
+        round_units=max(1, round(L / seconds)),
         frag_cost=inst.fragmentation_cost_s,
         frag_scaled=round(inst.fragmentation_cost_s * COST_SCALE),
         levels={g: _levels(s) for g, s in sigma.items()},

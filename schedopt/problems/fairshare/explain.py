@@ -9,7 +9,7 @@ from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 
 from .data import ModelData, build_data
-from .instance import FairshareInstance
+from .instance import FairnessUnit, FairshareInstance
 from .placement import Raw, assemble
 from .solution import FairshareSolution
 from .units import NotCounted
@@ -48,7 +48,8 @@ def fairness_note(data: ModelData, solution: FairshareSolution, proven: bool) ->
         parts.append(
             f"{len(dropped)} of {len(data.units)} tenants are not counted in the minimum share: "
             f"their whole-GPU quota rounds to 0 and they have deserved no GPU-time yet "
-            f"({_names(dropped)}); fairness_unit 'job' gives every job a fractional share (F3)"
+            f"({_names(dropped)}); fairness_unit {FairnessUnit.JOB.value!r} gives every job a "
+            "fractional share (F3)"
         )
     running = {a.job_id for a in solution.allocations if a.hosts}
     starved = [

@@ -168,14 +168,13 @@ class FairshareInstance(_Frozen):
         """F1: per-job weights and accounts are never silently ignored in tenant mode."""
         if self.fairness_unit is FairnessUnit.JOB:
             return []
-        unit = f"fairness_unit is {self.fairness_unit.value!r}"
+        mode = self.fairness_unit.value
+        need = f"needs fairness_unit {FairnessUnit.JOB.value!r} (it is {mode!r})"
         out = []
         if job.weight is not None:
-            out.append((f"{where}.weight", f"a job weight needs fairness_unit 'job' ({unit})"))
+            out.append((f"{where}.weight", f"a job weight {need}"))
         if job.deserved_gpu_s:
-            out.append(
-                (f"{where}.deserved_gpu_s", f"job accounts need fairness_unit 'job' ({unit})")
-            )
+            out.append((f"{where}.deserved_gpu_s", f"a job's deserved GPU-time {need}"))
         return out
 
     def _check_throughput(self, where: str, job: Job, types: tuple[str, ...]) -> list:
