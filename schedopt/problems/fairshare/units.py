@@ -61,14 +61,16 @@ def tenant_quota(capacity: int, weight: float, total_weight: float) -> int:
 def _unit(
     index: int,
     unit_id: str,
+    *,
     weight: float,
     entitlement: float,
     demand: int,
-    accounts: tuple[float, float],
+    used_s: float,
+    deserved_s: float,
     round_s: float,
     jobs: tuple[int, ...],
 ) -> UnitData:
-    used_s, deserved_s = accounts
+    """F2 (d_v = min(δ_v, q_v), D'_v = D_v + L·d_v) and F3 (why not counted) for one unit."""
     deserved = min(float(demand), entitlement)
     after = deserved_s + round_s * deserved
     reason = None
@@ -96,12 +98,13 @@ def build_units(
             _unit(
                 i,
                 job.id,
-                job.unit_weight,
-                capacity * job.unit_weight / competing if competing else 0.0,
-                job_demand[i],
-                (job.used_gpu_s, job.deserved_gpu_s),
-                L,
-                (i,),
+                weight=job.unit_weight,
+                entitlement=capacity * job.unit_weight / competing if competing else 0.0,
+                demand=job_demand[i],
+                used_s=job.used_gpu_s,
+                deserved_s=job.deserved_gpu_s,
+                round_s=L,
+                jobs=(i,),
             )
             for i, job in enumerate(inst.jobs)
         )
@@ -110,12 +113,13 @@ def build_units(
         _unit(
             u,
             t.id,
-            t.weight,
-            float(tenant_quota(capacity, t.weight, total)),
-            sum(job_demand[j] for j in tenant_jobs[u]),
-            (t.used_gpu_s, t.deserved_gpu_s),
-            L,
-            tenant_jobs[u],
+            weight=t.weight,
+            entitlement=float(tenant_quota(capacity, t.weight, total)),
+            demand=sum(job_demand[j] for j in tenant_jobs[u]),
+            used_s=t.used_gpu_s,
+            deserved_s=t.deserved_gpu_s,
+            round_s=L,
+            jobs=tenant_jobs[u],
         )
         for u, t in enumerate(inst.tenants)
     )
