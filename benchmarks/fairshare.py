@@ -8,7 +8,7 @@
 For each instance and method it reports the minimum tenant LTGF after the round (L1), the proven
 bound on it and the gap, the Jain index and max/min ratio of the tenants' shares, the normalised
 effective throughput (L2), restart + fragmentation cost (L3), preemptions, the Gavel LP's
-minimum share when the method reports it, and model build, solve and wall seconds. Rows are
+minimum share when the method reports it (gavel-round), and model build, solve and wall seconds. Rows are
 appended as JSON lines to benchmarks/results/fairshare.jsonl; a summary goes into
 benchmarks/RESULTS.md by hand, with the command that produced it.
 
@@ -109,7 +109,7 @@ def run(case: Case) -> dict:
         "throughput": None if obj is None else obj[1],
         "cost_s": None if obj is None else obj[2],
         "preemptions": r.metrics.get("preemptions"),
-        "gavel_lp": r.stats.get("gavel_lp_min_share"),
+        "gavel_lp": r.metrics.get("gavel_lp_min_share"),  # heuristic:gavel-round only
         "build_s": r.build_s,
         "solve_s": r.solve_s,
         "wall_s": r.wall_s,

@@ -50,6 +50,7 @@ class PulpSession:
                     )
                 )
         self._rows = 0
+        self._in_rows: set[int] = set()  # columns with a coefficient in some row
         for rows in model.blocks:
             self.add_block(rows)
         self._hint: np.ndarray | None = None
@@ -61,6 +62,7 @@ class PulpSession:
         x, prob = self._vars, self.prob
         cols, coefs = block.cols.tolist(), block.coefs.tolist()
         starts = block.starts.tolist()
+        self._in_rows.update(cols)
         for r in range(len(block)):
             self.model.tick()
             a, b = starts[r], starts[r + 1]
@@ -93,6 +95,11 @@ class PulpSession:
                 strict=True,
             )
         )
+        # A column in no row and not in the objective gets a BOUNDS line but no COLUMNS line
+        # in PuLP's MPS, and CBC rejects the file ("No match for column"; fair share's t when
+        # no unit is counted): such columns join the objective with coefficient 0.
+        used = self._in_rows.union(level.expr.cols.tolist())
+        pairs += [(v, 0.0) for c, v in enumerate(self._vars) if c not in used]
         if not pairs and self._vars:
             # An empty objective makes PuLP add a `__dummy` column that then stays in the
             # model, in no row: CBC rejects such a file ("No match for column").

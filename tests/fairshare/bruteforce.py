@@ -4,7 +4,7 @@ It shares no code with the package's models or validator: it enumerates every ho
 allocation of every job (idle, or an allowed (type, count) split over hosts of that type in
 every possible way; one host only when ``allow_multi_host`` is false), keeps those within the
 free GPUs of every host, the hard guarantees and the preemption cap, and returns the best
-minimum long-term share (L1).
+minimum long-term share (L1) over the tenants, or over the jobs in per-job mode.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from schedopt.problems.fairshare import FairshareInstance
+from schedopt.problems.fairshare import FairnessUnit, FairshareInstance
 
 
 def _splits(n: int, hosts: list[tuple[str, int]]):
@@ -46,17 +46,42 @@ def best_min_share(inst: FairshareInstance) -> float | None:
     def usable(n, g):
         return n <= per_type[g] and (inst.allow_multi_host or n <= max_free[g])
 
+    biggest = {
+        job.id: max((n for g, t in job.throughput.items() for n in t if usable(n, g)), default=0)
+        for job in inst.jobs
+    }
     demand = Counter()
     for job in inst.jobs:
-        demand[job.tenant] += max(
-            (n for g, t in job.throughput.items() for n in t if usable(n, g)), default=0
-        )
+        demand[job.tenant] += biggest[job.id]
     W = sum(t.weight for t in inst.tenants)
     quota = {t.id: math.floor(C * t.weight / W + 1e-9) for t in inst.tenants}
-    after = {
-        t.id: t.deserved_gpu_s + inst.round_s * min(demand[t.id], quota[t.id]) for t in inst.tenants
-    }
-    counted = [t for t in inst.tenants if demand[t.id] > 0 and after[t.id] > 0]
+    # (id, jobs, used GPU-s, deserved GPU-s after the round, demand) of every unit
+    if inst.fairness_unit is FairnessUnit.JOB:
+        w = {j.id: 1.0 if j.weight is None else j.weight for j in inst.jobs}
+        Wj = sum(w[j.id] for j in inst.jobs if biggest[j.id] > 0)
+        units = [
+            (
+                j.id,
+                {j.id},
+                j.used_gpu_s,
+                j.deserved_gpu_s
+                + inst.round_s * min(biggest[j.id], C * w[j.id] / Wj if Wj else 0.0),
+                biggest[j.id],
+            )
+            for j in inst.jobs
+        ]
+    else:
+        units = [
+            (
+                t.id,
+                {j.id for j in inst.jobs if j.tenant == t.id},
+                t.used_gpu_s,
+                t.deserved_gpu_s + inst.round_s * min(demand[t.id], quota[t.id]),
+                demand[t.id],
+            )
+            for t in inst.tenants
+        ]
+    counted = [(v, jobs, u, d) for v, jobs, u, d, want in units if want > 0 and d > 0]
     need = {}
     if inst.guarantees_hard:
         for t in inst.tenants:
@@ -80,6 +105,7 @@ def best_min_share(inst: FairshareInstance) -> float | None:
     best = None
     used = Counter()
     gpus = Counter()
+    of_job = Counter()
 
     def changed(job, choice):
         p = job.previous
@@ -94,7 +120,9 @@ def best_min_share(inst: FairshareInstance) -> float | None:
         if i == len(inst.jobs):
             if any(gpus[u] < g for u, g in need.items()):
                 return
-            shares = [(t.used_gpu_s + inst.round_s * gpus[t.id]) / after[t.id] for t in counted]
+            shares = [
+                (u + inst.round_s * sum(of_job[j] for j in jobs)) / d for _, jobs, u, d in counted
+            ]
             value = min(shares, default=0.0)
             best = value if best is None else max(best, value)
             return
@@ -107,11 +135,13 @@ def best_min_share(inst: FairshareInstance) -> float | None:
                 for h, n in split.items():
                     used[h] += n
                 gpus[job.tenant] += sum(split.values())
+                of_job[job.id] = sum(split.values())
             go(i + 1, preempted + changed(job, choice))
             if choice is not None:
                 for h, n in split.items():
                     used[h] -= n
                 gpus[job.tenant] -= sum(split.values())
+                of_job[job.id] = 0
 
     go(0, 0)
     return best

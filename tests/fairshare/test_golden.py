@@ -17,7 +17,12 @@ import schedopt
 from schedopt.problems.fairshare.data import COST_SCALE, EFF_SCALE, SHARE_SCALE
 
 GOLDEN_DIR = Path(__file__).resolve().parents[2] / "instances" / "fairshare"
-GOLDEN = json.loads((GOLDEN_DIR / "golden.json").read_text())
+#: golden.json (tenant mode) and golden-perjob.json (per-job mode, F1).
+GOLDEN = {
+    name: expected
+    for record in sorted(GOLDEN_DIR.glob("golden*.json"))
+    for name, expected in json.loads(record.read_text()).items()
+}
 
 
 @pytest.mark.parametrize("name", sorted(GOLDEN))

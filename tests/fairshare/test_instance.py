@@ -107,3 +107,33 @@ def test_too_large_models_are_refused_and_short_limits_answer_at_once(monkeypatc
     result = schedopt.solve(inst, "milp:cbc", time_limit_s=1)
     assert result.status is schedopt.Status.NO_SOLUTION
     assert "not enough time" in result.explanation
+
+
+def test_per_job_fields_are_checked_and_never_silently_ignored() -> None:
+    """F1: job weights and accounts only in per-job mode; weights in their documented range."""
+    doc = _doc()
+    doc["jobs"][0]["weight"] = 2.0  # tenant mode (the default): refused, not ignored
+    doc["jobs"][1]["deserved_gpu_s"] = 60.0
+    assert {"jobs[0].weight", "jobs[1].deserved_gpu_s"} <= _paths(doc)
+    doc = _doc()
+    doc["fairness_unit"] = "job"
+    doc["jobs"][0]["weight"] = 0.0
+    doc["jobs"][1]["weight"] = 1e7
+    doc["jobs"][2]["deserved_gpu_s"] = -1.0
+    assert {"jobs[0].weight", "jobs[1].weight", "jobs[2].deserved_gpu_s"} <= _paths(doc)
+    doc = _doc()
+    doc["fairness_unit"] = "team"
+    assert "fairness_unit" in _paths(doc)
+    doc = _doc()
+    doc["fairness_unit"] = "job"
+    doc["jobs"][0]["weight"] = 2.0
+    doc["jobs"][1]["deserved_gpu_s"] = 60.0
+    inst = schedopt.io.parse_instance(doc)
+    assert inst.jobs[0].unit_weight == 2.0 and inst.jobs[2].unit_weight == 1.0
+
+
+def test_schema_documents_the_fairness_unit() -> None:
+    schema = schedopt.io.json_schema("fairshare")
+    assert schema["$defs"]["FairnessUnit"]["enum"] == ["tenant", "job"]
+    job = schema["$defs"]["Job"]["properties"]
+    assert "weight" in job and "deserved_gpu_s" in job

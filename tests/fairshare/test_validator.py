@@ -157,3 +157,66 @@ def test_metrics_report_shares_and_fairness(multi) -> None:
     assert 0 < m["jain_index"] <= 1 + 1e-12
     assert m["max_min_share_ratio"] == pytest.approx(max(shares) / min(shares))
     assert m["min_share"] == pytest.approx(SPEC.evaluate(inst, sol)[0])
+
+
+def _per_job(inst, **changes):
+    """``inst`` in per-job mode (job weights 1, 2, 1, …), with ``changes`` to the document."""
+    doc = inst.model_dump(mode="json")
+    doc["fairness_unit"] = "job"
+    for i, job in enumerate(doc["jobs"]):
+        job["weight"] = 2.0 if i % 2 else 1.0
+    doc.update(changes)
+    return type(inst).model_validate(doc)
+
+
+def test_per_job_l1_is_re_derived_from_the_jobs(multi) -> None:
+    """F1–F3 by hand: d_j = min(δ_j, C·w_j/Σw), D'_j = D_j + L·d_j, share (U_j + L·g_j)/D'_j;
+    the tenants' accounts do not enter."""
+    base, sol = multi
+    inst = _per_job(base)
+    C = inst.free_gpus
+    biggest = {j.id: max(n for t in j.throughput.values() for n in t) for j in inst.jobs}
+    total = sum(j.unit_weight for j in inst.jobs)  # every job here has an option
+    shares = {}
+    for j in inst.jobs:
+        d = min(biggest[j.id], C * j.unit_weight / total)
+        after = j.deserved_gpu_s + inst.round_s * d
+        shares[j.id] = (j.used_gpu_s + inst.round_s * sol.allocation(j.id).count) / after
+    assert SPEC.validate(inst, sol) == []
+    assert SPEC.evaluate(inst, sol)[0] == pytest.approx(min(shares.values()))
+    m = SPEC.metrics(inst, sol)
+    assert m["units_counted"] == len(inst.jobs) and m["units_not_counted"] == 0
+    assert {k: v for k, v in m.items() if k.startswith("share[")} == pytest.approx(
+        {f"share[{k}]": v for k, v in shares.items()}
+    )
+    rich = [t.model_copy(update={"used_gpu_s": 1e9}) for t in inst.tenants]
+    assert SPEC.evaluate(inst.model_copy(update={"tenants": tuple(rich)}), sol)[0] == (
+        pytest.approx(min(shares.values()))
+    )
+
+
+def test_guarantees_stay_per_tenant_in_per_job_mode_V5(hard) -> None:
+    base, sol = hard
+    inst = _per_job(base, max_preemptions=None)
+    assert SPEC.validate(inst, sol) == []
+    tenant = max(inst.tenants, key=lambda t: t.weight).id
+    idle = FairshareSolution(
+        allocations=tuple(
+            Allocation(job_id=a.job_id)
+            if inst.jobs[inst.job_index[a.job_id]].tenant == tenant
+            else a
+            for a in sol.allocations
+        )
+    )
+    assert "V5" in ids(inst, idle)
+
+
+def test_metrics_count_tenants_whose_quota_rounds_to_zero(multi) -> None:
+    inst, sol = multi
+    doc = inst.model_dump(mode="json")
+    doc["tenants"].append({"id": "tiny", "weight": 1e-6})
+    doc["jobs"][0]["tenant"] = "tiny"
+    tiny = type(inst).model_validate(doc)
+    m = SPEC.metrics(tiny, sol)
+    assert m["units_not_counted"] == 1 and "share[tiny]" not in m
+    assert m["units_counted"] == len(inst.tenants)

@@ -8,22 +8,24 @@ from schedopt.tuning.store import load_tuned
 
 from . import exact, heuristics, render
 from .data import build_data, finish_reserve_s
+from .explain import UncountedUnit, uncounted_units
 from .gavel import GavelAllocation, JobFractions, solve_gavel_lp
 from .generate import SIZES, generate, generate_custom
 from .heuristics import AstraeaParams, GavelRoundParams
-from .instance import FairshareInstance, Job, Previous, Tenant
+from .instance import FairnessUnit, FairshareInstance, Job, Previous, Tenant
 from .rounds import RoundRecord, apply_round, run_rounds
 from .solution import Allocation, FairshareSolution
+from .units import NotCounted
 from .validate import evaluate, metrics, validate
 
 SPEC = ProblemSpec(
     name="fairshare",
-    description="one allocation round: maximise the worst tenant's long-term GPU-time "
-    "fairness, then effective throughput, then few restarts",
+    description="one allocation round: maximise the worst tenant's (or job's) long-term "
+    "GPU-time fairness, then effective throughput, then few restarts",
     instance_type=FairshareInstance,
     solution_type=FairshareSolution,
     terms=(
-        ObjectiveTerm("minimum tenant LTGF", Sense.MAXIMIZE, "share"),
+        ObjectiveTerm("minimum LTGF (tenant or job)", Sense.MAXIMIZE, "share"),
         ObjectiveTerm("effective throughput", Sense.MAXIMIZE, "jobs"),
         ObjectiveTerm("restart + fragmentation cost", Sense.MINIMIZE, "s"),
     ),
@@ -63,18 +65,22 @@ __all__ = [
     "SPEC",
     "Allocation",
     "AstraeaParams",
+    "FairnessUnit",
     "FairshareInstance",
     "FairshareSolution",
     "GavelAllocation",
     "GavelRoundParams",
     "Job",
     "JobFractions",
+    "NotCounted",
     "Previous",
     "RoundRecord",
     "Tenant",
+    "UncountedUnit",
     "apply_round",
     "generate",
     "generate_custom",
     "run_rounds",
     "solve_gavel_lp",
+    "uncounted_units",
 ]

@@ -15,12 +15,12 @@ from .placement import Raw
 _GRID_TOL = 1e-9
 
 
-def tenant_gpus(data: ModelData, raw: Sequence[Raw]) -> list[float]:
-    """g_u, the GPUs each tenant gets."""
-    g = [0.0] * len(data.tenants)
+def unit_gpus(data: ModelData, raw: Sequence[Raw]) -> list[float]:
+    """g_v, the GPUs each fairness unit gets."""
+    g = [0.0] * len(data.units)
     for job, r in zip(data.jobs, raw, strict=True):
         if r.option is not None:
-            g[job.tenant] += job.options[r.option].n
+            g[job.unit] += job.options[r.option].n
     return g
 
 
@@ -31,7 +31,7 @@ def min_share_on_both_grids(data: ModelData, gpus: Sequence[float]) -> float:
         return 0.0
     real = data.min_share(list(gpus))
     rounded = min(
-        (u.used_units + data.round_units * gpus[u.index]) / u.deserved_units for u in data.included
+        (v.used_units + data.round_units * gpus[v.index]) / v.deserved_units for v in data.included
     )
     return max(0.0, math.floor(min(real, rounded) * SHARE_SCALE + _GRID_TOL) / SHARE_SCALE)
 
@@ -55,7 +55,7 @@ def encode(fm: FairshareModel, raw: Sequence[Raw]) -> np.ndarray:
     for (h, s), col in fm.c.items():  # C3c: as many chunks as the host has room for
         values[col] = max(0, (data.free[h] - kept_hosts.get(h, 0)) // s)
     t = fm.t[()]
-    values[t] = min(min_share_on_both_grids(data, tenant_gpus(data, raw)), fm.model.ub[t])
+    values[t] = min(min_share_on_both_grids(data, unit_gpus(data, raw)), fm.model.ub[t])
     return values
 
 

@@ -8,13 +8,14 @@ re-derives everything from the raw instance). Every scaling of reals to integers
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from schedopt.core.errors import ModelTooLargeError
 from schedopt.core.stopping import Deadline, Ticker
 
-from .instance import FairshareInstance
+from .instance import FairnessUnit, FairshareInstance
+from .units import UnitData, build_units, tenant_quota
 
 #: CP-SAT's minimum share t is an integer in units of 1/SHARE_SCALE.
 SHARE_SCALE = 10_000
@@ -61,6 +62,7 @@ class JobData:
     index: int
     id: str
     tenant: int
+    unit: int  # its fairness unit v (F1): the tenant's, or its own in per-job mode
     options: tuple[Option, ...]
     was_running: bool  # j ∈ J^P
     prev_option: int | None  # o^P_j when keepable (j ∈ J^K), else None
@@ -76,23 +78,16 @@ class JobData:
 
 @dataclass(frozen=True)
 class TenantData:
+    """A tenant's quota, demand and hard guarantee (C5, per tenant in either fairness mode);
+    its fairness accounts are a unit's (``ModelData.units``)."""
+
     index: int
     id: str
-    weight: float
     quota: int  # q_u
     demand: int  # δ_u
     deserved: int  # d_u
-    used_s: float  # U_u
-    deserved_after_s: float  # D'_u
-    included: bool  # u ∈ U⁺
     guarantee: int  # γ_u (0 without hard guarantees)
     jobs: tuple[int, ...]
-    used_units: int = 0  # Ũ_u
-    deserved_units: int = 0  # D̃_u
-
-    def share(self, gpus: float, round_s: float) -> float:
-        """LTGF after the round with ``gpus`` GPUs this round."""
-        return (self.used_s + round_s * gpus) / self.deserved_after_s
 
 
 @dataclass(frozen=True)
@@ -101,6 +96,7 @@ class ModelData:
     round_s: float
     jobs: tuple[JobData, ...]
     tenants: tuple[TenantData, ...]
+    units: tuple[UnitData, ...]  # V (F1)
     type_capacity: dict[str, int]  # F_g
     free: dict[str, int]  # f_h
     host_type: dict[str, str | None]
@@ -112,9 +108,10 @@ class ModelData:
     frag_scaled: int
     levels: dict[str, tuple[int, ...]] = field(default_factory=dict)  # S_g
 
-    @property
-    def included(self) -> tuple[TenantData, ...]:
-        return tuple(t for t in self.tenants if t.included)
+    @cached_property
+    def included(self) -> tuple[UnitData, ...]:
+        """V⁺ (F3)."""
+        return tuple(v for v in self.units if v.included)
 
     @cached_property
     def keep_hosts(self) -> dict[str, list[tuple[int, int]]]:
@@ -134,18 +131,18 @@ class ModelData:
     def restart_constant(self) -> float:
         return sum(j.restart_cost for j in self.jobs if j.was_running)
 
-    def min_gpus(self, tenant: TenantData, share: float) -> int:
-        """m_u: the fewest whole GPUs that keep ``tenant`` at ``share`` or above."""
-        need = (share * tenant.deserved_after_s - tenant.used_s) / self.round_s
+    def min_gpus(self, unit: UnitData, share: float) -> int:
+        """m_v: the fewest whole GPUs that keep ``unit`` at ``share`` or above."""
+        need = (share * unit.deserved_after_s - unit.used_s) / self.round_s
         return max(0, math.ceil(need - GPU_TOL))
 
-    def min_share(self, gpus_by_tenant: list[float]) -> float:
-        shares = [t.share(gpus_by_tenant[t.index], self.round_s) for t in self.included]
+    def min_share(self, gpus_by_unit: list[float]) -> float:
+        shares = [v.share(gpus_by_unit[v.index], self.round_s) for v in self.included]
         return min(shares) if shares else 0.0
 
     def share_upper_bound(self) -> float:
-        """Every tenant given its whole demand: no allocation has a higher minimum."""
-        return min((t.share(t.demand, self.round_s) for t in self.included), default=0.0)
+        """Every unit given its whole demand: no allocation has a higher minimum."""
+        return min((v.share(v.demand, self.round_s) for v in self.included), default=0.0)
 
     @cached_property
     def num_variables(self) -> int:
@@ -198,6 +195,7 @@ def build_data(
         max_free[g] = max(max_free.get(g, 0), free[h])
     C = sum(capacity.values())
     multi = inst.allow_multi_host
+    per_job = inst.fairness_unit is FairnessUnit.JOB
 
     jobs: list[JobData] = []
     tenant_jobs: dict[int, list[int]] = {i: [] for i in range(len(inst.tenants))}
@@ -228,6 +226,7 @@ def build_data(
                 index=i,
                 id=job.id,
                 tenant=t,
+                unit=i if per_job else t,
                 options=options,
                 was_running=prev is not None,
                 prev_option=prev_option,
@@ -238,50 +237,44 @@ def build_data(
             )
         )
 
+    job_demand = [max((o.n for o in j.options), default=0) for j in jobs]
+    members = [tuple(tenant_jobs[u]) for u in range(len(inst.tenants))]
+    raw_units = build_units(inst, C, job_demand, members)
+    largest = max([L * C + v.used_s for v in raw_units] + [v.deserved_after_s for v in raw_units])
+    seconds = _time_unit(max(largest, L))  # one CP-SAT time unit, GPU-seconds
+    units = tuple(
+        replace(
+            v,
+            used_units=round(v.used_s / seconds),
+            deserved_units=max(1, round(v.deserved_after_s / seconds)),
+        )
+        for v in raw_units
+    )
     total_w = sum(t.weight for t in inst.tenants)
-    raw = []
+    tenants = []
     for u, tenant in enumerate(inst.tenants):
-        quota = math.floor(C * tenant.weight / total_w + 1e-9)
-        demand = sum(max((o.n for o in jobs[j].options), default=0) for j in tenant_jobs[u])
-        deserved = min(demand, quota)
-        after = tenant.deserved_gpu_s + L * deserved
+        quota = tenant_quota(C, tenant.weight, total_w)
+        demand = sum(job_demand[j] for j in members[u])
         guarantee = 0
-        if inst.guarantees_hard and demand > 0:
+        if inst.guarantees_hard and demand > 0:  # C5, per tenant in either fairness mode
             wanted = quota if tenant.guaranteed_gpus is None else tenant.guaranteed_gpus
             guarantee = min(wanted, demand)
-        raw.append((u, tenant, quota, demand, deserved, after, guarantee))
-    largest = max([L * C + t.used_gpu_s for t in inst.tenants] + [r[5] for r in raw] + [L])
-    unit = _time_unit(largest)
-    tenants = tuple(
-        TenantData(
-            index=u,
-            id=tenant.id,
-            weight=tenant.weight,
-            quota=quota,
-            demand=demand,
-            deserved=deserved,
-            used_s=tenant.used_gpu_s,
-            deserved_after_s=after,
-            included=demand > 0 and after > 0,
-            guarantee=guarantee,
-            jobs=tuple(tenant_jobs[u]),
-            used_units=round(tenant.used_gpu_s / unit),
-            deserved_units=max(1, round(after / unit)),
+        tenants.append(
+            TenantData(u, tenant.id, quota, demand, min(demand, quota), guarantee, members[u])
         )
-        for u, tenant, quota, demand, deserved, after, guarantee in raw
-    )
     data = ModelData(
         instance=inst,
         round_s=L,
         jobs=tuple(jobs),
-        tenants=tenants,
+        tenants=tuple(tenants),
+        units=units,
         type_capacity=capacity,
         free=free,
         host_type=host_type,
         sigma=sigma,
         multi_host=multi,
-        time_unit=unit,
-        round_units=max(1, round(L / unit)),
+        time_unit=seconds,
+        round_units=max(1, round(L / seconds)),
         frag_cost=inst.fragmentation_cost_s,
         frag_scaled=round(inst.fragmentation_cost_s * COST_SCALE),
         levels={g: _levels(s) for g, s in sigma.items()},

@@ -11,9 +11,9 @@ from schedopt.model import Formulated, Hooks, Level, LexResult, RowBlock, exact_
 from schedopt.model.export import first_level_exporter
 from schedopt.model.method import build_seconds, refused
 
-from .codec import decode, encode, tenant_gpus
+from .codec import decode, encode, unit_gpus
 from .data import SHARE_SCALE, build_data
-from .explain import explain_infeasible, gavel_stats, trivial_outcome
+from .explain import explain_infeasible, trivial_outcome, with_fairness_note
 from .heuristics import complete
 from .instance import FairshareInstance
 from .model import FairshareModel, build_model
@@ -54,16 +54,16 @@ class FairshareHooks(Hooks):
 
 def fix_min_share(fm: FairshareModel, values: np.ndarray) -> RowBlock:
     """L1 fixed exactly, without rounding: with t̂ the real minimum share of the point, every
-    counted tenant keeps the whole GPUs m_u that hold it at t̂ (g_u ≥ m_u). The same rows on
+    counted unit keeps the whole GPUs m_v that hold it at t̂ (g_v ≥ m_v). The same rows on
     every back-end, whatever grid its t was on."""
     data = fm.data
-    share = data.min_share(tenant_gpus(data, decode(fm, values)))
+    share = data.min_share(unit_gpus(data, decode(fm, values)))
     starts, cols, coefs, lo = [0], [], [], []
-    for u in data.included:
-        need = data.min_gpus(u, share)
+    for v in data.included:
+        need = data.min_gpus(v, share)
         if need:
-            cols += [v for v, _ in fm.gpus[u.index]]
-            coefs += [float(n) for _, n in fm.gpus[u.index]]
+            cols += [col for col, _ in fm.unit_gpus[v.index]]
+            coefs += [float(n) for _, n in fm.unit_gpus[v.index]]
             starts.append(len(cols))
             lo.append(float(need))
     return RowBlock(
@@ -99,7 +99,7 @@ def prepare(
         solution,
         hint=hint,
         explain_infeasible=lambda: explain_infeasible(data),
-        metrics=lambda: gavel_stats(data, deadline),
+        finish=lambda outcome, method: with_fairness_note(data, outcome),
     )
 
 

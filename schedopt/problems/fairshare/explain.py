@@ -1,16 +1,86 @@
-"""Why a round is infeasible, and the Gavel LP's minimum share reported beside a result."""
+"""Why a round is infeasible, and what a result says when fairness degenerated (F3, F4)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline
 
-from .data import BUILD_S_PER_VARIABLE, ModelData
+from .data import ModelData, build_data
+from .instance import FairnessUnit, FairshareInstance
 from .placement import Raw, assemble
+from .solution import FairshareSolution
+from .units import NotCounted
 
-#: The Gavel LP is solved for the stats only if this many times its estimated build time is left.
-GAVEL_STATS_MARGIN = 4.0
+#: Unit ids an explanation names before "…".
+NAMED = 10
+
+
+@dataclass(frozen=True)
+class UncountedUnit:
+    """A fairness unit outside V⁺ (not in the minimum share, L1) and why (F3)."""
+
+    unit_id: str
+    reason: NotCounted
+
+
+def uncounted_units(instance: FairshareInstance) -> tuple[UncountedUnit, ...]:
+    """Every fairness unit of ``instance`` that L1 does not count, with its reason."""
+    data = build_data(instance, check_size=False)
+    return tuple(
+        UncountedUnit(v.id, v.not_counted) for v in data.units if v.not_counted is not None
+    )
+
+
+def _names(ids: Sequence[str]) -> str:
+    return ", ".join(ids[:NAMED]) + (", …" if len(ids) > NAMED else "")
+
+
+def fairness_note(data: ModelData, solution: FairshareSolution, proven: bool) -> str | None:
+    """What a result with ``solution`` says about fairness that degenerated, or None: tenants
+    left out of V⁺ by a whole-GPU quota of 0 (F3), and a minimum share of 0 (F4). ``proven``:
+    the solution's L1 is proven optimal."""
+    parts = []
+    dropped = [v.id for v in data.units if v.not_counted is NotCounted.NOTHING_DESERVED]
+    if dropped:
+        parts.append(
+            f"{len(dropped)} of {len(data.units)} tenants are not counted in the minimum share: "
+            f"their whole-GPU quota rounds to 0 and they have deserved no GPU-time yet "
+            f"({_names(dropped)}); fairness_unit {FairnessUnit.JOB.value!r} gives every job a "
+            "fractional share (F3)"
+        )
+    running = {a.job_id for a in solution.allocations if a.hosts}
+    starved = [
+        v.id
+        for v in data.included
+        if v.used_s == 0 and not any(data.jobs[j].id in running for j in v.jobs)
+    ]
+    if starved:
+        kind = data.instance.fairness_unit.value
+        why = (
+            "; no allocation serves them all, so L1 is 0 for every allocation and L2 and L3 "
+            "chose who runs (heuristic:astraea serves the lowest share first)"
+            if proven
+            else ""
+        )
+        parts.append(
+            f"the minimum share is 0: {len(starved)} counted {kind}s with no GPU-time so far "
+            f"get no GPU this round ({_names(starved)}){why} (F4)"
+        )
+    return "; ".join(parts) or None
+
+
+def with_fairness_note(data: ModelData, outcome: Outcome) -> Outcome:
+    """``outcome`` with :func:`fairness_note` added to its explanation (when it has a solution)."""
+    if outcome.solution is None:
+        return outcome
+    note = fairness_note(data, outcome.solution, outcome.status is Status.OPTIMAL)
+    if note is None:
+        return outcome
+    said = outcome.explanation
+    return replace(outcome, explanation=note if said is None else f"{said}; {note}")
 
 
 def explain_infeasible(data: ModelData) -> str:
@@ -43,18 +113,6 @@ def explain_infeasible(data: ModelData) -> str:
     return "; ".join(parts) or "no allocation satisfies C1–C7"
 
 
-def gavel_stats(data: ModelData, deadline: Deadline) -> dict[str, float]:
-    """``gavel_lp_min_share``: the continuous LP's minimum share, when there is time for it."""
-    from .gavel import solve_data
-
-    estimate = GAVEL_STATS_MARGIN * BUILD_S_PER_VARIABLE * data.num_variables
-    left = deadline.remaining()
-    if left < 2 * estimate + 0.1:
-        return {}
-    lp = solve_data(data, time_limit_s=left / 2, efficiency=False)
-    return {} if lp.bound is None else {"gavel_lp_min_share": lp.bound}
-
-
 def trivial_outcome(data: ModelData) -> Outcome | None:
     """Rounds decided without a solver: more unkeepable running jobs than the preemption cap
     (C6 cannot hold: INFEASIBLE), or no job has an option (everything idle is OPTIMAL)."""
@@ -64,4 +122,6 @@ def trivial_outcome(data: ModelData) -> Outcome | None:
     if any(j.options for j in data.jobs):
         return None
     solution = assemble(data, [Raw() for _ in data.jobs])
-    return Outcome(Status.OPTIMAL, solution=solution, bound=data.share_upper_bound())
+    return with_fairness_note(
+        data, Outcome(Status.OPTIMAL, solution=solution, bound=data.share_upper_bound())
+    )

@@ -2,11 +2,12 @@
 
 Variables ``X[j, o] ∈ [0, 1]``: the fraction of the round job ``j`` runs on option ``o`` (a GPU
 type and gang size). Constraints: a job's fractions sum to at most 1 (C1 relaxed), GPUs per type
-``Σ n X ≤ F_g`` (C2), hard guarantees (C5), and the minimum LTGF ``t`` over the counted tenants
-with the *expected* GPUs ``Σ n X`` (C7). Stage 1 maximises ``t``; stage 2 fixes it and
-maximises the effective throughput ``Σ e X`` (L2), as Gavel's max-min fairness followed by
-efficiency. Host shapes (C3), kept allocations (C4) and the preemption cap (C6) are left out,
-so the LP's minimum share is an upper bound on L1 of every whole-GPU allocation.
+``Σ n X ≤ F_g`` (C2), hard guarantees (C5), and the minimum LTGF ``t`` over the counted fairness
+units (tenants, or jobs in per-job mode: F1–F3) with the *expected* GPUs ``Σ n X`` (C7). Stage 1
+maximises ``t``; stage 2 fixes it and maximises the effective throughput ``Σ e X`` (L2), as
+Gavel's max-min fairness followed by efficiency. Host shapes (C3), kept allocations (C4) and
+the preemption cap (C6) are left out, so the LP's minimum share is an upper bound on L1 of every
+whole-GPU allocation.
 """
 
 from __future__ import annotations
@@ -41,7 +42,9 @@ class JobFractions:
 
 @dataclass(frozen=True)
 class GavelAllocation:
-    """The fractional allocation; ``status`` is the LP's (OPTIMAL, or FEASIBLE on a limit)."""
+    """The fractional allocation; ``status`` is the LP's (OPTIMAL, or FEASIBLE on a limit).
+    ``tenant_gpus``: expected GPUs of every tenant; ``tenant_shares``: the share of every counted
+    fairness unit by id (the tenants, or the jobs with ``fairness_unit`` 'job')."""
 
     status: Status
     min_share: float
@@ -76,6 +79,7 @@ def solve_data(data: ModelData, time_limit_s: float, efficiency: bool = True) ->
     prob = pulp.LpProblem("gavel", pulp.LpMaximize)
     X: dict[tuple[int, int], pulp.LpVariable] = {}
     gpus: dict[int, list] = {u.index: [] for u in data.tenants}
+    unit_gpus: dict[int, list] = {v.index: [] for v in data.units}
     by_type: dict[str, list] = {}
     eff = []
     for job in data.jobs:
@@ -84,6 +88,7 @@ def solve_data(data: ModelData, time_limit_s: float, efficiency: bool = True) ->
             v = X[job.index, o] = prob.add_variable(f"X_{job.index}_{o}", 0, 1)
             row.append((v, 1))
             gpus[job.tenant].append((v, opt.n))
+            unit_gpus[job.unit].append((v, opt.n))
             by_type.setdefault(opt.gpu_type, []).append((v, opt.n))
             eff.append((v, opt.eff))
         if len(row) > 1:
@@ -95,9 +100,10 @@ def solve_data(data: ModelData, time_limit_s: float, efficiency: bool = True) ->
             prob += _lin(gpus[u.index]) >= u.guarantee, f"C5_{u.index}"
     t = prob.add_variable("t", 0)
     prob += _lin([(t, 1.0)]) <= max(0.0, data.share_upper_bound()), "t_top"
-    for u in data.included:
-        row = [(t, 1.0)] + [(v, -data.round_s * n / u.deserved_after_s) for v, n in gpus[u.index]]
-        prob += _lin(row) <= u.used_s / u.deserved_after_s, f"C7_{u.index}"
+    for unit in data.included:
+        d = unit.deserved_after_s
+        row = [(t, 1.0)] + [(v, -data.round_s * n / d) for v, n in unit_gpus[unit.index]]
+        prob += _lin(row) <= unit.used_s / d, f"C7_{unit.index}"
     prob.setObjective(_lin([(t, 1.0)]))
     run = solve_pulp(prob, MilpSolver.HIGHS, time_limit_s=max(0.01, stop - time.perf_counter()))
     status = run.status
@@ -119,6 +125,7 @@ def solve_data(data: ModelData, time_limit_s: float, efficiency: bool = True) ->
     jobs = []
     total_eff = 0.0
     tenant_gpus = {u.id: 0.0 for u in data.tenants}
+    by_unit = [0.0] * len(data.units)
     for job in data.jobs:
         fr = []
         e = 0.0
@@ -128,9 +135,10 @@ def solve_data(data: ModelData, time_limit_s: float, efficiency: bool = True) ->
                 fr.append((opt.gpu_type, opt.n, x))
                 e += opt.eff * x
                 tenant_gpus[data.tenants[job.tenant].id] += opt.n * x
+                by_unit[job.unit] += opt.n * x
         total_eff += e
         jobs.append(JobFractions(job.id, tuple(fr), e))
-    shares = {u.id: u.share(tenant_gpus[u.id], data.round_s) for u in data.tenants if u.included}
+    shares = {v.id: v.share(by_unit[v.index], data.round_s) for v in data.included}
     return GavelAllocation(
         status=status,
         min_share=min(shares.values(), default=0.0),

@@ -8,17 +8,21 @@ H100, sub-linear in the GPU count (exponent 0.7–0.95), and some jobs cannot us
 Gang sizes follow the Philly mix (mostly 1 GPU, a tail of 8; a third of the jobs elastic
 between n/2 and n). Tenants carry accounts from ``history_rounds`` earlier rounds with LTGF
 between 0.4 and 1.6, and about half the jobs ran in the previous round (a valid placement).
+With ``fairness_unit`` 'job' every job also gets a weight (1, 2 or 4) and a deserved account that
+puts its LTGF between 0.4 and 1.6 (drawn after everything else: the tenant-mode rounds of a
+seed are the same either way).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from schedopt.topology import Cluster
 
-from .instance import FairshareInstance
+from .instance import FairnessUnit, FairshareInstance
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,8 @@ SIZES = {
 }
 
 SIZE_MIX = ((1, 0.55), (2, 0.15), (4, 0.15), (8, 0.15))
+#: Job weights drawn in per-job mode.
+JOB_WEIGHTS = (1.0, 2.0, 4.0)
 
 
 def generate(size: str = "small", seed: int = 0) -> FairshareInstance:
@@ -78,6 +84,7 @@ def generate_custom(
     allow_multi_host: bool = True,
     guarantees_hard: bool = False,
     max_preemptions: int | None = None,
+    fairness_unit: FairnessUnit = FairnessUnit.TENANT,
     name: str | None = None,
 ) -> FairshareInstance:
     rng = np.random.default_rng(seed)
@@ -94,6 +101,7 @@ def generate_custom(
     total = cluster.num_gpus
 
     raw_jobs = []
+    used_by_job: list[float] = []
     demand = np.zeros(tenants)
     for i in range(jobs):
         u = int(rng.choice(tenants, p=pick))
@@ -105,14 +113,15 @@ def generate_custom(
         speed = {"V100": 1.0, "A100": a100, "H100": a100 * float(rng.uniform(1.2, 2.0))}
         usable = [g for g in types if not (g == "V100" and rng.random() < 0.2)] or list(types)
         table = {g: {n: round(base * speed[g] * n**alpha, 4) for n in counts} for g in usable}
-        job = {
+        job: dict[str, Any] = {
             "id": f"j{i}",
             "tenant": f"t{u}",
             "throughput": table,
             "remaining_iterations": round(base * n0 * round_s * float(rng.uniform(0.5, 20.0)), 1),
             "restart_cost_s": float(round(rng.uniform(10.0, 120.0))),
-            "used_gpu_s": float(round(rng.uniform(0, history_rounds) * round_s * n0)),
         }
+        attained = float(round(rng.uniform(0, history_rounds) * round_s * n0))
+        job["used_gpu_s"] = attained
         demand[u] += max(counts)
         if rng.random() < running_fraction:
             g = str(rng.choice(usable))
@@ -121,6 +130,7 @@ def generate_custom(
             if placed:
                 job["previous"] = {"gpu_type": g, "hosts": placed}
         raw_jobs.append(job)
+        used_by_job.append(attained)
 
     raw_tenants = []
     for u in range(tenants):
@@ -134,6 +144,10 @@ def generate_custom(
                 "used_gpu_s": float(round(deserved * float(rng.uniform(0.4, 1.6)))),
             }
         )
+    if fairness_unit is FairnessUnit.JOB:
+        for job, used in zip(raw_jobs, used_by_job, strict=True):
+            job["weight"] = float(rng.choice(JOB_WEIGHTS))
+            job["deserved_gpu_s"] = float(round(used / float(rng.uniform(0.4, 1.6))))
     doc = {
         "name": name or f"fairshare-{total}gpu-{tenants}t-{jobs}j-s{seed}",
         "cluster": cluster.to_dict(),
@@ -141,6 +155,7 @@ def generate_custom(
         "allow_multi_host": allow_multi_host,
         "guarantees_hard": guarantees_hard,
         "max_preemptions": max_preemptions,
+        "fairness_unit": fairness_unit.value,
         "tenants": raw_tenants,
         "jobs": raw_jobs,
     }

@@ -1,11 +1,12 @@
 """Heuristic fallbacks for the fair-share round.
 
-- ``astraea``: Astraea-style water-filling (TPDS'22). Free GPUs go job by job to the tenant
-  with the lowest LTGF after the round (optionally blended with its used/quota ratio this
-  round), ties to the lowest U/w; inside a tenant, starving jobs (not running) first, then the
-  job with the least attained service. Each job takes its best-throughput option that fits.
+- ``astraea``: Astraea-style water-filling (TPDS'22). Free GPUs go job by job to the fairness
+  unit (tenant, or job in per-job mode) with the lowest LTGF after the round (optionally blended
+  with its used/quota ratio this round), ties to the lowest U/w; inside a tenant, starving jobs
+  (not running) first, then the job with the least attained service. Each job takes its
+  best-throughput option that fits.
 - ``gavel-round``: Gavel's continuous max-min LP over time fractions (``gavel.py``, HiGHS),
-  rounded to whole GPUs (worst-off tenant first, up to the LP's expected GPUs of each tenant,
+  rounded to whole GPUs (worst-off unit first, up to the LP's expected GPUs of each unit,
   jobs by their largest fraction, each on its largest-fraction option), then repaired: hard
   guarantees topped up and the GPUs left over water-filled as above. Its bound is the LP's
   minimum share (a relaxation, so a valid upper bound on L1).
@@ -28,11 +29,13 @@ from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 
-from .data import JobData, ModelData, Option, TenantData, build_data
+from .data import JobData, ModelData, Option, build_data
+from .explain import with_fairness_note
 from .gavel import STAGE1_TOL, GavelAllocation, solve_data
 from .instance import FairshareInstance
 from .placement import Board, Raw
 from .solution import Allocation, FairshareSolution
+from .units import UnitData
 
 #: The Gavel LP (PuLP build + HiGHS set-up and solve) takes about this long per variable
 #: (measured 0.6–0.9 s at 17.8k variables); with less time left gavel-round skips it.
@@ -80,7 +83,8 @@ class _State:
         self.board = Board(data)
         self.raw = [Raw() for _ in data.jobs]
         self.hosts: list[dict[str, int]] = [{} for _ in data.jobs]
-        self.gpus = [0] * len(data.tenants)
+        self.unit_gpus = [0] * len(data.units)  # g_v
+        self.tenant_gpus = [0] * len(data.tenants)  # g_u (C5)
 
     def done(self, job: JobData) -> bool:
         return self.raw[job.index].option is not None
@@ -103,7 +107,8 @@ class _State:
     def _set(self, job: JobData, o: int, hosts: dict[str, int], keep: bool) -> None:
         self.raw[job.index] = Raw(o, keep)
         self.hosts[job.index] = hosts
-        self.gpus[job.tenant] += job.options[o].n
+        self.unit_gpus[job.unit] += job.options[o].n
+        self.tenant_gpus[job.tenant] += job.options[o].n
 
     def solution(self) -> FairshareSolution:
         allocations = []
@@ -157,26 +162,26 @@ def _give(state: _State, job: JobData, p: AstraeaParams) -> bool:
     return any(state.place(job, o) for o in order)
 
 
-def _tenant_key(data: ModelData, u: TenantData, gpus: int, p: AstraeaParams) -> tuple:
-    w = u.used_s / u.weight
-    if not u.included:
-        return (1, 0.0, w, u.index)
-    ltgf = u.share(gpus, data.round_s)
-    return (0, ltgf + p.quota_weight * gpus / max(1, u.quota), w, u.index)
+def _unit_key(data: ModelData, v: UnitData, gpus: int, p: AstraeaParams) -> tuple:
+    w = v.used_s / v.weight
+    if not v.included:
+        return (1, 0.0, w, v.index)
+    ltgf = v.share(gpus, data.round_s)
+    return (0, ltgf + p.quota_weight * gpus / max(1.0, v.entitlement), w, v.index)
 
 
 def water_fill(
     state: _State,
     p: AstraeaParams,
     *,
-    tenants: Sequence[TenantData] | None = None,
-    target: dict[int, int] | None = None,
+    units: Sequence[UnitData] | None = None,
+    wants: Callable[[UnitData], bool] | None = None,
     job_order: Callable[[JobData], tuple] | None = None,
     give: Callable[[_State, JobData], bool] | None = None,
 ) -> None:
-    """Give GPUs job by job to the worst-off tenant until no job fits (or every tenant in
-    ``target`` has that many GPUs). ``job_order`` and ``give`` replace the order of a tenant's
-    jobs (default: starving first, then least attained service) and how a job gets GPUs."""
+    """Give GPUs job by job to the worst-off fairness unit until no job fits (or ``wants`` is
+    false for every unit left). ``job_order`` and ``give`` replace the order of a unit's jobs
+    (default: starving first, then least attained service) and how a job gets GPUs."""
     data = state.data
     if job_order is None:
 
@@ -189,33 +194,44 @@ def water_fill(
             return _give(state, job, p)
 
     queues: dict[int, list[JobData]] = {}
-    for tenant in tenants if tenants is not None else data.tenants:
-        jobs = [data.jobs[j] for j in tenant.jobs if data.jobs[j].options]
+    for unit in units if units is not None else data.units:
+        jobs = [data.jobs[j] for j in unit.jobs if data.jobs[j].options]
         jobs = [j for j in jobs if not state.done(j)]
         jobs.sort(key=job_order)
         jobs.reverse()  # pop() from the end takes the first in order
-        if jobs and (target is None or state.gpus[tenant.index] < target.get(tenant.index, 0)):
-            queues[tenant.index] = jobs
-    heap = [(_tenant_key(data, data.tenants[u], state.gpus[u], p), u) for u in queues]
+        if jobs and (wants is None or wants(unit)):
+            queues[unit.index] = jobs
+    gpus = state.unit_gpus
+    heap = [(_unit_key(data, data.units[v], gpus[v], p), v) for v in queues]
     heapq.heapify(heap)
     while heap:
-        _, u = heapq.heappop(heap)
-        queue = queues[u]
+        _, v = heapq.heappop(heap)
+        queue = queues[v]
         while queue:
             job = queue.pop()
             if not state.done(job) and give(state, job):
                 break
-        if queue and (target is None or state.gpus[u] < target.get(u, 0)):
-            heapq.heappush(heap, (_tenant_key(data, data.tenants[u], state.gpus[u], p), u))
+        if queue and (wants is None or wants(data.units[v])):
+            heapq.heappush(heap, (_unit_key(data, data.units[v], gpus[v], p), v))
 
 
 def _guarantees(state: _State, p: AstraeaParams) -> str | None:
+    """C5: the units of each tenant with a hard guarantee, lowest first, until it holds."""
     data = state.data
     need = {u.index: u.guarantee for u in data.tenants if u.guarantee}
     if not need:
         return None
-    water_fill(state, p, tenants=[data.tenants[u] for u in need], target=need)
-    short = [data.tenants[u].id for u, g in need.items() if state.gpus[u] < g]
+
+    def tenant_of(unit: UnitData) -> int:
+        return data.jobs[unit.jobs[0]].tenant  # a unit's jobs are of one tenant (F1)
+
+    def wants(unit: UnitData) -> bool:
+        u = tenant_of(unit)
+        return state.tenant_gpus[u] < need[u]
+
+    units = [v for v in data.units if v.jobs and tenant_of(v) in need]
+    water_fill(state, p, units=units, wants=wants)
+    short = [data.tenants[u].id for u, g in need.items() if state.tenant_gpus[u] < g]
     if short:
         return (
             f"the heuristic could not meet the hard guarantees of {short} "
@@ -242,7 +258,7 @@ def run_gavel_round(
         return state, problem
     fill = AstraeaParams(keep_running=p.keep_running)
     if lp.status.has_solution:
-        # Round: every tenant, worst LP share first, takes whole GPUs up to the LP's expected
+        # Round: every unit, worst LP share first, takes whole GPUs up to the LP's expected
         # GPUs (floored), its jobs by largest time fraction, each on its largest-fraction option.
         ranked: dict[int, list[int]] = {}
         top: dict[int, float] = {}
@@ -263,8 +279,13 @@ def run_gavel_round(
                 return True
             return any(state.place(job, o) for o in options)
 
-        target = {u.index: int(lp.tenant_gpus.get(u.id, 0.0) + 1e-6) for u in data.tenants}
-        water_fill(state, fill, target=target, job_order=lp_order, give=lp_give)
+        expected = [fr.expected_gpus for fr in lp.jobs]
+        target = [int(sum(expected[j] for j in v.jobs) + 1e-6) for v in data.units]
+
+        def wants(unit: UnitData) -> bool:
+            return state.unit_gpus[unit.index] < target[unit.index]
+
+        water_fill(state, fill, wants=wants, job_order=lp_order, give=lp_give)
     problem = _guarantees(state, fill)
     if problem:
         return state, problem
@@ -280,7 +301,8 @@ def solve_astraea(inst: FairshareInstance, options: SolveOptions, deadline: Dead
     solve_s = time.perf_counter() - t0 - build_s
     if problem:
         return Outcome(Status.NO_SOLUTION, build_s=build_s, solve_s=solve_s, explanation=problem)
-    return Outcome(Status.FEASIBLE, solution=state.solution(), build_s=build_s, solve_s=solve_s)
+    found = Outcome(Status.FEASIBLE, solution=state.solution(), build_s=build_s, solve_s=solve_s)
+    return with_fairness_note(data, found)
 
 
 def solve_gavel_round(
@@ -313,7 +335,7 @@ def solve_gavel_round(
             explanation=problem,
             stats=stats,
         )
-    return Outcome(
+    found = Outcome(
         Status.FEASIBLE,
         solution=state.solution(),
         bound=bound,
@@ -322,6 +344,7 @@ def solve_gavel_round(
         stats=stats,
         metrics=lp_metrics,
     )
+    return with_fairness_note(data, found)
 
 
 HEURISTICS: Sequence[str] = ("heuristic:astraea", "heuristic:gavel-round")

@@ -7,6 +7,7 @@ and name the field path. See ``formulations/fairshare.md``.
 
 from __future__ import annotations
 
+from enum import Enum
 from functools import cached_property
 from typing import Final, Literal
 
@@ -32,6 +33,13 @@ PROBLEM: Final = "fairshare"
 
 
 _Frozen = FrozenModel
+
+
+class FairnessUnit(str, Enum):
+    """What L1's minimum share is over (F1 in formulations/fairshare.md)."""
+
+    TENANT = "tenant"  # tenants, whole-GPU quotas (the default)
+    JOB = "job"  # every job, with its weight and fractional deserved share
 
 
 class Tenant(_Frozen):
@@ -67,11 +75,24 @@ class Job(_Frozen):
     remaining_iterations: PositiveIterations
     previous: Previous | None = None
     restart_cost_s: Seconds = 0.0
-    used_gpu_s: GpuSeconds = Field(default=0.0, description="attained service (heuristics)")
+    used_gpu_s: GpuSeconds = Field(
+        default=0.0, description="attained service; U_j with fairness_unit 'job'"
+    )
+    weight: Weight | None = Field(
+        default=None, description="w_j, only with fairness_unit 'job' (default there: 1)"
+    )
+    deserved_gpu_s: GpuSeconds = Field(
+        default=0.0, description="D_j, only with fairness_unit 'job'"
+    )
 
     @property
     def options(self) -> list[tuple[str, int, float]]:
         return [(g, n, r) for g, table in self.throughput.items() for n, r in table.items()]
+
+    @property
+    def unit_weight(self) -> float:
+        """w_j with fairness_unit 'job' (1 when not given)."""
+        return 1.0 if self.weight is None else self.weight
 
 
 class FairshareInstance(_Frozen):
@@ -85,6 +106,7 @@ class FairshareInstance(_Frozen):
     max_preemptions: Count | None = None
     allow_multi_host: bool = True
     fragmentation_cost_s: Seconds = 1.0
+    fairness_unit: FairnessUnit = FairnessUnit.TENANT
     tenants: tuple[Tenant, ...] = Field(min_length=1)
     jobs: tuple[Job, ...]
 
@@ -125,6 +147,7 @@ class FairshareInstance(_Frozen):
             seen.setdefault(job.id, i)
             if job.tenant not in tenants:
                 problems.append((f"{where}.tenant", f"unknown tenant {job.tenant!r}"))
+            problems.extend(self._check_job_accounts(where, job))
             problems.extend(self._check_throughput(where, job, types))
             if job.previous is not None:
                 problems.extend(self._check_previous(where, job, on_host))
@@ -140,6 +163,19 @@ class FairshareInstance(_Frozen):
         if problems:
             raise FieldProblems(problems)
         return self
+
+    def _check_job_accounts(self, where: str, job: Job) -> list[tuple[str, str]]:
+        """F1: per-job weights and accounts are never silently ignored in tenant mode."""
+        if self.fairness_unit is FairnessUnit.JOB:
+            return []
+        mode = self.fairness_unit.value
+        need = f"needs fairness_unit {FairnessUnit.JOB.value!r} (it is {mode!r})"
+        out = []
+        if job.weight is not None:
+            out.append((f"{where}.weight", f"a job weight {need}"))
+        if job.deserved_gpu_s:
+            out.append((f"{where}.deserved_gpu_s", f"a job's deserved GPU-time {need}"))
+        return out
 
     def _check_throughput(self, where: str, job: Job, types: tuple[str, ...]) -> list:
         out = []

@@ -1,5 +1,8 @@
 """Long-term fair share, written once (formulations/fairshare.md, C1–C7, L1–L3).
 
+The minimum share is over the fairness units V⁺ (F1–F3: tenants, or jobs in per-job mode);
+hard guarantees (C5) are per tenant in either mode.
+
 Variables: x[j,o] job j runs option o; k[j] keepable job j keeps its previous allocation;
 t the minimum LTGF (share units); c[h,s] chunks of s GPUs left on host h after the kept jobs
 (single-host mode).
@@ -24,8 +27,8 @@ from schedopt.model import CPSAT_ONLY, MILP_ONLY, Built, Expr, Level, Model, Sen
 from .data import COST_SCALE, EFF_SCALE, SHARE_SCALE, ModelData
 
 #: Largest |coefficient × bound| allowed in one CP-SAT term (CP-SAT refuses models that may
-#: overflow); it caps t's domain, which binds only when a counted tenant deserves less than
-#: half a ``time_unit`` (its D̃_u is then rounded up to 1).
+#: overflow); it caps t's domain, which binds only when a counted unit deserves less than
+#: half a ``time_unit`` (its D̃_v is then rounded up to 1).
 INT_BUDGET = 2**60
 #: L2 is fixed at its value minus this fraction (solver tolerances; the legacy MILP's rule).
 L2_REL_TOL = 1e-6
@@ -39,8 +42,10 @@ class FairshareModel(Built):
     k: Vars
     t: Vars
     c: Vars
-    #: Tenant index → (x column, GPUs n_o): g_u = Σ n·x.
+    #: Tenant index → (x column, GPUs n_o): g_u = Σ n·x (C5).
     gpus: dict[int, list[tuple[int, int]]]
+    #: Unit index → (x column, GPUs n_o): g_v = Σ n·x (C7, the L1 fix).
+    unit_gpus: dict[int, list[tuple[int, int]]]
 
 
 def t_upper(data: ModelData) -> float:
@@ -50,7 +55,7 @@ def t_upper(data: ModelData) -> float:
     if not included:
         return 0.0
     top = data.share_upper_bound() + 1.0 / SHARE_SCALE
-    cap = INT_BUDGET // max(u.deserved_units for u in included) / SHARE_SCALE
+    cap = INT_BUDGET // max(v.deserved_units for v in included) / SHARE_SCALE
     return max(0.0, min(top, cap))
 
 
@@ -64,9 +69,11 @@ def build_model(data: ModelData, deadline: Deadline | None = None) -> FairshareM
     c_keys = [(h, s) for g, s, _ in chunk_rows for h in _hosts(data, g) if h in data.keep_hosts]
     c = m.add_vars("c", c_keys, VarKind.INTEGER, ub=[data.free[h] // s for h, s in c_keys] or 0.0)
     gpus: dict[int, list[tuple[int, int]]] = {u.index: [] for u in data.tenants}
+    unit_gpus: dict[int, list[tuple[int, int]]] = {v.index: [] for v in data.units}
     for job in jobs:
         for o, opt in enumerate(job.options):
             gpus[job.tenant].append((x[job.index, o], opt.n))
+            unit_gpus[job.unit].append((x[job.index, o], opt.n))
 
     # C1 gang, one type: one option per job.
     m.at_most_one(
@@ -99,9 +106,9 @@ def build_model(data: ModelData, deadline: Deadline | None = None) -> FairshareM
     if cap is not None and running > cap:  # C6 preemption cap
         with m.rows("C6") as c6:
             c6.add(k.cols.tolist(), [1.0] * len(k), lo=running - cap)
-    _c7_rows(m, data, t, gpus)
+    _c7_rows(m, data, t, unit_gpus)
     _levels(m, data, x, k, t)
-    return FairshareModel(m, data, x, k, t, c, gpus)
+    return FairshareModel(m, data, x, k, t, c, gpus, unit_gpus)
 
 
 def _cols_coefs(terms: Sequence[tuple[int, float]]) -> tuple[list[int], list[float]]:
@@ -154,22 +161,22 @@ def _c3_rows(
 
 
 def _c7_rows(m: Model, data: ModelData, t: Vars, gpus: dict[int, list[tuple[int, int]]]) -> None:
-    """C7 minimum share, t ≤ (U_u + L·g_u) / D'_u for u ∈ U⁺, in two discretisations."""
+    """C7 minimum share, t ≤ (U_v + L·g_v) / D'_v for v ∈ V⁺, in two discretisations."""
     t0 = t[()]
-    with m.rows("C7", backends=MILP_ONLY) as real:  # divided through by D'_u
-        for u in data.included:
-            d = u.deserved_after_s
-            cols, coefs = _cols_coefs(gpus[u.index])
-            real.add([t0, *cols], [1.0, *(-data.round_s * n / d for n in coefs)], hi=u.used_s / d)
-    # CP-SAT: D̃_u·t − L̃·g_u ≤ Ũ_u with the accounts rounded to time units (data.py); scaled
-    # by SHARE_SCALE this is the integer row t'·D̃_u ≤ SHARE_SCALE·(Ũ_u + L̃·g_u), t' = S·t.
+    with m.rows("C7", backends=MILP_ONLY) as real:  # divided through by D'_v
+        for v in data.included:
+            d = v.deserved_after_s
+            cols, coefs = _cols_coefs(gpus[v.index])
+            real.add([t0, *cols], [1.0, *(-data.round_s * n / d for n in coefs)], hi=v.used_s / d)
+    # CP-SAT: D̃_v·t − L̃·g_v ≤ Ũ_v with the accounts rounded to time units (data.py); scaled
+    # by SHARE_SCALE this is the integer row t'·D̃_v ≤ SHARE_SCALE·(Ũ_v + L̃·g_v), t' = S·t.
     with m.rows("C7", backends=CPSAT_ONLY, cpsat_scale=SHARE_SCALE) as rounded:
-        for u in data.included:
-            cols, coefs = _cols_coefs(gpus[u.index])
+        for v in data.included:
+            cols, coefs = _cols_coefs(gpus[v.index])
             rounded.add(
                 [t0, *cols],
-                [float(u.deserved_units), *(-float(data.round_units) * n for n in coefs)],
-                hi=float(u.used_units),
+                [float(v.deserved_units), *(-float(data.round_units) * n for n in coefs)],
+                hi=float(v.used_units),
             )
 
 

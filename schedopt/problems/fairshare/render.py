@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .instance import FairshareInstance
+from .instance import FairnessUnit, FairshareInstance
 from .solution import Allocation, FairshareSolution
 
 if TYPE_CHECKING:
@@ -19,7 +19,8 @@ MAX_ROWS = 40
 
 
 def render(console: Console, inst: FairshareInstance, result: Result[FairshareSolution]) -> None:
-    """Print one row a tenant: weight, long-term GPU-time fairness share, GPUs, jobs running."""
+    """Print one row a tenant: weight, long-term GPU-time fairness share (in per-job mode the
+    lowest of its jobs'), GPUs, jobs running."""
     from rich.markup import escape
     from rich.table import Table
 
@@ -29,13 +30,17 @@ def render(console: Console, inst: FairshareInstance, result: Result[FairshareSo
     for alloc in result.solution.allocations:
         by_tenant.setdefault(tenant_of.get(alloc.job_id, "?"), []).append(alloc)
     table = Table(title="allocation by tenant", title_justify="left", show_edge=False)
-    for col in ("tenant", "weight", "LTGF share", "GPUs", "jobs running"):
+    per_job = inst.fairness_unit is FairnessUnit.JOB
+    share_col = "lowest job LTGF" if per_job else "LTGF share"
+    for col in ("tenant", "weight", share_col, "GPUs", "jobs running"):
         table.add_column(col, no_wrap=True, justify="left" if col == "tenant" else "right")
     for t in inst.tenants[:MAX_ROWS]:
         allocs = by_tenant.get(t.id, [])
         gpus = sum(sum(a.hosts.values()) for a in allocs)
         running = sum(1 for a in allocs if a.hosts)
-        share = result.metrics.get(f"share[{t.id}]")
+        units = [a.job_id for a in allocs] if per_job else [t.id]
+        shares = [result.metrics[k] for u in units if (k := f"share[{u}]") in result.metrics]
+        share = min(shares, default=None)
         table.add_row(
             escape(t.id),
             f"{t.weight:g}",

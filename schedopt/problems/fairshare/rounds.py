@@ -1,11 +1,13 @@
-"""Multi-round use: apply a round's allocation and advance the tenants' accounts.
+"""Multi-round use: apply a round's allocation and advance the accounts.
 
 ``apply_round`` is what a scheduler calls between rounds: every tenant's deserved GPU-time grows
 by ``round_s · min(demand, quota)`` and its used GPU-time by ``round_s · GPUs given``; every
-running job does ``throughput · round_s`` iterations (finished jobs leave) and its allocation
-becomes its ``previous`` one. ``run_rounds`` repeats solve-and-apply and records the long-run
-shares ``U_u / D_u`` — with ``memory=False`` each round is decided as if no history existed
-(per-round max-min), while the true accounts still advance, which shows what LTGF buys.
+running job does ``throughput · round_s`` iterations (finished jobs leave), its used GPU-time
+grows by ``round_s · GPUs given`` and its allocation becomes its ``previous`` one. In per-job
+mode (F1) every job's deserved GPU-time also grows by ``round_s · d_j``. ``run_rounds`` repeats
+solve-and-apply and records the long-run shares ``U_v / D_v`` of the fairness units — with
+``memory=False`` each round is decided as if no history existed (per-round max-min), while the
+true accounts still advance, which shows what LTGF buys.
 
 The accounts only accumulate; a scheduler with a finite sliding window subtracts from
 ``deserved_gpu_s`` and ``used_gpu_s`` what falls out of the window before the next round.
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .data import build_data
-from .instance import FairshareInstance
+from .instance import FairnessUnit, FairshareInstance
 from .solution import FairshareSolution
 
 
@@ -28,9 +30,12 @@ def apply_round(instance: FairshareInstance, solution: FairshareSolution) -> Fai
     L = instance.round_s
     by_job = {a.job_id: a for a in solution.allocations}
     gpus = {t.id: 0 for t in instance.tenants}
+    per_job = instance.fairness_unit is FairnessUnit.JOB
     jobs: list[dict[str, Any]] = []
-    for job in instance.jobs:
+    for job, jd in zip(instance.jobs, data.jobs, strict=True):
         doc = job.model_dump(mode="json")
+        if per_job:  # D_j grows by L·d_j (F2)
+            doc["deserved_gpu_s"] = job.deserved_gpu_s + L * data.units[jd.unit].deserved
         a = by_job.get(job.id)
         if a is None or not a.hosts:
             doc["previous"] = None
@@ -61,7 +66,7 @@ def apply_round(instance: FairshareInstance, solution: FairshareSolution) -> Fai
 class RoundRecord:
     round: int
     status: str
-    shares: dict[str, float]  # long-run U_u / D_u after the round, tenants with D_u > 0
+    shares: dict[str, float]  # long-run U_v / D_v after the round, units with D_v > 0
 
     @property
     def max_min_ratio(self) -> float:
@@ -73,15 +78,19 @@ class RoundRecord:
 
 
 def long_run_shares(instance: FairshareInstance) -> dict[str, float]:
-    return {t.id: t.used_gpu_s / t.deserved_gpu_s for t in instance.tenants if t.deserved_gpu_s > 0}
+    """U_v / D_v of every fairness unit (F1) with D_v > 0: tenants, or the jobs still there."""
+    units = instance.jobs if instance.fairness_unit is FairnessUnit.JOB else instance.tenants
+    return {v.id: v.used_gpu_s / v.deserved_gpu_s for v in units if v.deserved_gpu_s > 0}
 
 
 def without_memory(instance: FairshareInstance) -> FairshareInstance:
-    """The same round with every account at zero: per-round max-min, no long-term memory."""
-    tenants = tuple(
-        t.model_copy(update={"deserved_gpu_s": 0.0, "used_gpu_s": 0.0}) for t in instance.tenants
-    )
-    return instance.model_copy(update={"tenants": tenants})
+    """The same round with every fairness account at zero: per-round max-min, no long-term
+    memory (in per-job mode the jobs' accounts, which are also their attained service)."""
+    zero = {"deserved_gpu_s": 0.0, "used_gpu_s": 0.0}
+    update: dict[str, Any] = {"tenants": tuple(t.model_copy(update=zero) for t in instance.tenants)}
+    if instance.fairness_unit is FairnessUnit.JOB:
+        update["jobs"] = tuple(j.model_copy(update=zero) for j in instance.jobs)
+    return instance.model_copy(update=update)
 
 
 def run_rounds(

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from schedopt.testing import BAD_VALUES, corrupted_texts, mutations
 from schedopt.topology import Cluster
 
-from .instance import FairshareInstance
+from .instance import FairnessUnit, FairshareInstance
 
 ROUND_S = 60.0
 
@@ -30,9 +30,11 @@ def instance_dicts(
     max_tenants: int = 3,
     max_hosts: int = 3,
     options: bool = True,
+    fairness_unit: FairnessUnit | None = None,
 ) -> dict[str, Any]:
     """A small, valid round as the JSON document (dict) an instance file would hold.
-    ``options`` draws the instance options (hard guarantees, preemption cap, one host)."""
+    ``options`` draws the instance options (hard guarantees, preemption cap, one host);
+    ``fairness_unit`` None draws it too (with ``options``; else tenants)."""
     n_types = draw(st.integers(1, 2))
     pools: list[tuple[str, int, int]] = []
     hosts_left = max_hosts
@@ -44,6 +46,8 @@ def instance_dicts(
     gpus = list(cluster.gpus())
     unavailable = draw(st.lists(st.sampled_from(gpus), unique=True, max_size=min(2, len(gpus) - 1)))
     multi = draw(st.booleans()) if options else True
+    if fairness_unit is None:
+        fairness_unit = draw(st.sampled_from(FairnessUnit)) if options else FairnessUnit.TENANT
     n_tenants = draw(st.integers(1, max_tenants))
     tenants = []
     for u in range(n_tenants):
@@ -85,6 +89,10 @@ def instance_dicts(
             "remaining_iterations": float(draw(st.integers(1, 10_000))),
             "restart_cost_s": float(draw(st.sampled_from([0, 30, 60]))),
         }
+        if fairness_unit is FairnessUnit.JOB:  # F1: the job's weight and accounts
+            job["weight"] = float(draw(st.sampled_from([1, 2, 3])))
+            job["deserved_gpu_s"] = float(draw(st.sampled_from([0, 60, 240, 600])))
+            job["used_gpu_s"] = float(draw(st.sampled_from([0, 60, 300, 900])))
         if draw(st.sampled_from([True, True, False])):  # most jobs ran in the last round
             g = draw(st.sampled_from(types))
             n = draw(st.sampled_from(sorted(table[g])))
@@ -112,6 +120,7 @@ def instance_dicts(
         "round_s": ROUND_S,
         "allow_multi_host": multi,
         "guarantees_hard": hard,
+        "fairness_unit": fairness_unit.value,
         "tenants": tenants,
         "jobs": jobs,
     }

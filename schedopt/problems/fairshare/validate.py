@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from schedopt.core.result import Violation
 
-from .instance import FairshareInstance, Job
+from .instance import FairnessUnit, FairshareInstance, Job
 from .solution import Allocation, FairshareSolution
 
 
@@ -59,40 +59,75 @@ def _usable(inst: FairshareInstance, c: _Cluster, job: Job) -> list[tuple[str, i
 @dataclass(frozen=True)
 class _Tenant:
     id: str
+    guarantee: int  # γ_u (C5)
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """A fairness unit (F1): a tenant, or a job in per-job mode."""
+
+    id: str
+    jobs: frozenset[str]
     demand: int
     deserved_after_s: float
     used_s: float
-    guarantee: int
 
     @property
-    def counted(self) -> bool:
+    def counted(self) -> bool:  # F3
         return self.demand > 0 and self.deserved_after_s > 0
+
+
+def _demands(inst: FairshareInstance, c: _Cluster) -> dict[str, int]:
+    """Every job's largest gang this cluster can host (0: none)."""
+    return {job.id: max((n for _, n, _ in _usable(inst, c, job)), default=0) for job in inst.jobs}
+
+
+def _quota(capacity: int, weight: float, total: float) -> int:
+    return math.floor(capacity * weight / total + 1e-9)
 
 
 def _tenants(inst: FairshareInstance, c: _Cluster) -> list[_Tenant]:
     capacity = sum(c.per_type.values())
     total_w = sum(t.weight for t in inst.tenants)
     demand = Counter[str]()
-    for job in inst.jobs:
-        demand[job.tenant] += max((n for _, n, _ in _usable(inst, c, job)), default=0)
+    for job_id, n in _demands(inst, c).items():
+        demand[inst.jobs[inst.job_index[job_id]].tenant] += n
     out = []
     for t in inst.tenants:
-        quota = math.floor(capacity * t.weight / total_w + 1e-9)
-        deserved = min(demand[t.id], quota)
         guarantee = 0
         if inst.guarantees_hard and demand[t.id] > 0:
+            quota = _quota(capacity, t.weight, total_w)
             wanted = quota if t.guaranteed_gpus is None else t.guaranteed_gpus
             guarantee = min(wanted, demand[t.id])
-        out.append(
-            _Tenant(
-                t.id,
-                demand[t.id],
-                t.deserved_gpu_s + inst.round_s * deserved,
-                t.used_gpu_s,
-                guarantee,
-            )
-        )
+        out.append(_Tenant(t.id, guarantee))
     return out
+
+
+def _units(inst: FairshareInstance, c: _Cluster) -> list[_Unit]:
+    """F1–F2: tenants with whole-GPU quotas, or jobs with fractional shares of the capacity."""
+    capacity = sum(c.per_type.values())
+    demand = _demands(inst, c)
+    L = inst.round_s
+    if inst.fairness_unit is FairnessUnit.JOB:
+        competing = sum(j.unit_weight for j in inst.jobs if demand[j.id] > 0)
+        out = []
+        for j in inst.jobs:
+            fair = capacity * j.unit_weight / competing if competing else 0.0
+            deserved = min(float(demand[j.id]), fair)
+            after = j.deserved_gpu_s + L * deserved
+            out.append(_Unit(j.id, frozenset({j.id}), demand[j.id], after, j.used_gpu_s))
+        return out
+    total_w = sum(t.weight for t in inst.tenants)
+    members: dict[str, set[str]] = {t.id: set() for t in inst.tenants}
+    for j in inst.jobs:
+        members[j.tenant].add(j.id)
+    units = []
+    for t in inst.tenants:
+        want = sum(demand[j] for j in members[t.id])
+        deserved = min(want, _quota(capacity, t.weight, total_w))
+        after = t.deserved_gpu_s + L * deserved
+        units.append(_Unit(t.id, frozenset(members[t.id]), want, after, t.used_gpu_s))
+    return units
 
 
 def _changed(job: Job, a: Allocation) -> bool:
@@ -157,23 +192,22 @@ def validate(inst: FairshareInstance, sol: FairshareSolution) -> list[Violation]
     return out
 
 
-def _shares(inst: FairshareInstance, sol: FairshareSolution) -> dict[str, float]:
-    c = _cluster(inst)
-    jobs = {j.id: j for j in inst.jobs}
-    gpus_of = Counter[str]()
-    for a in sol.allocations:
-        gpus_of[jobs[a.job_id].tenant] += a.count
+def _shares(
+    inst: FairshareInstance, units: list[_Unit], sol: FairshareSolution
+) -> dict[str, float]:
+    """The LTGF after the round of every counted unit (F3)."""
+    gpus = {a.job_id: a.count for a in sol.allocations}
     return {
-        t.id: (t.used_s + inst.round_s * gpus_of[t.id]) / t.deserved_after_s
-        for t in _tenants(inst, c)
-        if t.counted
+        v.id: (v.used_s + inst.round_s * sum(gpus.get(j, 0) for j in v.jobs)) / v.deserved_after_s
+        for v in units
+        if v.counted
     }
 
 
 def evaluate(inst: FairshareInstance, sol: FairshareSolution) -> tuple[float, float, float]:
     """(L1 minimum LTGF after the round, L2 normalised effective throughput, L3 cost in s)."""
     c = _cluster(inst)
-    shares = _shares(inst, sol)
+    shares = _shares(inst, _units(inst, c), sol)
     jobs = {j.id: j for j in inst.jobs}
     throughput = cost = 0.0
     for a in sol.allocations:
@@ -191,16 +225,23 @@ def evaluate(inst: FairshareInstance, sol: FairshareSolution) -> tuple[float, fl
 
 
 def metrics(inst: FairshareInstance, sol: FairshareSolution) -> dict[str, float]:
-    shares = _shares(inst, sol)
+    units = _units(inst, _cluster(inst))
+    shares = _shares(inst, units, sol)
     values = list(shares.values())
     jobs = {j.id: j for j in inst.jobs}
-    out: dict[str, float] = {}
+    out: dict[str, float] = {
+        "units_counted": float(len(shares)),  # F3
+        "units_not_counted": float(len(units) - len(shares)),
+    }
     if values:
         lo, hi = min(values), max(values)
-        square = sum(v * v for v in values)
+        # Jain's index over the shares divided by the largest (the same value, and no overflow
+        # where a unit deserved almost nothing: its share may be near the float limit).
+        scaled = [v / hi for v in values] if hi > 0 else []
+        square = sum(v * v for v in scaled)
         out["min_share"] = lo
         out["max_share"] = hi
-        out["jain_index"] = sum(values) ** 2 / (len(values) * square) if square > 0 else 1.0
+        out["jain_index"] = sum(scaled) ** 2 / (len(scaled) * square) if square > 0 else 1.0
         if lo > 0:  # omitted when some tenant has nothing (the ratio is unbounded)
             out["max_min_share_ratio"] = hi / lo
     _, throughput, _ = evaluate(inst, sol)
@@ -210,6 +251,6 @@ def metrics(inst: FairshareInstance, sol: FairshareSolution) -> dict[str, float]
     out["utilisation"] = allocated / inst.free_gpus if inst.free_gpus else 0.0
     out["preemptions"] = float(sum(1 for a in sol.allocations if _changed(jobs[a.job_id], a)))
     out["extra_hosts_spanned"] = float(sum(max(0, len(a.hosts) - 1) for a in sol.allocations))
-    for tenant_id, v in shares.items():
-        out[f"share[{tenant_id}]"] = v
+    for unit_id, v in shares.items():
+        out[f"share[{unit_id}]"] = v
     return out
