@@ -8,8 +8,8 @@
 For each instance and method it reports the minimum tenant LTGF after the round (L1), the proven
 bound on it and the gap, the Jain index and max/min ratio of the tenants' shares, the normalised
 effective throughput (L2), restart + fragmentation cost (L3), preemptions, the Gavel LP's
-minimum share when the method reports it (gavel-round), and model build, solve and wall seconds. Rows are
-appended as JSON lines to benchmarks/results/fairshare.jsonl; a summary goes into
+minimum share when the method reports it (gavel-round), and model build, solve and wall
+seconds. Rows are appended as JSON lines to benchmarks/results/fairshare.jsonl; a summary goes into
 benchmarks/RESULTS.md by hand, with the command that produced it.
 
 ``--gavel PATH`` replaces the generated throughputs by Gavel's measured ones (OSDI'20 artifact,

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import schedopt
 from schedopt.core.errors import FieldProblems, InvalidInstanceError
+from schedopt.core.solve import solve
 
 from .instance import Job, Pair, TimeshareInstance
 from .rounding import Combination, WholeGpuRound, place
@@ -96,7 +96,7 @@ class RoundSession:
 
     def _solve(self, apply_s: float) -> Any:
         warm = None if self.last is None else self.last.warm_start
-        result = schedopt.solve(
+        result = solve(
             self.instance,
             self.method,
             time_limit_s=self.time_limit_s,
