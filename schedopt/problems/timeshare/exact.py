@@ -13,6 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from schedopt.core.errors import InvalidInstanceError
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import MethodKind, MethodSpec, Outcome
 from schedopt.core.status import Status
@@ -187,13 +188,19 @@ METHODS = tuple(
 )
 
 
-#: ``schedopt export``: the first level of the LP (finish-time fairness: its first step).
+def _exportable(inst: TimeshareInstance) -> TimeshareModel:
+    if inst.policy is Policy.FINISH_TIME_FAIRNESS:
+        raise InvalidInstanceError(
+            "policy",
+            "finish_time_fairness is solved as a sequence of LPs (Dinkelbach's iteration, "
+            "formulations/timeshare.md): no single model file has its optimum",
+        )
+    return first_model(inst)
+
+
+#: ``schedopt export``: the first level of the LP (not for finish-time fairness).
 export = first_level_exporter(
-    lambda inst: first_model(inst).model,
+    lambda inst: _exportable(inst).model,
     describe="L1 of 2, maximise t, the policy's minimum weighted throughput",
-    notes=(
-        "L2 (mean weighted throughput) is solved after L1 is fixed; it is not in this file",
-        "finish_time_fairness: the first of the LPs its method solves (weights at the "
-        "isolated split's finish-time ratio)",
-    ),
+    notes=("L2 (mean weighted throughput) is solved after L1 is fixed; it is not in this file",),
 )
