@@ -71,3 +71,35 @@ def test_priority_weight_and_scale_factor_by_hand() -> None:
     for method in EXACT:
         assert gavel_value(inst, method) == pytest.approx(4 / 3, rel=1e-6)
     assert reference.policy_value(inst) == pytest.approx(4 / 3, rel=1e-9)
+
+
+def _typed_round(policy: Policy, jobs: int = 24) -> TimeshareInstance:
+    """Jobs drawn from three job types, as Gavel's rounds draw from its 26: many identical."""
+    types = [
+        {"v100": 6.0, "p100": 3.0, "k80": 1.0},
+        {"v100": 2.0, "p100": 1.8, "k80": 1.5},
+        {"v100": 4.0, "p100": 2.0, "k80": 0.0},
+    ]
+    doc_jobs = []
+    for i in range(jobs):
+        job = {"id": f"j{i}", "throughput": types[i % 3], "priority_weight": 1.0 + (i % 2)}
+        if policy.needs_remaining_steps:
+            job["remaining_steps"] = 1000.0 * (1 + i % 2)
+        doc_jobs.append(job)
+    return TimeshareInstance.model_validate(
+        {"policy": policy.value, "workers": {"v100": 3, "p100": 3, "k80": 3}, "jobs": doc_jobs}
+    )
+
+
+@pytest.mark.parametrize("policy", list(Policy))
+def test_identical_jobs_share_one_row_and_keep_the_optimum(policy: Policy) -> None:
+    """data.aggregate: 24 jobs are 6 classes; the optimum is the reference's, every job gets
+    its own shares, and the solution is valid for the round as given."""
+    from schedopt.problems.timeshare.data import aggregate, build_data
+
+    inst = _typed_round(policy)
+    assert aggregate(build_data(inst)).num_jobs == 6
+    for method in EXACT:
+        assert gavel_value(inst, method) == pytest.approx(reference.policy_value(inst), rel=1e-6)
+    result = schedopt.solve(inst, "milp:highs")
+    assert {s.job for s in result.solution.shares} == {j.id for j in inst.jobs}

@@ -16,17 +16,19 @@ def shares_of(data: TimeshareData, columns: Columns, x: np.ndarray) -> Timeshare
     """The solution of fractions ``x`` over ``columns`` (clipped to [0, 1])."""
     x = np.clip(x, 0.0, 1.0)
     ids = [j.id for j in data.instance.jobs]
+    members = data.members()  # a row is a job, or a class of identical jobs (aggregate)
     shares = []
     for c in np.flatnonzero(x > MIN_FRACTION).tolist():
         second = int(columns.second[c])
-        shares.append(
-            Share(
-                job=ids[columns.first[c]],
-                worker_type=data.types[columns.type[c]],
-                fraction=float(x[c]),
-                with_job=None if second < 0 else ids[second],
+        for job in members[columns.first[c]].tolist():
+            shares.append(
+                Share(
+                    job=ids[job],
+                    worker_type=data.types[columns.type[c]],
+                    fraction=float(x[c]),
+                    with_job=None if second < 0 else ids[second],
+                )
             )
-        )
     return TimeshareSolution(shares=tuple(shares))
 
 

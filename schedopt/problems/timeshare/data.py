@@ -7,7 +7,7 @@ column generation index the same arrays.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -64,10 +64,42 @@ class TimeshareData:
     pair_second: np.ndarray
     pair_rate: np.ndarray
     singles: Columns = field(repr=False)
+    #: Jobs that are identical in every field but the id share one row (``aggregate``): the
+    #: row's job count, every original job's row, and each row's first job. None: one row
+    #: per job.
+    multiplicity: np.ndarray | None = field(default=None, repr=False)
+    row_of_job: np.ndarray | None = field(default=None, repr=False)
+    representative: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def num_jobs(self) -> int:
+        """Rows of the model: jobs, or classes of identical jobs after ``aggregate``."""
         return len(self.scale)
+
+    @property
+    def total_jobs(self) -> int:
+        """|J|, the jobs of the round (Gavel's isolated split divides by it)."""
+        return len(self.instance.jobs)
+
+    @property
+    def ids(self) -> list[str]:
+        """The job id of every row (a class's first job after ``aggregate``)."""
+        ids = [j.id for j in self.instance.jobs]
+        if self.representative is None:
+            return ids
+        return [ids[i] for i in self.representative.tolist()]
+
+    def members(self) -> list[np.ndarray]:
+        """The original jobs of every row."""
+        if self.row_of_job is None:
+            return [np.array([j]) for j in range(self.num_jobs)]
+        order = np.argsort(self.row_of_job, kind="stable")
+        bounds = np.cumsum(np.bincount(self.row_of_job, minlength=self.num_jobs))[:-1]
+        return np.split(order, bounds)
+
+    @property
+    def counts(self) -> np.ndarray:
+        return np.ones(self.num_jobs) if self.multiplicity is None else self.multiplicity
 
     @property
     def num_types(self) -> int:
@@ -83,7 +115,7 @@ class TimeshareData:
 
     def isolated_throughput(self) -> np.ndarray:
         """i_j: the throughput under Gavel's isolated split (``IsolatedPolicy``)."""
-        x = (self.capacity[None, :] / self.num_jobs) / self.scale[:, None]
+        x = (self.capacity[None, :] / self.total_jobs) / self.scale[:, None]
         x = x / np.maximum(1.0, x.sum(axis=1))[:, None]
         return (self.throughput * x).sum(axis=1)
 
@@ -93,7 +125,7 @@ class TimeshareData:
 
     def isolated_split(self) -> np.ndarray:
         """x^iso (J × W), feasible for C1 and C2 (formulations/timeshare.md)."""
-        x = (self.capacity[None, :] / self.num_jobs) / self.scale[:, None]
+        x = (self.capacity[None, :] / self.total_jobs) / self.scale[:, None]
         return x / np.maximum(1.0, x.sum(axis=1))[:, None]
 
     def weights(self) -> np.ndarray:
@@ -179,4 +211,58 @@ def build_data(inst: TimeshareInstance, deadline: Deadline | None = None) -> Tim
         pair_second=ps,
         pair_rate=prate,
         singles=singles,
+    )
+
+
+def aggregate(data: TimeshareData) -> TimeshareData:
+    """One row per class of jobs identical in every field but the id (Gavel's rounds draw
+    from 26 job types: 2,048 jobs are a few dozen classes). Exact: averaging an optimal
+    allocation over the jobs of a class keeps every row (C1–C3 are linear and the same for
+    each of them), does not lower the minimum, and keeps level 2 (linear), so some optimum
+    gives a class's jobs the same fractions. The class's GPUs count m·s in C2 and m times in
+    level 2. Rounds with pairs are kept as they are (a pair names two jobs)."""
+    if data.num_pairs or data.num_jobs < 2:
+        return data
+    keys = np.column_stack(
+        [
+            data.throughput,
+            data.scale,
+            data.priority,
+            data.remaining,
+            data.since_start,
+            data.isolated_time,
+        ]
+    )
+    _, first, inverse, counts = np.unique(
+        keys, axis=0, return_index=True, return_inverse=True, return_counts=True
+    )
+    if len(first) == data.num_jobs:
+        return data
+    inverse = inverse.reshape(-1)
+    single = np.isin(data.singles.first, first)
+    row = np.full(data.num_jobs, -1)
+    row[first] = np.arange(len(first))
+    cols = data.singles.take(np.flatnonzero(single))
+    classes = row[cols.first]
+    singles = Columns(
+        classes,
+        cols.second,
+        cols.type,
+        cols.gpus * counts[classes],
+        cols.rate_first,
+        cols.rate_second,
+        cols.pair,
+    )
+    return replace(
+        data,
+        throughput=data.throughput[first],
+        scale=data.scale[first],
+        priority=data.priority[first],
+        remaining=data.remaining[first],
+        since_start=data.since_start[first],
+        isolated_time=data.isolated_time[first],
+        singles=singles,
+        multiplicity=counts.astype(np.float64),
+        row_of_job=inverse,
+        representative=first,
     )

@@ -24,7 +24,7 @@ from schedopt.model.method import emit, to_outcome
 
 from . import colgen, warm
 from .codec import decode, encode, shares_of, throughputs
-from .data import Columns, TimeshareData, build_data
+from .data import Columns, TimeshareData, aggregate, build_data
 from .ftf import Step, ratios, solve_ftf, start, weights_at
 from .instance import Policy, TimeshareInstance
 from .model import TimeshareModel, build_model
@@ -70,7 +70,7 @@ def prepare(
 def runner(backend: ExactBackend):
     def run(inst: TimeshareInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
         t0 = time.perf_counter()
-        data = build_data(inst, deadline)
+        data = aggregate(build_data(inst, deadline))
         if not data.num_jobs:
             return Outcome(Status.OPTIMAL, TimeshareSolution(shares=()), bound=0.0)
         if data.policy is Policy.FINISH_TIME_FAIRNESS:
@@ -109,7 +109,10 @@ def _lp(
     n_levels: int = 2,
 ) -> Outcome:
     tm = build_model(data, weights, columns, deadline, levels=n_levels)
-    hint = None if options.hint is None else encode(tm, options.hint)
+    # a hint names jobs; after aggregation a row is a class (the LP needs no start: it is
+    # solved to optimality, and the basis of last round is the start that helps)
+    given = options.hint if data.row_of_job is None else None
+    hint = None if given is None else encode(tm, given)
     session = emit(tm.model, backend, options, Hooks())
     hooks = _CaptureBasis(tm, session)
     started_warm = False

@@ -106,17 +106,20 @@ class TimeshareInstance(FrozenModel):
         out = []
         if earlier is not None:
             out.append((f"{where}.id", f"duplicate job id {job.id!r} (also jobs[{earlier}])"))
+        runs = fits = False  # somewhere with GPUs; somewhere its gang fits (C4)
+        workers = self.workers
         for w, rate in job.throughput.items():
-            if w not in self.workers:
+            gpus = workers.get(w)
+            if gpus is None:
                 out.append((f"{where}.throughput[{w!r}]", f"unknown GPU type {w!r}"))
             elif 0 < rate < limits.MIN_POSITIVE:
                 out.append((f"{where}.throughput[{w!r}]", _RATE_RANGE))
-        if not any(rate and self.workers.get(w, 0) for w, rate in job.throughput.items()):
+            elif rate and gpus:
+                runs = True
+                fits = fits or gpus >= job.scale_factor
+        if not runs:
             out.append((f"{where}.throughput", "the job can run on no GPU type of the cluster"))
-        elif not any(
-            rate and self.workers.get(w, 0) >= job.scale_factor
-            for w, rate in job.throughput.items()
-        ):
+        elif not fits:
             out.append(
                 (
                     f"{where}.scale_factor",

@@ -87,6 +87,8 @@ def build_model(
     if levels < 2:
         return TimeshareModel(m, data, x, t, cols, weights)
     l2 = np.zeros(len(cols))
-    np.add.at(l2, member_cols - x.start, weights[jobs] * rates / max(1, n_jobs))
+    # m_j jobs per row after aggregation (data.aggregate): the mean is over every job
+    np.add.at(l2, member_cols - x.start, data.counts[jobs] * weights[jobs] * rates)
+    l2 /= max(1, data.total_jobs)
     m.add_level(Level("L2", Expr.of(np.arange(len(cols)) + x.start, l2), Sense.MAXIMIZE, 0.0, 1e-9))
     return TimeshareModel(m, data, x, t, cols, weights)

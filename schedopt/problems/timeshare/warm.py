@@ -37,7 +37,7 @@ class Basis:
 
 
 def _col_keys(tm: TimeshareModel) -> list[ColKey]:
-    ids = [j.id for j in tm.data.instance.jobs]
+    ids = tm.data.ids
     c = tm.columns
     return [
         (ids[a], None if b < 0 else ids[b], tm.data.types[w])
@@ -46,7 +46,7 @@ def _col_keys(tm: TimeshareModel) -> list[ColKey]:
 
 
 def _row_keys(tm: TimeshareModel) -> list[RowKey]:
-    ids = [j.id for j in tm.data.instance.jobs]
+    ids = tm.data.ids
     return [("C1", j) for j in ids] + [("C2", w) for w in tm.data.types] + [("C3", j) for j in ids]
 
 
