@@ -21,8 +21,10 @@ def shares_of(data: TimeshareData, columns: Columns, x: np.ndarray) -> Timeshare
     for c in np.flatnonzero(x > MIN_FRACTION).tolist():
         second = int(columns.second[c])
         for job in members[columns.first[c]].tolist():
+            # built without pydantic's checks: every field is typed here and the fraction
+            # clipped to [0, 1]; the independent validator checks the solution anyway
             shares.append(
-                Share(
+                Share.model_construct(
                     job=ids[job],
                     worker_type=data.types[columns.type[c]],
                     fraction=float(x[c]),
