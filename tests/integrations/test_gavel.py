@@ -150,3 +150,16 @@ def test_replay_of_gavel_jobs_in_our_own_driver(policy: str) -> None:
             assert done > 0  # max-min and finish-time fairness leave no job out
             remaining[k] = max(0.0, remaining[k] - done)
             since[k] += round_s
+
+
+def test_bad_pair_rates_name_the_field() -> None:
+    """Pairs take a vectorised check of their rates; a bad one goes to pydantic, which names it."""
+    a, b, ab = JobIdPair(0), JobIdPair(1), JobIdPair(0, 1)
+    for bad in (float("nan"), -1.0, 1e-9, 1e12):
+        with pytest.raises(InvalidInstanceError, match="pairs"):
+            MaxMinFairnessPerf().get_allocation(
+                {a: {"v100": 1.0}, b: {"v100": 2.0}, ab: {"v100": [bad, 1.8]}},
+                {a: 1, b: 1},
+                {a: 1.0, b: 1.0},
+                {"v100": 1},
+            )

@@ -46,6 +46,8 @@ class _Master:
         n, w = data.num_jobs, data.num_types
         self.c1, self.c2, self.c3 = 0, n, n + w
         self.rounds = 0
+        #: every candidate's entries, built once: pricing only changes the duals
+        self.cand_rows, self.cand_vals = self.column_entries(self.candidates)
 
     def column_entries(self, cols: Columns):
         """CSC arrays (starts, rows, values) of ``cols`` in C1, C2 and C3."""
@@ -76,12 +78,11 @@ class _Master:
     def reduced_costs(self, cost: np.ndarray) -> np.ndarray:
         """d = c − Aᵀy of every candidate pair column (HiGHS minimises; y its row duals)."""
         y = np.asarray(self.h.getSolution().row_dual)
-        rows, vals = self.column_entries(self.candidates)
-        return cost - (vals * y[rows]).sum(axis=1)
+        return cost - (self.cand_vals * y[self.cand_rows]).sum(axis=1)
 
     def add(self, idx: np.ndarray, cost: np.ndarray) -> None:
         cols = self.candidates.take(idx)
-        rows, vals = self.column_entries(cols)
+        rows, vals = self.cand_rows[idx], self.cand_vals[idx]
         k = len(idx)
         starts = np.arange(0, 5 * k, 5, dtype=np.int32)
         self.h.addCols(
