@@ -22,13 +22,15 @@ from schedopt.model import ExactBackend, Formulated, Hooks, LexResult, solve_lev
 from schedopt.model.export import first_level_exporter
 from schedopt.model.method import emit, to_outcome
 
-from . import colgen, warm
 from .codec import decode, encode, shares_of, throughputs
+from .colgen import solve as solve_by_columns
 from .data import Columns, TimeshareData, aggregate, build_data
 from .ftf import Step, ratios, solve_ftf, start, weights_at
 from .instance import Policy, TimeshareInstance
 from .model import TimeshareModel, build_model
 from .solution import TimeshareSolution
+from .warm import Basis, capture
+from .warm import apply as apply_basis
 
 #: Up to this many pair columns the whole LP is built; beyond, HiGHS prices pairs in.
 FULL_PAIR_COLUMNS = 20_000
@@ -76,7 +78,7 @@ def runner(backend: ExactBackend):
         if data.policy is Policy.FINISH_TIME_FAIRNESS:
             return _finish_time_fairness(data, backend, options, deadline, t0)
         if backend is ExactBackend.HIGHS and len(data.pair_columns()) > FULL_PAIR_COLUMNS:
-            return colgen.solve(data, data.weights(), options, deadline)
+            return solve_by_columns(data, data.weights(), options, deadline)
         return _lp(
             data, data.weights(), all_columns(data), backend, options, deadline, t0, levels(inst)
         )
@@ -89,12 +91,12 @@ class _CaptureBasis(Hooks):
 
     def __init__(self, tm: TimeshareModel, session: object):
         self.tm, self.session = tm, session
-        self.basis: warm.Basis | None = None
+        self.basis: Basis | None = None
 
     def after_level(self, index: int, values: np.ndarray) -> np.ndarray:
         highs = getattr(self.session, "highs", None)
         if index == 0 and highs is not None:
-            self.basis = warm.capture(self.tm, highs)
+            self.basis = capture(self.tm, highs)
         return values
 
 
@@ -116,8 +118,8 @@ def _lp(
     session = emit(tm.model, backend, options, Hooks())
     hooks = _CaptureBasis(tm, session)
     started_warm = False
-    if backend is ExactBackend.HIGHS and isinstance(options.warm_start, warm.Basis):
-        started_warm = warm.apply(tm, session.highs, options.warm_start)  # type: ignore[attr-defined]
+    if backend is ExactBackend.HIGHS and isinstance(options.warm_start, Basis):
+        started_warm = apply_basis(tm, session.highs, options.warm_start)  # type: ignore[attr-defined]
     build_s = time.perf_counter() - t0
     try:
         lex = solve_levels(tm.model, session, options, deadline, hooks, hint)
