@@ -27,6 +27,7 @@ from schedopt.core.errors import SchedoptError
 from schedopt.core.limits import MAX_RATE, MIN_POSITIVE
 from schedopt.core.status import Status
 from schedopt.problems.timeshare import Job, Pair, Policy, TimeshareInstance, TimeshareSolution
+from schedopt.problems.timeshare.data import build_data
 from schedopt.problems.timeshare.rounds import RoundChange, RoundSession
 
 Key = Hashable
@@ -68,6 +69,7 @@ class _TimesharePolicy:
         #: ``efficiency``: also solve level 2 (Gavel does not; about 3x the LP time).
         self.method, self.time_limit_s, self.efficiency = method, time_limit_s, efficiency
         self.last_result: Any = None
+        self.last_instance: TimeshareInstance | None = None
         self._session: RoundSession | None = None
         self._ids: dict[Key, str] = {}
         self._docs: dict[str, dict[str, Any]] = {}
@@ -126,6 +128,7 @@ class _TimesharePolicy:
         self._session = None if pairs else session
         self._docs = docs
         self.last_result = result
+        self.last_instance = session.instance
         if result.solution is None or result.status not in (Status.OPTIMAL, Status.FEASIBLE):
             raise RoundFailed(result)
         return _as_gavel(result.solution, throughputs, {v: k for k, v in ids.items()}, pair_keys)
@@ -263,20 +266,16 @@ class FinishTimeFairness(_TimesharePolicy):
             isolated_time={k: self._isolated_time.get(k, 0.0) for k in num_steps_remaining},
         )
         self._last_steps = dict(num_steps_remaining)
-        self._last_isolated = _isolated_throughputs(throughputs, scale_factors, cluster_spec)
+        # Gavel converts progress to isolated seconds with last round's isolated throughput
+        self._last_isolated = {}
+        if self.last_instance is not None:
+            data = build_data(self.last_instance)
+            key_of = {v: k for k, v in self._ids.items()}
+            self._last_isolated = {
+                key_of[jid]: float(r)
+                for jid, r in zip(data.ids, data.isolated_throughput(), strict=True)
+            }
         return out
-
-
-def _isolated_throughputs(throughputs, scale_factors, cluster_spec) -> dict[Key, float]:
-    """Gavel's ``IsolatedPolicy`` throughput of every single job this round."""
-    singles = [k for k in throughputs if members(k) is None]
-    m = len(singles)
-    out = {}
-    for k in singles:
-        x = {w: cluster_spec[w] / m / scale_factors[k] for w in cluster_spec}
-        norm = max(1.0, sum(x.values()))
-        out[k] = sum(float(r) * x[w] / norm for w, r in throughputs[k].items())
-    return out
 
 
 __all__ = [

@@ -163,3 +163,18 @@ def test_bad_pair_rates_name_the_field() -> None:
                 {a: 1.0, b: 1.0},
                 {"v100": 1},
             )
+
+
+def test_finish_time_fairness_keeps_gavels_isolated_time() -> None:
+    """Gavel's state: progress between rounds, in seconds at last round's isolated throughput.
+    Two one-GPU jobs on one V100 and one K80: the isolated split gives each half of each type,
+    i_a = (4 + 1)/2 = 2.5 steps/s; 500 steps done by a means 200 isolated seconds."""
+    a, b = JobIdPair(0), JobIdPair(1)
+    tput = {a: {"v100": 4.0, "k80": 1.0}, b: {"v100": 2.0, "k80": 2.0}}
+    spec, sf, pw = {"v100": 1, "k80": 1}, {a: 1, b: 1}, {a: 1.0, b: 1.0}
+    policy = FinishTimeFairness()
+    policy.get_allocation(tput, sf, pw, {a: 0.0, b: 0.0}, {a: 10_000.0, b: 10_000.0}, spec)
+    policy.get_allocation(tput, sf, pw, {a: 360.0, b: 360.0}, {a: 9_500.0, b: 9_800.0}, spec)
+    jobs = {j.id: j for j in policy.last_instance.jobs}
+    assert jobs["0"].isolated_time_s == pytest.approx(500 / 2.5)
+    assert jobs["1"].isolated_time_s == pytest.approx(200 / 2.0)

@@ -33,7 +33,9 @@ PER_ROUND_PER_JOB = 2
 class _Master:
     """The restricted LP in HiGHS, with the columns it holds."""
 
-    def __init__(self, data: TimeshareData, weights: np.ndarray, options: SolveOptions):
+    def __init__(
+        self, data: TimeshareData, weights: np.ndarray, options: SolveOptions, pairs: Columns
+    ):
         self.data, self.weights, self.options = data, weights, options
         tm = build_model(data, weights, data.singles, levels=1)
         self.session = HighsSession(tm.model, verbose=options.verbose)
@@ -41,7 +43,7 @@ class _Master:
         self.t_col = tm.t[()]
         self.x_cols = list(tm.x.cols)
         self.columns = data.singles
-        self.candidates = data.pair_columns()
+        self.candidates = pairs
         self.added = np.zeros(len(self.candidates), dtype=bool)
         n, w = data.num_jobs, data.num_types
         self.c1, self.c2, self.c3 = 0, n, n + w
@@ -134,11 +136,17 @@ class _Master:
 
 
 def solve(
-    data: TimeshareData, weights: np.ndarray, options: SolveOptions, deadline: Deadline
+    data: TimeshareData,
+    weights: np.ndarray,
+    options: SolveOptions,
+    deadline: Deadline,
+    pairs: Columns | None = None,
 ) -> Outcome:
+    """The LP over every pair column of ``data`` (``pairs``: those columns, if already made),
+    with pair columns priced in."""
     t0 = time.perf_counter()
     stop = t0 + deadline.remaining()
-    master = _Master(data, weights, options)
+    master = _Master(data, weights, options, data.pair_columns() if pairs is None else pairs)
     h = master.h
     # Level 1: maximise t (HiGHS minimises −t); pair columns cost nothing at level 1.
     h.changeColCost(master.t_col, -1.0)

@@ -36,10 +36,11 @@ from .warm import apply as apply_basis
 FULL_PAIR_COLUMNS = 20_000
 
 
-def all_columns(data: TimeshareData) -> Columns:
+def all_columns(data: TimeshareData, pairs: Columns | None = None) -> Columns:
+    """Every column: jobs alone, then pairs (``pairs``: the pair columns, if already made)."""
     if not data.num_pairs:
         return data.singles
-    return Columns.concat([data.singles, data.pair_columns()])
+    return Columns.concat([data.singles, data.pair_columns() if pairs is None else pairs])
 
 
 def first_model(inst: TimeshareInstance, deadline: Deadline | None = None) -> TimeshareModel:
@@ -77,11 +78,11 @@ def runner(backend: ExactBackend):
             return Outcome(Status.OPTIMAL, TimeshareSolution(shares=()), bound=0.0)
         if data.policy is Policy.FINISH_TIME_FAIRNESS:
             return _finish_time_fairness(data, backend, options, deadline, t0)
-        if backend is ExactBackend.HIGHS and len(data.pair_columns()) > FULL_PAIR_COLUMNS:
-            return solve_by_columns(data, data.weights(), options, deadline)
-        return _lp(
-            data, data.weights(), all_columns(data), backend, options, deadline, t0, levels(inst)
-        )
+        pairs = data.pair_columns()
+        if backend is ExactBackend.HIGHS and len(pairs) > FULL_PAIR_COLUMNS:
+            return solve_by_columns(data, data.weights(), options, deadline, pairs)
+        columns = all_columns(data, pairs)
+        return _lp(data, data.weights(), columns, backend, options, deadline, t0, levels(inst))
 
     return run
 
