@@ -71,3 +71,23 @@ def test_v4_no_time_where_a_member_cannot_run_or_does_not_fit() -> None:
 @pytest.mark.parametrize("fraction", [1.0, 0.0])
 def test_fraction_range_is_the_models(fraction: float) -> None:
     assert ids([Share(job="a", worker_type="k80", fraction=fraction)]) == []
+
+
+def test_a_solvers_point_over_a_row_by_its_tolerance_is_scaled_into_it() -> None:
+    """CBC's solution (8 significant digits through PuLP) ran two jobs of a pair round
+    1.6e-6 over the round, which the validator rejects (fuzz, benchmarks/fuzz_inputs.py):
+    codec.within_rows shrinks such columns into C1 and C2 before a solution is made."""
+    import numpy as np
+
+    from schedopt.problems.timeshare.codec import shares_of
+    from schedopt.problems.timeshare.data import Columns, build_data
+
+    data = build_data(INST)
+    columns = Columns.concat([data.singles, data.pair_columns()])
+    x = np.zeros(len(columns))
+    alone_a = np.flatnonzero((columns.first == 0) & (columns.second < 0))[0]
+    pair = np.flatnonzero(columns.second >= 0)[0]
+    x[alone_a], x[pair] = 0.6, 0.4000016  # a runs 1.0000016 of the round
+    sol = shares_of(data, columns, x)
+    assert validate(INST, sol) == []
+    assert sum(s.fraction for s in sol.shares if "a" in s.members) <= 1.0
