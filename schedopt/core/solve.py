@@ -61,6 +61,9 @@ def solve(
     ``"milp:highs"``, ``"milp:cbc"``) or ``"heuristic:<name>"``; ``schedopt methods PROBLEM``
     lists them. The call returns within ``time_limit_s`` plus ``TIME_LIMIT_OVERHEAD_S``.
 
+    ``warm_start`` is ``Result.warm_start`` of the previous round, for a method that can
+    resume from it (timeshare's HiGHS basis); others ignore it.
+
     ``tuned`` is a parameter file written by ``schedopt tune --save``: its parameters replace
     the shipped tuned ones for the heuristics it lists, in ``auto``; with it, a heuristic named
     in ``method`` also runs with its tuned parameters (unless ``params`` is given). Without it
