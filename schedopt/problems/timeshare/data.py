@@ -159,7 +159,11 @@ class TimeshareData:
         )
 
 
-def build_data(inst: TimeshareInstance, deadline: Deadline | None = None) -> TimeshareData:
+def build_data(
+    inst: TimeshareInstance, deadline: Deadline | None = None, pairs: bool = True
+) -> TimeshareData:
+    """The arrays of ``inst``; ``pairs=False`` leaves the pairs out (what works on jobs alone,
+    as the isolated split, need not read 10^5 pairs)."""
     tick = Ticker(deadline, "building the timeshare data")
     types = inst.worker_types
     col = {w: k for k, w in enumerate(types)}
@@ -174,10 +178,11 @@ def build_data(inst: TimeshareInstance, deadline: Deadline | None = None) -> Tim
     capacity = np.array([float(inst.workers[w]) for w in types])
     thr[:, capacity == 0] = 0.0  # a type with no GPUs runs nothing
     index = inst.job_index
-    pf = np.array([index[p.jobs[0]] for p in inst.pairs], dtype=np.int64)
-    ps = np.array([index[p.jobs[1]] for p in inst.pairs], dtype=np.int64)
-    prate = np.zeros((len(inst.pairs), len(types), 2))
-    for k, p in enumerate(inst.pairs):
+    given = inst.pairs if pairs else ()
+    pf = np.array([index[p.jobs[0]] for p in given], dtype=np.int64)
+    ps = np.array([index[p.jobs[1]] for p in given], dtype=np.int64)
+    prate = np.zeros((len(given), len(types), 2))
+    for k, p in enumerate(given):
         for w, (a, b) in p.throughput.items():
             if capacity[col[w]]:
                 prate[k, col[w]] = (a, b)

@@ -32,7 +32,8 @@ from .solution import TimeshareSolution
 from .warm import Basis, capture
 from .warm import apply as apply_basis
 
-#: Up to this many pair columns the whole LP is built; beyond, HiGHS prices pairs in.
+#: Up to this many pair columns the whole LP is built; beyond, HiGHS prices pairs in and CBC
+#: refuses the round (its model goes over as PuLP objects).
 FULL_PAIR_COLUMNS = 20_000
 
 
@@ -79,8 +80,16 @@ def runner(backend: ExactBackend):
         if data.policy is Policy.FINISH_TIME_FAIRNESS:
             return _finish_time_fairness(data, backend, options, deadline, t0)
         pairs = data.pair_columns()
-        if backend is ExactBackend.HIGHS and len(pairs) > FULL_PAIR_COLUMNS:
-            return solve_by_columns(data, data.weights(), options, deadline, pairs)
+        if len(pairs) > FULL_PAIR_COLUMNS:
+            if backend is ExactBackend.HIGHS:
+                return solve_by_columns(data, data.weights(), options, deadline, pairs)
+            # Refused before building: CBC takes the whole LP through PuLP objects, which for
+            # 1,024 jobs with every pair (850,000 columns) took 4-6 s beyond a 2 s limit.
+            return Outcome(
+                Status.NO_SOLUTION,
+                explanation=f"{len(pairs):,} pair columns: {backend.value} takes at most "
+                f"{FULL_PAIR_COLUMNS:,}; milp:highs prices pairs in (column generation)",
+            )
         columns = all_columns(data, pairs)
         return _lp(data, data.weights(), columns, backend, options, deadline, t0, levels(inst))
 

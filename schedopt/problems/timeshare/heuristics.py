@@ -20,7 +20,7 @@ from .solution import TimeshareSolution
 def solve_isolated(inst: TimeshareInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     if not inst.jobs:
         return Outcome(Status.FEASIBLE, TimeshareSolution(shares=()))
-    data = build_data(inst, deadline)
+    data = build_data(inst, deadline, pairs=False)  # jobs alone: no pair is read
     cols = data.singles
     x = data.isolated_split()[cols.first, cols.type]
     return Outcome(Status.FEASIBLE, shares_of(data, cols, np.asarray(x)))
