@@ -490,3 +490,25 @@ def test_solve_uses_saved_parameters_only_with_tuned(instance_file, tmp_path, mo
     capsys.readouterr()
     assert main(["solve", str(instance_file), "--tuned", str(tmp_path / "none")]) == EXIT_INVALID
     _assert_clean_error(capsys, "tuned:", "none")
+
+
+def test_info_shows_kinds_only_where_jobs_have_them(tmp_path) -> None:
+    """Fair share and time shares have no job kinds: "jobs: 12", not "jobs: 12 (12 ?)"."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for name, want in (
+        ("fairshare/small-s0.json", "jobs: 12\n"),
+        ("timeshare/min_makespan-8j-s3.json", "jobs: 8\n"),
+    ):
+        run = subprocess.run(
+            [sys.executable, "-m", "schedopt", "info", str(root / "instances" / name)],
+            capture_output=True,
+            text=True,
+            cwd=root,
+            timeout=120,
+        )
+        assert run.returncode == 0, run.stderr
+        assert want in run.stdout and "?" not in run.stdout

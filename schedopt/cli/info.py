@@ -35,13 +35,17 @@ def run_info(args: argparse.Namespace) -> int:
     unavailable = getattr(inst, "unavailable_gpus", ())
     if unavailable:
         console.print(f"  unavailable GPUs: {len(unavailable)}")
+    workers = getattr(inst, "workers", None)  # GPUs per type, where there is no Cluster
+    if workers:
+        console.print("GPUs: " + ", ".join(f"{n} {w}" for w, n in sorted(workers.items())))
     jobs = getattr(inst, "jobs", None)
     if jobs is not None:
-        kinds = Counter(getattr(getattr(j, "kind", None), "value", "?") for j in jobs)
-        shown = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+        # job kinds where the problem has them (admission's SLO / best-effort), else the count
+        kinds = Counter(j.kind.value for j in jobs if getattr(j, "kind", None) is not None)
+        shown = f" ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))})" if kinds else ""
         admitted = sum(1 for j in jobs if getattr(j, "admitted", False))
         console.print(
-            f"jobs: {len(jobs)} ({shown})" + (f"; {admitted} admitted earlier" if admitted else "")
+            f"jobs: {len(jobs)}{shown}" + (f"; {admitted} admitted earlier" if admitted else "")
         )
     slots, slot_s = getattr(inst, "slots", None), getattr(inst, "slot_s", None)
     if slots is not None and slot_s is not None:
