@@ -4,7 +4,7 @@ See ``formulations/timeshare.md``."""
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.core.result import ObjectiveTerm, Sense
 
-from . import exact, heuristics, render
+from . import exact, heuristics, plot, render
 from .generate import SIZES, generate, generate_custom
 from .instance import Job, Pair, Policy, TimeshareInstance
 from .solution import Share, TimeshareSolution
@@ -33,6 +33,7 @@ SPEC = ProblemSpec(
     export_model=exact.export,
     formulate=exact.prepare,
     render=render.render,
+    plot=plot.to_svg,
     methods=by_name(
         *exact.METHODS,
         MethodSpec(

@@ -126,12 +126,12 @@ def evaluate(inst: TimeshareInstance, sol: TimeshareSolution) -> tuple[float, fl
     if not inst.jobs:
         return (0.0, 0.0)
     rho = job_throughputs(inst, sol)
-    weighted = _weighted(inst, rho)
+    weighted = weighted_throughputs(inst, rho)
     mean = sum(weighted.values()) / len(weighted) if inst.efficiency else 0.0
     return (min(weighted.values()), mean)
 
 
-def _weighted(inst: TimeshareInstance, rho: dict[str, float]) -> dict[str, float]:
+def weighted_throughputs(inst: TimeshareInstance, rho: dict[str, float]) -> dict[str, float]:
     """a_j ρ_j of every job, with the policy's a_j (finish-time fairness: 1/q_j(r(x)))."""
     policy = inst.policy
     if policy is Policy.MAX_MIN_FAIRNESS:
@@ -169,7 +169,7 @@ def metrics(inst: TimeshareInstance, sol: TimeshareSolution) -> dict[str, float]
         "gpus": float(sum(inst.workers.values())),
     }
     if inst.jobs:
-        weighted = _weighted(inst, rho)
+        weighted = weighted_throughputs(inst, rho)
         out["mean_weighted_throughput"] = sum(weighted.values()) / len(weighted)
     if inst.policy is Policy.MIN_MAKESPAN and inst.jobs:
         out["makespan_s"] = max(
