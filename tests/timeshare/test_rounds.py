@@ -41,6 +41,7 @@ def test_every_round_equals_a_cold_solve(policy: Policy, efficiency: bool) -> No
         assert result.status is cold.status is Status.OPTIMAL
         assert result.objectives == pytest.approx(cold.objectives, rel=1e-7, abs=1e-9)
         assert result.stats["warm_start"] == "basis"
+        assert result.stats["warm_levels"] == (2 if efficiency else 1)  # each level restarts
         assert session.timings[-1].warm
 
 

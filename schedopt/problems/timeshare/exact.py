@@ -97,16 +97,34 @@ def runner(backend: ExactBackend):
 
 
 class _CaptureBasis(Hooks):
-    """Keeps HiGHS's basis after level 1: the next round starts from it (warm.py)."""
+    """Starts each level from last round's basis of that level and keeps this round's
+    (warm.py): level 1's before the driver fixes it, level 2's after its run."""
 
-    def __init__(self, tm: TimeshareModel, session: object):
-        self.tm, self.session = tm, session
-        self.basis: Basis | None = None
+    def __init__(self, tm: TimeshareModel, session: object, last: Basis | None):
+        self.tm, self.session, self.last = tm, session, last
+        self.first: Basis | None = None
+        self.second: Basis | None = None
+        self.warm_levels = 0
+
+    @property
+    def basis(self) -> Basis | None:
+        if self.first is None:
+            return None
+        return replace(self.first, second=self.second)
 
     def after_level(self, index: int, values: np.ndarray) -> np.ndarray:
         highs = getattr(self.session, "highs", None)
-        if index == 0 and highs is not None:
-            self.basis = capture(self.tm, highs)
+        if highs is None:
+            return values
+        if index == 0:
+            # level 1's optimal basis (the driver has just added its fixing row: capture
+            # keeps the model's rows for level 1 and that row's status apart)
+            self.first = capture(self.tm, highs)
+            last_second = None if self.last is None else self.last.second
+            if last_second is not None and apply_basis(self.tm, highs, last_second, fixed=True):
+                self.warm_levels += 1
+        elif index == 1:
+            self.second = capture(self.tm, highs)
         return values
 
 
@@ -126,10 +144,11 @@ def _lp(
     given = options.hint if data.row_of_job is None else None
     hint = None if given is None else encode(tm, given)
     session = emit(tm.model, backend, options, Hooks())
-    hooks = _CaptureBasis(tm, session)
+    last = options.warm_start if isinstance(options.warm_start, Basis) else None
+    hooks = _CaptureBasis(tm, session, last if backend is ExactBackend.HIGHS else None)
     started_warm = False
-    if backend is ExactBackend.HIGHS and isinstance(options.warm_start, Basis):
-        started_warm = apply_basis(tm, session.highs, options.warm_start)  # type: ignore[attr-defined]
+    if backend is ExactBackend.HIGHS and last is not None:
+        started_warm = apply_basis(tm, session.highs, last)  # type: ignore[attr-defined]
     build_s = time.perf_counter() - t0
     try:
         lex = solve_levels(tm.model, session, options, deadline, hooks, hint)
@@ -137,7 +156,11 @@ def _lp(
         session.close()
     formulated = Formulated(tm.model, hooks, lambda values, _: decode(tm, values))
     out = to_outcome(formulated, lex, build_s)
-    stats = {**out.stats, "warm_start": "basis" if started_warm else "cold"}
+    stats = {
+        **out.stats,
+        "warm_start": "basis" if started_warm else "cold",
+        "warm_levels": float(started_warm) + hooks.warm_levels,
+    }
     if lex.values is not None:
         stats["level1_value"] = float(lex.values[tm.t[()]])
     return replace(out, stats=stats, warm_start=hooks.basis)

@@ -27,13 +27,16 @@ RowKey = tuple[str, str]
 
 @dataclass(frozen=True)
 class Basis:
-    """A level-1 basis of a timeshare LP (``Result.warm_start``; pass it back as
-    ``warm_start`` with the next round's instance)."""
+    """The bases of a timeshare LP's levels (``Result.warm_start``; pass it back as
+    ``warm_start`` with the next round's instance). ``second``: level 2's, whose model has
+    level 1's fixing row last (``fix``)."""
 
     policy: Policy
     cols: dict[ColKey, highspy.HighsBasisStatus]
     t: highspy.HighsBasisStatus
     rows: dict[RowKey, highspy.HighsBasisStatus]
+    second: Basis | None = None
+    fix: highspy.HighsBasisStatus = _BASIC
 
 
 def _col_keys(tm: TimeshareModel) -> list[ColKey]:
@@ -51,26 +54,29 @@ def _row_keys(tm: TimeshareModel) -> list[RowKey]:
 
 
 def capture(tm: TimeshareModel, highs: highspy.Highs) -> Basis | None:
+    """The basis ``highs`` holds now: the model's rows, and a level-fixing row after them if
+    there is one (level 2)."""
     basis = highs.getBasis()
     if not basis.valid:
         return None
     col_status, row_status = list(basis.col_status), list(basis.row_status)
-    x0 = tm.x.start
+    x0, n_rows = tm.x.start, 2 * tm.data.num_jobs + tm.data.num_types
     cols = dict(zip(_col_keys(tm), col_status[x0 : x0 + len(tm.columns)], strict=True))
-    rows = dict(
-        zip(_row_keys(tm), row_status[: 2 * tm.data.num_jobs + tm.data.num_types], strict=True)
-    )
-    return Basis(tm.data.policy, cols, col_status[tm.t[()]], rows)
+    rows = dict(zip(_row_keys(tm), row_status[:n_rows], strict=True))
+    fix = row_status[n_rows] if len(row_status) > n_rows else _BASIC
+    return Basis(tm.data.policy, cols, col_status[tm.t[()]], rows, fix=fix)
 
 
-def apply(tm: TimeshareModel, highs: highspy.Highs, warm: Basis) -> bool:
-    """Start ``highs`` (holding ``tm``'s model, no level rows yet) from ``warm``; False when
-    the basis does not fit (another policy) and the solve starts cold."""
+def apply(tm: TimeshareModel, highs: highspy.Highs, warm: Basis, fixed: bool = False) -> bool:
+    """Start ``highs`` (holding ``tm``'s model, and with ``fixed`` level 1's fixing row) from
+    ``warm``; False when the basis does not fit (another policy) and the solve starts cold."""
     if warm.policy is not tm.data.policy:
         return False
     cols = [warm.cols.get(k, _LOWER) for k in _col_keys(tm)]
     cols.append(warm.t)  # t is the column after x (model.py)
     rows = [warm.rows.get(k, _BASIC) for k in _row_keys(tm)]
+    if fixed:
+        rows.append(warm.fix)
     _repair(cols, rows)
     basis = highs.getBasis()
     basis.col_status, basis.row_status, basis.valid = cols, rows, True
