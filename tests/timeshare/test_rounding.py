@@ -52,3 +52,45 @@ def test_generated_round_loss_shrinks() -> None:
     session.solve()
     losses = [session.place().rounding_loss for _ in range(40)]
     assert losses[-1] < losses[4]
+
+
+def test_ties_between_a_job_alone_and_its_pair_are_ordered() -> None:
+    """Hypothesis found it: equal priority and fraction for a job alone and a pair compared
+    None with a job id (TypeError)."""
+    inst = TimeshareInstance.model_validate(
+        {
+            "policy": "finish_time_fairness",
+            "workers": {"k80": 2, "v100": 2},
+            "jobs": [
+                {
+                    "id": "j0",
+                    "throughput": {"k80": 0.0, "v100": 3.0},
+                    "scale_factor": 2,
+                    "remaining_steps": 1.0,
+                },
+                {
+                    "id": "j1",
+                    "throughput": {"k80": 1.0, "v100": 1.0},
+                    "scale_factor": 2,
+                    "remaining_steps": 1.0,
+                },
+                {
+                    "id": "j2",
+                    "throughput": {"k80": 2.0, "v100": 1.0},
+                    "scale_factor": 2,
+                    "remaining_steps": 1.0,
+                },
+            ],
+            "pairs": [{"jobs": ["j1", "j2"], "throughput": {"v100": [1.5, 0.5]}}],
+        }
+    )
+    from schedopt.problems.timeshare import Share, TimeshareSolution
+
+    sol = TimeshareSolution(
+        shares=(
+            Share(job="j1", worker_type="v100", fraction=0.5),
+            Share(job="j1", with_job="j2", worker_type="v100", fraction=0.5),
+        )
+    )
+    placed = place(inst, sol)
+    assert [p.jobs for p in placed.placements] == [("j1",)]

@@ -63,7 +63,8 @@ def place(
         got = received.get(key, 0) / rounds if rounds else 0.0
         priority = s.fraction / got if got else math.inf
         order.append((-priority, -s.fraction, key))
-    order.sort()
+    # ties broken by the names (a job alone, with_job None, before its pairs)
+    order.sort(key=lambda e: (e[0], e[1], e[2][0], e[2][1] or "", e[2][2]))
     free = dict(inst.workers)
     busy: set[str] = set()
     placed = []
