@@ -15,6 +15,8 @@ import pytest
 import schedopt
 from schedopt.io import instance_json
 
+from .threads import in_thread
+
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = {
     p: ROOT / "instances" / p / f
@@ -135,26 +137,9 @@ def small_cap(monkeypatch: pytest.MonkeyPatch) -> int:
     return cap
 
 
-def _in_thread(fn, timeout_s: float = 20.0):
-    """Run ``fn`` in a thread; fail (instead of hanging the suite) if it does not return."""
-    box: dict = {}
-
-    def target() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as err:
-            box["error"] = err
-
-    t = threading.Thread(target=target, daemon=True)
-    t.start()
-    t.join(timeout_s)
-    assert not t.is_alive(), f"did not return within {timeout_s} s"
-    return box
-
-
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
 def test_dev_zero_is_refused_by_bytes_read(small_cap: int) -> None:
-    box = _in_thread(lambda: schedopt.load("/dev/zero"))
+    box = in_thread(lambda: schedopt.load("/dev/zero"))
     assert isinstance(box.get("error"), schedopt.InvalidInstanceError), box
     assert "more than" in str(box["error"])
 
@@ -175,7 +160,7 @@ def test_an_endless_pipe_is_refused_by_bytes_read(small_cap: int, tmp_path: Path
 
     threading.Thread(target=writer, daemon=True).start()
     try:
-        box = _in_thread(lambda: schedopt.load(fifo))
+        box = in_thread(lambda: schedopt.load(fifo))
     finally:
         stop.set()
     assert isinstance(box.get("error"), schedopt.InvalidInstanceError), box
@@ -184,7 +169,7 @@ def test_an_endless_pipe_is_refused_by_bytes_read(small_cap: int, tmp_path: Path
 def test_cli_info_on_dev_zero_answers(small_cap: int, capsys: pytest.CaptureFixture) -> None:
     from schedopt.cli import main
 
-    box = _in_thread(lambda: main(["info", "/dev/zero"]))
+    box = in_thread(lambda: main(["info", "/dev/zero"]))
     assert box.get("value") == 3, box  # the CLI's exit code for bad input
 
 

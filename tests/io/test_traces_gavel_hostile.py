@@ -19,6 +19,7 @@ from schedopt.io.traces import _files, load_gavel_throughput_table, load_gavel_t
 from schedopt.io.traces.gavel_trace import FIELDS_7, FIELDS_10, MAX_LINE_BYTES
 
 from .test_traces_gavel import SAMPLE, TRACE_7, TRACE_10, write
+from .threads import in_thread
 
 
 def with_field(line: str, fields: tuple[str, ...], name: str, value: str) -> str:
@@ -115,23 +116,6 @@ def small_cap(monkeypatch: pytest.MonkeyPatch) -> int:
     cap = 1 << 20
     monkeypatch.setattr(_files, "MAX_TRACE_BYTES", cap)
     return cap
-
-
-def in_thread(fn, timeout_s: float = 20.0) -> dict:
-    """Run ``fn`` in a thread; fail (instead of hanging the suite) if it does not return."""
-    box: dict = {}
-
-    def target() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as err:
-            box["error"] = err
-
-    t = threading.Thread(target=target, daemon=True)
-    t.start()
-    t.join(timeout_s)
-    assert not t.is_alive(), f"did not return within {timeout_s} s"
-    return box
 
 
 @pytest.mark.parametrize("load", [load_gavel_trace, load_gavel_throughput_table])
