@@ -140,21 +140,19 @@ class TimeshareData:
             return self.isolated_makespan() / self.remaining
         raise ValueError(f"{self.policy.value} has no fixed weights")
 
-    def pair_columns(self, pairs: np.ndarray | None = None) -> Columns:
-        """The columns of ``pairs`` (all when None): each pair on every type where both run."""
-        idx = np.arange(self.num_pairs) if pairs is None else pairs
-        rates = self.pair_rate[idx]  # P' × W × 2
-        fits = self.scale[self.pair_first[idx]][:, None] <= self.capacity[None, :]  # C4
-        p, w = np.nonzero((rates[:, :, 0] > 0) & (rates[:, :, 1] > 0) & fits)
-        pair = idx[p]
+    def pair_columns(self) -> Columns:
+        """Every pair on every type where both members run and the gang fits (C4)."""
+        rates = self.pair_rate  # P × W × 2
+        fits = self.scale[self.pair_first][:, None] <= self.capacity[None, :]
+        pair, w = np.nonzero((rates[:, :, 0] > 0) & (rates[:, :, 1] > 0) & fits)
         first = self.pair_first[pair]
         return Columns(
             first,
             self.pair_second[pair],
             w,
             self.scale[first],
-            rates[p, w, 0],
-            rates[p, w, 1],
+            rates[pair, w, 0],
+            rates[pair, w, 1],
             pair,
         )
 

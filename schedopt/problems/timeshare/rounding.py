@@ -28,6 +28,11 @@ class Placement:
     worker_type: str
     gpus: int
 
+    @property
+    def combination(self) -> Combination:
+        """The share this placement carries out, as ``received`` counts it."""
+        return (self.jobs[0], self.jobs[1] if len(self.jobs) > 1 else None, self.worker_type)
+
 
 @dataclass(frozen=True)
 class WholeGpuRound:
@@ -35,6 +40,8 @@ class WholeGpuRound:
     #: Level 1 of the fractions, and of the rounds received so far including this one.
     fractional_value: float
     rounded_value: float
+    #: Rounds each combination has received, this one included (the next round's ``received``).
+    received: dict[Combination, int]
 
     @property
     def rounding_loss(self) -> float:
@@ -77,8 +84,7 @@ def place(
         placed.append(Placement(members, w, scale[job]))
     history = dict(received)
     for p in placed:
-        key = (p.jobs[0], p.jobs[1] if len(p.jobs) > 1 else None, p.worker_type)
-        history[key] = history.get(key, 0) + 1
+        history[p.combination] = history.get(p.combination, 0) + 1
     averaged = TimeshareSolution(
         shares=tuple(
             Share(job=j, with_job=o, worker_type=w, fraction=n / (rounds + 1))
@@ -86,4 +92,6 @@ def place(
             if n
         )
     )
-    return WholeGpuRound(tuple(placed), evaluate(inst, sol)[0], evaluate(inst, averaged)[0])
+    return WholeGpuRound(
+        tuple(placed), evaluate(inst, sol)[0], evaluate(inst, averaged)[0], history
+    )

@@ -88,9 +88,7 @@ class RoundSession:
         if self.last is None or self.last.solution is None:
             raise ValueError("no allocation to place: call solve() or step() first")
         placed = place(self.instance, self.last.solution, self.received, self.rounds_placed)
-        for p in placed.placements:
-            key = (p.jobs[0], p.jobs[1] if len(p.jobs) > 1 else None, p.worker_type)
-            self.received[key] = self.received.get(key, 0) + 1
+        self.received = placed.received
         self.rounds_placed += 1
         return placed
 

@@ -32,7 +32,3 @@ class TimeshareSolution(FrozenModel):
             if s.with_job is None:
                 out.setdefault(s.job, {})[s.worker_type] = s.fraction
         return out
-
-    def time_of(self, job: str) -> float:
-        """The fraction of the round ``job`` runs, alone or sharing."""
-        return sum(s.fraction for s in self.shares if job in s.members)
