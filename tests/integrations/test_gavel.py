@@ -178,3 +178,87 @@ def test_finish_time_fairness_keeps_gavels_isolated_time() -> None:
     jobs = {j.id: j for j in policy.last_instance.jobs}
     assert jobs["0"].isolated_time_s == pytest.approx(500 / 2.5)
     assert jobs["1"].isolated_time_s == pytest.approx(200 / 2.0)
+
+
+#: Three job types' rates alone and, by type pair, while sharing (Gavel's oracle by job type).
+ALONE = {
+    "r": {"v100": 4.0, "k80": 1.0},
+    "l": {"v100": 2.0, "k80": 1.5},
+    "t": {"v100": 3.0, "k80": 0.0},
+}
+SHARED_RATES = {
+    ("r", "r"): {"v100": [2.5, 2.5], "k80": [0.6, 0.6]},
+    ("r", "l"): {"v100": [3.0, 1.2], "k80": [0.8, 1.0]},
+    ("r", "t"): {"v100": [1.0, 2.5], "k80": [0.0, 0.0]},
+    ("l", "l"): {"v100": [1.5, 1.5], "k80": [1.0, 1.0]},
+    ("l", "t"): {"v100": [1.8, 1.9], "k80": [0.0, 0.0]},
+    ("t", "t"): {"v100": [2.0, 2.0], "k80": [0.0, 0.0]},
+}
+
+
+def packed_round(jobs: int = 9):
+    """Gavel's arguments for a packing round: every pair with its types' rates."""
+    kinds = [("r", "l", "t")[i % 3] for i in range(jobs)]
+    tput = {JobIdPair(i): dict(ALONE[kinds[i]]) for i in range(jobs)}
+    for i in range(jobs):
+        for j in range(i + 1, jobs):
+            a, b = kinds[i], kinds[j]
+            rates = SHARED_RATES.get((a, b))
+            if rates is None:
+                rates = {w: r[::-1] for w, r in SHARED_RATES[(b, a)].items()}
+            tput[JobIdPair(i, j)] = {w: list(r) for w, r in rates.items()}
+    ones = {JobIdPair(i): 1 for i in range(jobs)}
+    return tput, ones, {k: 1.0 for k in ones}, {"v100": 3, "k80": 2}
+
+
+def explicit_value(tput, spec) -> float:
+    """The same round with every pair written out (no job types), solved directly."""
+    import schedopt
+    from schedopt.problems.timeshare import TimeshareInstance
+
+    inst = TimeshareInstance.model_validate(
+        {
+            "workers": spec,
+            "efficiency": False,  # level 1 only, as the adapter (level 2 may give up 1e-7)
+            "jobs": [{"id": str(k.a), "throughput": t} for k, t in tput.items() if not k.is_pair()],
+            "pairs": [
+                {"jobs": [str(k.a), str(k.b)], "throughput": t}
+                for k, t in tput.items()
+                if k.is_pair()
+            ],
+        }
+    )
+    return schedopt.solve(inst, "milp:highs").objectives[0]
+
+
+def test_gavels_pairs_become_a_colocation_table_with_the_same_optimum() -> None:
+    """9 jobs of 3 types, 36 pairs: recognised as 6 table entries; the optimum is the one over
+    the 36 pairs written out, and pair keys come back with their fractions."""
+    tput, sf, pw, spec = packed_round()
+    policy = MaxMinFairnessPerf()
+    out = policy.get_allocation(tput, sf, pw, spec)
+    inst = policy.last_instance
+    assert len(inst.colocation) == 6 and not inst.pairs
+    assert policy.last_result.objectives[0] == pytest.approx(explicit_value(tput, spec), rel=1e-9)
+    assert set(out) == set(tput)
+    assert any(v > 0 for k, alloc in out.items() if k.is_pair() for v in alloc.values())
+
+
+@pytest.mark.parametrize("change", ["drop a pair", "other rates", "bad rate"])
+def test_pairs_that_are_no_table_go_one_by_one(change: str) -> None:
+    """A missing pair, a pair of two types at its own rates, or a bad rate: no table (the
+    pairs go one by one, and the optimum is still the one over the pairs given)."""
+    tput, sf, pw, spec = packed_round()
+    if change == "drop a pair":
+        del tput[JobIdPair(0, 3)]
+    elif change == "other rates":
+        tput[JobIdPair(0, 3)] = {"v100": [2.4, 2.5], "k80": [0.6, 0.6]}
+    else:
+        tput[JobIdPair(0, 3)] = {"v100": [-1.0, 2.5], "k80": [0.6, 0.6]}
+        with pytest.raises(InvalidInstanceError, match="pairs"):
+            MaxMinFairnessPerf().get_allocation(tput, sf, pw, spec)
+        return
+    policy = MaxMinFairnessPerf()
+    policy.get_allocation(tput, sf, pw, spec)
+    assert policy.last_instance.pairs and not policy.last_instance.colocation
+    assert policy.last_result.objectives[0] == pytest.approx(explicit_value(tput, spec), rel=1e-9)

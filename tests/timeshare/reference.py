@@ -20,6 +20,18 @@ def _combos(inst: TimeshareInstance):
     sf = {j.id: j.scale_factor for j in inst.jobs}
     for p in inst.pairs:
         out.append((tuple(p.jobs), {w: tuple(r) for w, r in p.throughput.items()}, sf[p.jobs[0]]))
+    # co-location by job type: every two jobs (in the order of ``jobs``) whose types have an
+    # entry, written out pair by pair
+    entries = {}
+    for e in inst.colocation:
+        a, b = e.job_types
+        entries[(a, b)] = {w: tuple(r) for w, r in e.throughput.items()}
+        entries.setdefault((b, a), {w: (r[1], r[0]) for w, r in e.throughput.items()})
+    for i, ja in enumerate(inst.jobs):
+        for jb in inst.jobs[i + 1 :]:
+            rates = entries.get((ja.job_type, jb.job_type))
+            if rates is not None:
+                out.append(((ja.id, jb.id), rates, sf[ja.id]))
     return out
 
 

@@ -103,3 +103,63 @@ def test_identical_jobs_share_one_row_and_keep_the_optimum(policy: Policy) -> No
         assert gavel_value(inst, method) == pytest.approx(reference.policy_value(inst), rel=1e-6)
     result = schedopt.solve(inst, "milp:highs")
     assert {s.job for s in result.solution.shares} == {j.id for j in inst.jobs}
+
+
+def _colocated_round(policy: Policy, jobs: int = 14, lopsided: bool = False) -> TimeshareInstance:
+    """``_typed_round``'s jobs with job types and a co-location table over every type pair
+    (``lopsided``: a type with itself has two different rates)."""
+    inst = _typed_round(policy, jobs)
+    names = ("resnet", "lm", "rl")
+    doc = inst.model_dump(mode="json")
+    for i, job in enumerate(doc["jobs"]):
+        job["job_type"] = names[i % 3]
+    rates = {
+        ("resnet", "resnet"): {"v100": [3.5, 2.0 if lopsided else 3.5], "k80": [0.6, 0.6]},
+        ("resnet", "lm"): {"v100": [4.0, 1.5], "p100": [2.0, 1.0]},
+        ("lm", "rl"): {"v100": [1.2, 3.0], "k80": [1.0, 0.0]},
+        ("rl", "rl"): {"v100": [2.5, 2.5], "p100": [1.4, 1.4]},
+    }
+    doc["colocation"] = [{"job_types": list(k), "throughput": v} for k, v in rates.items()]
+    return TimeshareInstance.model_validate(doc)
+
+
+def _as_pairs(inst: TimeshareInstance) -> TimeshareInstance:
+    """The same round with every implied pair written out (reference.py's expansion)."""
+    doc = inst.model_dump(mode="json")
+    doc["colocation"] = []
+    doc["pairs"] = [
+        {"jobs": list(members), "throughput": {w: list(r) for w, r in rates.items()}}
+        for members, rates, _ in reference._combos(inst)
+        if len(members) == 2
+    ]
+    return TimeshareInstance.model_validate(doc)
+
+
+@pytest.mark.parametrize("lopsided", [False, True])
+@pytest.mark.parametrize("policy", [p for p in Policy if p.takes_pairs])
+def test_colocation_by_job_type_keeps_the_optimum_of_the_pairs_it_implies(
+    policy: Policy, lopsided: bool
+) -> None:
+    """14 jobs of 3 types with a co-location table: the model has class pairs of classes of 2
+    and 3 jobs (a class with itself among them, or, when a type's rates with itself differ,
+    its jobs kept apart), and its optimum is the reference's over the 91 pairs written out,
+    and the pair round's."""
+    from schedopt.problems.timeshare.data import aggregate, build_data
+
+    inst = _colocated_round(policy, lopsided=lopsided)
+    data = aggregate(build_data(inst))
+    assert data.num_jobs == (9 if lopsided else 6)  # resnet's 5 jobs apart when lopsided
+    assert max(data.counts) == 3  # classes of 2 and 3 jobs
+    pairs = _as_pairs(inst)
+    expected = reference.policy_value(inst)
+    for method in EXACT:
+        assert gavel_value(inst, method) == pytest.approx(expected, rel=1e-6)
+        assert gavel_value(pairs, method) == pytest.approx(expected, rel=1e-6)
+    result = schedopt.solve(inst, "milp:highs")
+    from schedopt.problems.timeshare.validate import validate
+
+    assert validate(inst, result.solution) == []
+    assert any(s.with_job is not None for s in result.solution.shares)
+    assert result.objectives[1] == pytest.approx(
+        schedopt.solve(pairs, "milp:highs").objectives[1], rel=1e-6
+    )

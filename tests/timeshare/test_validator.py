@@ -80,7 +80,8 @@ def test_a_solvers_point_over_a_row_by_its_tolerance_is_scaled_into_it() -> None
     import numpy as np
 
     from schedopt.problems.timeshare.codec import shares_of
-    from schedopt.problems.timeshare.data import Columns, build_data
+    from schedopt.problems.timeshare.columns import Columns
+    from schedopt.problems.timeshare.data import build_data
 
     data = build_data(INST)
     columns = Columns.concat([data.singles, data.pair_columns()])
@@ -91,3 +92,58 @@ def test_a_solvers_point_over_a_row_by_its_tolerance_is_scaled_into_it() -> None
     sol = shares_of(data, columns, x)
     assert validate(INST, sol) == []
     assert sum(s.fraction for s in sol.shares if "a" in s.members) <= 1.0
+
+
+TYPED = TimeshareInstance.model_validate(
+    {
+        "policy": "max_min_fairness_perf",
+        "workers": {"v100": 2, "k80": 2},
+        "jobs": [
+            {"id": "a", "throughput": {"v100": 2.0, "k80": 1.0}, "job_type": "x"},
+            {"id": "b", "throughput": {"v100": 2.0, "k80": 1.0}, "job_type": "x"},
+            {"id": "c", "throughput": {"v100": 1.0, "k80": 1.0}, "job_type": "y"},
+            {"id": "d", "throughput": {"v100": 1.0}},
+        ],
+        # x with itself: the earlier job (a) takes 1.5, the later 0.5; x with y on v100 only
+        "colocation": [
+            {"job_types": ["x", "x"], "throughput": {"v100": [1.5, 0.5], "k80": [0.7, 0.7]}},
+            {"job_types": ["y", "x"], "throughput": {"v100": [0.9, 1.2], "k80": [0.0, 1.0]}},
+        ],
+    }
+)
+
+
+def typed_ids(shares: list[Share]) -> list[str]:
+    return [v.constraint_id for v in validate(TYPED, TimeshareSolution(shares=tuple(shares)))]
+
+
+def test_colocation_pairs_are_the_type_pairs_with_an_entry() -> None:
+    assert typed_ids([Share(job="b", with_job="a", worker_type="v100", fraction=0.5)]) == []
+    assert typed_ids([Share(job="a", with_job="c", worker_type="v100", fraction=0.5)]) == []
+    # d has no type; c with c is no pair of two jobs
+    assert typed_ids([Share(job="a", with_job="d", worker_type="v100", fraction=0.1)]) == ["V1"]
+    assert typed_ids([Share(job="c", with_job="c", worker_type="v100", fraction=0.1)]) == ["V1"]
+    # V4: c cannot run beside an x job on k80 (its rate there is 0)
+    assert typed_ids([Share(job="c", with_job="b", worker_type="k80", fraction=0.1)]) == ["V4"]
+    # the same pair twice, named either way round
+    twice = [
+        Share(job="a", with_job="b", worker_type="v100", fraction=0.1),
+        Share(job="b", with_job="a", worker_type="v100", fraction=0.1),
+    ]
+    assert typed_ids(twice) == ["V1"]
+
+
+def test_colocation_rates_go_to_the_members_by_type_and_order() -> None:
+    from schedopt.problems.timeshare.validate import job_throughputs
+
+    for share in (
+        Share(job="b", with_job="a", worker_type="v100", fraction=0.5),
+        Share(job="a", with_job="b", worker_type="v100", fraction=0.5),
+    ):
+        rho = job_throughputs(TYPED, TimeshareSolution(shares=(share,)))
+        assert (rho["a"], rho["b"]) == (0.75, 0.25)  # a is listed first: it takes 1.5
+    rho = job_throughputs(
+        TYPED,
+        TimeshareSolution(shares=(Share(job="b", with_job="c", worker_type="v100", fraction=1.0),)),
+    )
+    assert (rho["b"], rho["c"]) == (1.2, 0.9)  # the entry names y first

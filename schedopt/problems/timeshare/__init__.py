@@ -5,8 +5,9 @@ from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.core.result import ObjectiveTerm, Sense
 
 from . import exact, heuristics, plot, render
+from .colocation_check import implied_pairs
 from .generate import SIZES, generate, generate_custom
-from .instance import Job, Pair, Policy, TimeshareInstance
+from .instance import Colocation, Job, Pair, Policy, TimeshareInstance
 from .solution import Share, TimeshareSolution
 from .validate import evaluate, metrics, validate
 
@@ -28,7 +29,8 @@ SPEC = ProblemSpec(
     generate=generate,
     sizes=tuple(SIZES),
     estimate_variables=lambda inst: (
-        len(inst.jobs) * len(inst.workers) + len(inst.pairs) * len(inst.workers)
+        len(inst.jobs) * len(inst.workers)
+        + (len(inst.pairs) + implied_pairs(inst)) * len(inst.workers)
     ),
     export_model=exact.export,
     formulate=exact.prepare,
@@ -49,6 +51,7 @@ SPEC = ProblemSpec(
 
 __all__ = [
     "SPEC",
+    "Colocation",
     "Job",
     "Pair",
     "Policy",

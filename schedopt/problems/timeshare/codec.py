@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .data import Columns, TimeshareData
-from .model import TimeshareModel, member_terms
+from .columns import Columns
+from .data import TimeshareData
+from .model import TimeshareModel
 from .solution import Share, TimeshareSolution
 
 #: Fractions below this (0.36 ms of an hour round) are solver noise, not a decision.
@@ -13,25 +14,39 @@ MIN_FRACTION = 1e-7
 
 
 def shares_of(data: TimeshareData, columns: Columns, x: np.ndarray) -> TimeshareSolution:
-    """The solution of fractions ``x`` over ``columns`` (clipped to [0, 1])."""
+    """The solution of fractions ``x`` over ``columns`` (clipped to [0, 1]). A column of
+    classes gives every job of its class (every job pair of its class pair) the fraction."""
     x = within_rows(data, columns, np.clip(x, 0.0, 1.0))
     ids = [j.id for j in data.instance.jobs]
     members = data.members()  # a row is a job, or a class of identical jobs (aggregate)
     shares = []
     for c in np.flatnonzero(x > MIN_FRACTION).tolist():
-        second = int(columns.second[c])
-        for job in members[columns.first[c]].tolist():
-            # built without pydantic's checks: every field is typed here and the fraction
-            # clipped to [0, 1]; the independent validator checks the solution anyway
+        first, second = int(columns.first[c]), int(columns.second[c])
+        worker, fraction = data.types[columns.type[c]], float(x[c])
+        # built without pydantic's checks: every field is typed here and the fraction
+        # clipped to [0, 1]; the independent validator checks the solution anyway
+        for job, other in _combinations(members, first, second):
             shares.append(
                 Share.model_construct(
                     job=ids[job],
-                    worker_type=data.types[columns.type[c]],
-                    fraction=float(x[c]),
-                    with_job=None if second < 0 else ids[second],
+                    worker_type=worker,
+                    fraction=fraction,
+                    with_job=None if other < 0 else ids[other],
                 )
             )
     return TimeshareSolution(shares=tuple(shares))
+
+
+def _combinations(members: list[np.ndarray], first: int, second: int) -> list[tuple[int, int]]:
+    """The (job, partner) combinations of a column of rows: every job of the row alone, every
+    job pair of a class pair, every two jobs of one class (-1: no partner)."""
+    a = members[first].tolist()
+    if second < 0:
+        return [(j, -1) for j in a]
+    if second == first:
+        return [(a[i], a[k]) for i in range(len(a)) for k in range(i + 1, len(a))]
+    b = members[second].tolist()
+    return [(j, k) for j in a for k in b]
 
 
 def within_rows(data: TimeshareData, columns: Columns, x: np.ndarray) -> np.ndarray:
@@ -39,9 +54,9 @@ def within_rows(data: TimeshareData, columns: Columns, x: np.ndarray) -> np.ndar
     solution, read through PuLP with 8 significant digits, ran two jobs of a pair round
     1.6e-6 over the round (the fuzz run of benchmarks/fuzz_inputs.py). Scaling a column
     down keeps every other row; the objective moves by as little."""
-    jobs, cols, _ = member_terms(columns)
-    time = np.bincount(jobs, weights=x[cols], minlength=data.num_jobs)
-    per_row = 1.0 / np.maximum(time, 1.0)  # C1: a row (job) over the round shrinks to it
+    jobs, cols, time, _ = columns.member_terms()
+    used = np.bincount(jobs, weights=time * x[cols], minlength=data.num_jobs)
+    per_row = 1.0 / np.maximum(used, 1.0)  # C1: a row (job) over the round shrinks to it
     factor = per_row[columns.first]
     two = columns.second >= 0
     factor[two] = np.minimum(factor[two], per_row[columns.second[two]])
@@ -57,8 +72,8 @@ def decode(tm: TimeshareModel, values: np.ndarray) -> TimeshareSolution:
 
 def throughputs(columns: Columns, x: np.ndarray, num_jobs: int) -> np.ndarray:
     """ρ_j of every job at fractions ``x`` over ``columns``."""
-    jobs, cols, rates = member_terms(columns)
-    return np.bincount(jobs, weights=rates * x[cols], minlength=num_jobs)
+    jobs, cols, time, rates = columns.member_terms()
+    return np.bincount(jobs, weights=time * rates * x[cols], minlength=num_jobs)
 
 
 def encode(tm: TimeshareModel, sol: TimeshareSolution) -> np.ndarray:

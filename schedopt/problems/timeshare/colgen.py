@@ -21,7 +21,8 @@ from schedopt.core.stopping import Deadline
 from schedopt.model.emit_highs import HighsSession
 
 from .codec import shares_of
-from .data import Columns, TimeshareData
+from .columns import Columns
+from .data import TimeshareData
 from .model import L1_REL_TOL, build_model
 
 #: A column prices in when it would improve the objective by more than this per unit.
@@ -49,53 +50,41 @@ class _Master:
         self.c1, self.c2, self.c3 = 0, n, n + w
         self.rounds = 0
         #: every candidate's entries, built once: pricing only changes the duals
-        self.cand_rows, self.cand_vals = self.column_entries(self.candidates)
+        self.cand = self.column_entries(self.candidates)
 
     def column_entries(self, cols: Columns):
-        """CSC arrays (starts, rows, values) of ``cols`` in C1, C2 and C3."""
-        a = self.weights
+        """CSC arrays (starts, rows, values) of ``cols`` in C1 (time), C2 (GPUs) and C3."""
+        rows, col, time, rates = cols.member_terms()
         k = len(cols)
-        rows = np.stack(
-            [
-                self.c1 + cols.first,
-                self.c1 + cols.second,
-                self.c2 + cols.type,
-                self.c3 + cols.first,
-                self.c3 + cols.second,
-            ],
-            axis=1,
-        )
-        vals = np.stack(
-            [
-                np.ones(k),
-                np.ones(k),
-                cols.gpus,
-                -a[cols.first] * cols.rate_first,
-                -a[cols.second] * cols.rate_second,
-            ],
-            axis=1,
-        )
-        return rows, vals
+        col = np.concatenate([col, np.arange(k)])
+        rows = np.concatenate([self.c1 + rows, self.c3 + rows, self.c2 + cols.type])
+        vals = np.concatenate([time, -self.weights[rows[: len(time)] - self.c1] * time * rates])
+        col = np.concatenate([col[: len(time)], col])
+        vals = np.concatenate([vals, cols.gpus])
+        order = np.argsort(col, kind="stable")
+        starts = np.zeros(k + 1, dtype=np.int64)
+        np.cumsum(np.bincount(col, minlength=k), out=starts[1:])
+        return starts, rows[order], vals[order], col[order]
 
     def reduced_costs(self, cost: np.ndarray) -> np.ndarray:
         """d = c − Aᵀy of every candidate pair column (HiGHS minimises; y its row duals)."""
         y = np.asarray(self.h.getSolution().row_dual)
-        return cost - (self.cand_vals * y[self.cand_rows]).sum(axis=1)
+        _, rows, vals, col = self.cand
+        return cost - np.bincount(col, weights=vals * y[rows], minlength=len(self.candidates))
 
     def add(self, idx: np.ndarray, cost: np.ndarray) -> None:
         cols = self.candidates.take(idx)
-        rows, vals = self.cand_rows[idx], self.cand_vals[idx]
+        starts, rows, vals, _ = self.column_entries(cols)
         k = len(idx)
-        starts = np.arange(0, 5 * k, 5, dtype=np.int32)
         self.h.addCols(
             k,
             cost.astype(np.float64),
             np.zeros(k),
             np.ones(k),
-            5 * k,
-            starts,
-            rows.ravel().astype(np.int32),
-            vals.ravel().astype(np.float64),
+            len(rows),
+            starts[:-1].astype(np.int32),
+            rows.astype(np.int32),
+            vals.astype(np.float64),
         )
         first = self.h.getNumCol() - k
         self.x_cols.extend(range(first, first + k))
@@ -129,10 +118,11 @@ class _Master:
         return np.asarray(self.h.getSolution().col_value)
 
     def l2_costs(self, cols: Columns) -> np.ndarray:
-        """−(Σ_members a_j T_{j,c}) / |J|: level 2 as a minimisation."""
-        a = self.weights
-        second = np.where(cols.second >= 0, a[np.maximum(cols.second, 0)] * cols.rate_second, 0)
-        return -(a[cols.first] * cols.rate_first + second) / max(1, self.data.num_jobs)
+        """−(Σ_members m_j a_j time T_{j,c}) / |J|: level 2 as a minimisation (model.py)."""
+        rows, col, time, rates = cols.member_terms()
+        per_entry = self.data.counts[rows] * self.weights[rows] * time * rates
+        total = np.bincount(col, weights=per_entry, minlength=len(cols))
+        return -total / max(1, self.data.total_jobs)
 
 
 def solve(

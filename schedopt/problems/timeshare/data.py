@@ -13,36 +13,8 @@ import numpy as np
 
 from schedopt.core.stopping import Deadline, Ticker
 
+from .columns import ColocationTable, Columns, class_pair_columns
 from .instance import Policy, TimeshareInstance
-
-
-@dataclass(frozen=True)
-class Columns:
-    """Combination-type columns: ``first``/``second`` are job indices (``second`` = -1 for a
-    job alone), ``type`` the GPU type index, ``gpus`` s_c, ``rate_first``/``rate_second`` the
-    members' throughputs T_{j,cw} (0 for the missing second member)."""
-
-    first: np.ndarray
-    second: np.ndarray
-    type: np.ndarray
-    gpus: np.ndarray
-    rate_first: np.ndarray
-    rate_second: np.ndarray
-    #: index into ``TimeshareData.pair_*`` for pair columns, -1 for singletons.
-    pair: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.first)
-
-    def take(self, idx: np.ndarray) -> Columns:
-        return Columns(*(getattr(self, f)[idx] for f in _FIELDS))
-
-    @staticmethod
-    def concat(parts: list[Columns]) -> Columns:
-        return Columns(*(np.concatenate([getattr(p, f) for p in parts]) for f in _FIELDS))
-
-
-_FIELDS = ("first", "second", "type", "gpus", "rate_first", "rate_second", "pair")
 
 
 @dataclass(frozen=True)
@@ -64,6 +36,10 @@ class TimeshareData:
     pair_second: np.ndarray
     pair_rate: np.ndarray
     singles: Columns = field(repr=False)
+    #: Space sharing by job type (``colocation``): each row's type index (-1: none) and the
+    #: rates of every type pair (types ordered, the first type's job's rate first).
+    row_type: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    colocation: ColocationTable = field(default_factory=dict, repr=False)
     #: Jobs that are identical in every field but the id share one row (``aggregate``): the
     #: row's job count, every original job's row, and each row's first job. None: one row
     #: per job.
@@ -109,6 +85,16 @@ class TimeshareData:
     def num_pairs(self) -> int:
         return len(self.pair_first)
 
+    @property
+    def has_pairs(self) -> bool:
+        """Space sharing: pairs given, or co-location by job type."""
+        return bool(self.num_pairs or self.colocation)
+
+    @property
+    def order(self) -> np.ndarray:
+        """Each row's first job (orients a pair of two jobs of one type)."""
+        return np.arange(self.num_jobs) if self.representative is None else self.representative
+
     def equal_split_throughput(self) -> np.ndarray:
         """p_j: the throughput under Gavel's equal split (``ProportionalPolicy``)."""
         return self.throughput @ (self.capacity / self.capacity.sum())
@@ -140,12 +126,23 @@ class TimeshareData:
             return self.isolated_makespan() / self.remaining
         raise ValueError(f"{self.policy.value} has no fixed weights")
 
-    def pair_columns(self) -> Columns:
+    def pair_columns(self, deadline: Deadline | None = None) -> Columns:
         """Every pair on every type where both members run and the gang fits (C4)."""
+        if self.colocation:
+            return class_pair_columns(
+                self.row_type,
+                self.counts,
+                self.order,
+                self.scale,
+                self.capacity,
+                self.colocation,
+                Ticker(deadline, "building the pair columns"),
+            )
         rates = self.pair_rate  # P × W × 2
         fits = self.scale[self.pair_first][:, None] <= self.capacity[None, :]
         pair, w = np.nonzero((rates[:, :, 0] > 0) & (rates[:, :, 1] > 0) & fits)
         first = self.pair_first[pair]
+        ones = np.ones(len(pair))
         return Columns(
             first,
             self.pair_second[pair],
@@ -153,7 +150,8 @@ class TimeshareData:
             self.scale[first],
             rates[pair, w, 0],
             rates[pair, w, 1],
-            pair,
+            ones,
+            ones,
         )
 
 
@@ -190,15 +188,8 @@ def build_data(
     # C4: a combination runs on a type only where its gang fits (s_c ≤ N_w).
     on, ty = np.nonzero((thr > 0) & (scale[:, None] <= capacity[None, :]))
     rate = np.ones(len(on)) if inst.policy is Policy.MAX_MIN_FAIRNESS else thr[on, ty]
-    singles = Columns(
-        on,
-        np.full(len(on), -1),
-        ty,
-        scale[on],
-        rate,
-        np.zeros(len(on)),
-        -np.ones(len(on), dtype=np.int64),
-    )
+    singles = Columns.alone(on, ty, scale[on], rate)
+    row_type, table = _colocation(inst, col, capacity, tick) if pairs else (np.full(n, -1), {})
     return TimeshareData(
         instance=inst,
         policy=inst.policy,
@@ -214,7 +205,32 @@ def build_data(
         pair_second=ps,
         pair_rate=prate,
         singles=singles,
+        row_type=row_type,
+        colocation=table,
     )
+
+
+def _colocation(
+    inst: TimeshareInstance, col: dict[str, int], capacity: np.ndarray, tick: Ticker
+) -> tuple[np.ndarray, ColocationTable]:
+    """Each job's type index and the co-location table, types ordered, rates 0 on a GPU type
+    with no GPUs."""
+    names = sorted({j.job_type for j in inst.jobs if j.job_type is not None})
+    index = {t: k for k, t in enumerate(names)}
+    row_type = np.array(
+        [-1 if j.job_type is None else index[j.job_type] for j in inst.jobs], dtype=np.int64
+    )
+    table: ColocationTable = {}
+    for entry in inst.colocation:
+        ta, tb = (index[t] for t in entry.job_types)
+        rates = np.zeros((len(col), 2))
+        for w, pair in entry.throughput.items():
+            if capacity[col[w]]:
+                rates[col[w]] = pair
+        table[(ta, tb) if ta <= tb else (tb, ta)] = rates if ta <= tb else rates[:, ::-1]
+        if len(table) % 256 == 0:
+            tick()
+    return row_type, table
 
 
 def aggregate(data: TimeshareData) -> TimeshareData:
@@ -223,19 +239,27 @@ def aggregate(data: TimeshareData) -> TimeshareData:
     allocation over the jobs of a class keeps every row (C1–C3 are linear and the same for
     each of them), does not lower the minimum, and keeps level 2 (linear), so some optimum
     gives a class's jobs the same fractions. The class's GPUs count m·s in C2 and m times in
-    level 2. Rounds with pairs are kept as they are (a pair names two jobs)."""
+    level 2. With co-location by job type a class is also one type, and its pairs become class
+    pairs (formulations/timeshare.md, "Identical jobs"); a type whose two rates with itself
+    differ keeps its jobs apart (who takes which rate depends on the job). Rounds with pairs
+    given one by one are kept as they are (a pair names two jobs)."""
     if data.num_pairs or data.num_jobs < 2:
         return data
-    keys = np.column_stack(
-        [
-            data.throughput,
-            data.scale,
-            data.priority,
-            data.remaining,
-            data.since_start,
-            data.isolated_time,
+    fields = [
+        data.throughput,
+        data.scale,
+        data.priority,
+        data.remaining,
+        data.since_start,
+        data.isolated_time,
+    ]
+    if data.colocation:
+        lopsided = [
+            ta for (ta, tb), r in data.colocation.items() if ta == tb and np.any(r[:, 0] != r[:, 1])
         ]
-    )
+        apart = np.isin(data.row_type, lopsided)
+        fields += [data.row_type, np.where(apart, np.arange(data.num_jobs), -1)]
+    keys = np.column_stack(fields)
     _, first, inverse, counts = np.unique(
         keys, axis=0, return_index=True, return_inverse=True, return_counts=True
     )
@@ -247,15 +271,7 @@ def aggregate(data: TimeshareData) -> TimeshareData:
     row[first] = np.arange(len(first))
     cols = data.singles.take(np.flatnonzero(single))
     classes = row[cols.first]
-    singles = Columns(
-        classes,
-        cols.second,
-        cols.type,
-        cols.gpus * counts[classes],
-        cols.rate_first,
-        cols.rate_second,
-        cols.pair,
-    )
+    singles = replace(cols, first=classes, gpus=cols.gpus * counts[classes])
     return replace(
         data,
         throughput=data.throughput[first],
@@ -264,6 +280,7 @@ def aggregate(data: TimeshareData) -> TimeshareData:
         remaining=data.remaining[first],
         since_start=data.since_start[first],
         isolated_time=data.isolated_time[first],
+        row_type=data.row_type[first],
         singles=singles,
         multiplicity=counts.astype(np.float64),
         row_of_job=inverse,

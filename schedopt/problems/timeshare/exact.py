@@ -24,7 +24,8 @@ from schedopt.model.method import emit, to_outcome
 
 from .codec import decode, encode, shares_of, throughputs
 from .colgen import solve as solve_by_columns
-from .data import Columns, TimeshareData, aggregate, build_data
+from .columns import Columns
+from .data import TimeshareData, aggregate, build_data
 from .ftf import Step, ratios, solve_ftf, start, weights_at
 from .instance import Policy, TimeshareInstance
 from .model import TimeshareModel, build_model
@@ -39,7 +40,7 @@ FULL_PAIR_COLUMNS = 20_000
 
 def all_columns(data: TimeshareData, pairs: Columns | None = None) -> Columns:
     """Every column: jobs alone, then pairs (``pairs``: the pair columns, if already made)."""
-    if not data.num_pairs:
+    if not data.has_pairs:
         return data.singles
     return Columns.concat([data.singles, data.pair_columns() if pairs is None else pairs])
 
@@ -79,7 +80,7 @@ def runner(backend: ExactBackend):
             return Outcome(Status.OPTIMAL, TimeshareSolution(shares=()), bound=0.0)
         if data.policy is Policy.FINISH_TIME_FAIRNESS:
             return _finish_time_fairness(data, backend, options, deadline, t0)
-        pairs = data.pair_columns()
+        pairs = data.pair_columns(deadline)
         if len(pairs) > FULL_PAIR_COLUMNS:
             if backend is ExactBackend.HIGHS:
                 return solve_by_columns(data, data.weights(), options, deadline, pairs)

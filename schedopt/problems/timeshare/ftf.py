@@ -11,7 +11,8 @@ import numpy as np
 from schedopt.core.status import Status
 
 from .codec import throughputs
-from .data import Columns, TimeshareData
+from .columns import Columns
+from .data import TimeshareData
 
 #: Stop when the LP cannot raise every job's throughput by more than this factor.
 SIGMA_TOL = 1e-9

@@ -18,13 +18,14 @@ from schedopt.core.errors import FieldProblems
 from schedopt.core.limits import GpuCount, PositiveIterations, Seconds, Weight
 from schedopt.core.model import FrozenModel
 
+from .colocation_check import MAX_PAIRS, RATE_RANGE, check_colocation
+
 PROBLEM: Final = "timeshare"
 
 #: Steps/s: 0 (the job cannot run on that type) or in [MIN_POSITIVE, MAX_RATE].
 Throughput = Annotated[float, Field(ge=0, le=limits.MAX_RATE, allow_inf_nan=False)]
 #: At most this many jobs and pairs: the arrays of the model stay far below what HiGHS indexes.
 MAX_JOBS = 1_000_000
-MAX_PAIRS = 50_000_000
 
 
 class Policy(str, Enum):
@@ -62,12 +63,28 @@ class Job(FrozenModel):
     isolated_time_s: Seconds = Field(
         default=0.0, description="progress so far, in seconds at the isolated throughput"
     )
+    job_type: str | None = Field(
+        default=None,
+        min_length=1,
+        description="the job's type (Gavel's (model, scale factor)): jobs of one type have one "
+        "scale factor, and `colocation` gives the rates of two jobs by their types",
+    )
 
 
 class Pair(FrozenModel):
     """Two jobs that may share GPUs, with each one's throughput while they do."""
 
     jobs: tuple[str, str]
+    throughput: dict[str, tuple[Throughput, Throughput]]
+
+
+class Colocation(FrozenModel):
+    """Any job of one type may share GPUs with any job of the other (or another job of the
+    same type), with these throughputs while they do: Gavel's co-location table, where a
+    pair's rates depend only on the two jobs' types. ``throughput[w]`` is (the first type's
+    job's rate, the second's); two jobs of one type take them in the order of ``jobs``."""
+
+    job_types: tuple[str, str]
     throughput: dict[str, tuple[Throughput, Throughput]]
 
 
@@ -79,6 +96,12 @@ class TimeshareInstance(FrozenModel):
     workers: dict[str, GpuCount] = Field(min_length=1, description="GPUs per type")
     jobs: tuple[Job, ...] = Field(max_length=MAX_JOBS)
     pairs: tuple[Pair, ...] = Field(default=(), max_length=MAX_PAIRS)
+    colocation: tuple[Colocation, ...] = Field(
+        default=(),
+        max_length=MAX_PAIRS,
+        description="space sharing by job type (instead of `pairs`): every two jobs whose "
+        "types have an entry may share GPUs",
+    )
     efficiency: bool = Field(
         default=True,
         description="solve level 2 (the mean weighted throughput among level 1's optima); "
@@ -98,6 +121,7 @@ class TimeshareInstance(FrozenModel):
         if self.pairs and not self.policy.takes_pairs:
             problems.append(("pairs", f"policy {self.policy.value} takes no pairs"))
         problems.extend(self._check_pairs(seen))
+        problems.extend(check_colocation(self))
         if problems:
             raise FieldProblems(problems)
         return self
@@ -113,7 +137,7 @@ class TimeshareInstance(FrozenModel):
             if gpus is None:
                 out.append((f"{where}.throughput[{w!r}]", f"unknown GPU type {w!r}"))
             elif 0 < rate < limits.MIN_POSITIVE:
-                out.append((f"{where}.throughput[{w!r}]", _RATE_RANGE))
+                out.append((f"{where}.throughput[{w!r}]", RATE_RANGE))
             elif rate and gpus:
                 runs = True
                 fits = fits or gpus >= job.scale_factor
@@ -183,7 +207,7 @@ class TimeshareInstance(FrozenModel):
             if w not in self.workers:
                 out.append((f"{where}.throughput[{w!r}]", f"unknown GPU type {w!r}"))
             elif any(0 < r < limits.MIN_POSITIVE for r in rates):
-                out.append((f"{where}.throughput[{w!r}]", _RATE_RANGE))
+                out.append((f"{where}.throughput[{w!r}]", RATE_RANGE))
         return out
 
     # --- derived views (computed once; the instance is frozen) ----------------------------
@@ -195,6 +219,3 @@ class TimeshareInstance(FrozenModel):
     @cached_property
     def job_index(self) -> dict[str, int]:
         return {j.id: i for i, j in enumerate(self.jobs)}
-
-
-_RATE_RANGE = f"throughput must be 0 or in [{limits.MIN_POSITIVE:g}, {limits.MAX_RATE:g}]"

@@ -14,7 +14,8 @@ import numpy as np
 from schedopt.core.stopping import Deadline
 from schedopt.model import Built, Expr, Level, Model, Sense, VarKind, Vars
 
-from .data import Columns, TimeshareData
+from .columns import Columns
+from .data import TimeshareData
 
 #: Level 2 keeps t within this much (relative) of level 1's optimum: CBC's solution file
 #: (through PuLP) carries 8 significant digits, so 1e-9 made L2 infeasible there.
@@ -38,16 +39,6 @@ def csr(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n: int):
     return starts, cols[order], vals[order]
 
 
-def member_terms(columns: Columns, offset: int = 0):
-    """(job, column, throughput) triplets: one per member of every column."""
-    idx = np.arange(len(columns), dtype=np.int64) + offset
-    two = columns.second >= 0
-    jobs = np.concatenate([columns.first, columns.second[two]])
-    cols = np.concatenate([idx, idx[two]])
-    rates = np.concatenate([columns.rate_first, columns.rate_second[two]])
-    return jobs, cols, rates
-
-
 def build_model(
     data: TimeshareData,
     weights: np.ndarray,
@@ -66,10 +57,12 @@ def build_model(
     )
     t = m.add_vars("t", [()], VarKind.CONTINUOUS, 0.0, np.inf)
     n_jobs, t_col = data.num_jobs, t[()]
-    jobs, member_cols, rates = member_terms(cols, x.start)
+    # a row is a job or a class of identical jobs; ``time`` is a job's time in the column per
+    # unit of x (1, or its partners in a class pair: formulations/timeshare.md, C1')
+    jobs, member_cols, time, rates = cols.member_terms(x.start)
 
     # C1 time: a job runs at most the whole round, alone or sharing.
-    starts, c1_cols, c1_vals = csr(jobs, member_cols, np.ones(len(jobs)), n_jobs)
+    starts, c1_cols, c1_vals = csr(jobs, member_cols, time, n_jobs)
     m.add_rows("C1", starts, c1_cols, c1_vals, -np.inf, 1.0)
     # C2 capacity: s_c GPUs of the type per column; a pair counts once.
     starts, c2_cols, c2_vals = csr(
@@ -77,7 +70,7 @@ def build_model(
     )
     m.add_rows("C2", starts, c2_cols, c2_vals, -np.inf, data.capacity)
     # C3 level: t − a_j Σ T_{j,c} x_c ≤ 0 (t is the minimum of the weighted throughputs).
-    starts, c3_cols, c3_vals = csr(jobs, member_cols, -weights[jobs] * rates, n_jobs)
+    starts, c3_cols, c3_vals = csr(jobs, member_cols, -weights[jobs] * time * rates, n_jobs)
     with_t = np.insert(c3_cols, starts[1:], t_col)  # t last in every row
     with_t_vals = np.insert(c3_vals, starts[1:], 1.0)
     m.add_rows("C3", starts + np.arange(n_jobs + 1), with_t, with_t_vals, -np.inf, 0.0)
@@ -88,7 +81,7 @@ def build_model(
         return TimeshareModel(m, data, x, t, cols, weights)
     l2 = np.zeros(len(cols))
     # m_j jobs per row after aggregation (data.aggregate): the mean is over every job
-    np.add.at(l2, member_cols - x.start, data.counts[jobs] * weights[jobs] * rates)
+    np.add.at(l2, member_cols - x.start, data.counts[jobs] * weights[jobs] * time * rates)
     l2 /= max(1, data.total_jobs)
     m.add_level(Level("L2", Expr.of(np.arange(len(cols)) + x.start, l2), Sense.MAXIMIZE, 0.0, 1e-9))
     return TimeshareModel(m, data, x, t, cols, weights)

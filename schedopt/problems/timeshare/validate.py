@@ -19,10 +19,44 @@ from .solution import TimeshareSolution
 TOL = 1e-6
 
 
+class _Pairs:
+    """Who may share GPUs, and at what rates: the declared pairs, or the co-location table by
+    job type, read here from the raw fields (apart from data.py and columns.py)."""
+
+    def __init__(self, inst: TimeshareInstance):
+        self.inst = inst
+        self.given = {frozenset(p.jobs): p for p in inst.pairs}
+        self.by_type: dict[tuple[str, str], dict[str, tuple[float, float]]] = {}
+        for entry in inst.colocation:
+            a, b = entry.job_types
+            self.by_type[(a, b)] = dict(entry.throughput)
+            if a != b:
+                self.by_type[(b, a)] = {w: (y, x) for w, (x, y) in entry.throughput.items()}
+
+    def rates(self, a: str, b: str) -> dict[str, tuple[float, float]] | None:
+        """GPU type → (a's, b's) throughput while a and b share it; None: they are no pair."""
+        pair = self.given.get(frozenset((a, b)))
+        if pair is not None and a != b:
+            if pair.jobs[0] == a:
+                return dict(pair.throughput)
+            return {w: (y, x) for w, (x, y) in pair.throughput.items()}
+        index = self.inst.job_index
+        if not self.by_type or a == b or a not in index or b not in index:
+            return None
+        ia, ib = index[a], index[b]
+        ta, tb = self.inst.jobs[ia].job_type, self.inst.jobs[ib].job_type
+        table = None if ta is None or tb is None else self.by_type.get((ta, tb))
+        if table is None:
+            return None
+        if ta == tb and ia > ib:  # two jobs of one type: the earlier takes the first rate
+            return {w: (y, x) for w, (x, y) in table.items()}
+        return table
+
+
 def validate(inst: TimeshareInstance, sol: TimeshareSolution) -> list[Violation]:
     out: list[Violation] = []
     jobs = {j.id: j for j in inst.jobs}
-    pairs = {frozenset(p.jobs): p for p in inst.pairs}
+    pairs = _Pairs(inst)
     time: dict[str, float] = defaultdict(float)
     gpus: dict[str, float] = defaultdict(float)
     seen: set[tuple[str, str | None, str]] = set()
@@ -31,11 +65,11 @@ def validate(inst: TimeshareInstance, sol: TimeshareSolution) -> list[Violation]
         if any(m not in jobs for m in s.members) or s.worker_type not in inst.workers:
             out.append(Violation("V1", f"{where} names an unknown job or GPU type"))
             continue
-        if s.with_job is not None and frozenset(s.members) not in pairs:
+        if s.with_job is not None and pairs.rates(s.job, s.with_job) is None:
             out.append(Violation("V1", f"{where}: {s.job!r} and {s.with_job!r} are no pair"))
             continue
         key = (s.job, s.with_job, s.worker_type)
-        if key in seen:
+        if key in seen or (s.with_job, s.job, s.worker_type) in seen:
             out.append(Violation("V1", f"{where} repeats {key}"))
         seen.add(key)
         if not _runs(inst, pairs, s.job, s.with_job, s.worker_type):
@@ -62,30 +96,31 @@ def validate(inst: TimeshareInstance, sol: TimeshareSolution) -> list[Violation]
     return out
 
 
-def _runs(inst: TimeshareInstance, pairs: dict, job: str, other: str | None, w: str) -> bool:
+def _runs(inst: TimeshareInstance, pairs: _Pairs, job: str, other: str | None, w: str) -> bool:
     """Can the combination run on ``w``: every member's throughput there is positive, and its
     GPUs fit in the type (V4)."""
     if inst.workers[w] < inst.jobs[inst.job_index[job]].scale_factor:
         return False
     if other is None:
         return inst.jobs[inst.job_index[job]].throughput.get(w, 0.0) > 0
-    return all(r > 0 for r in pairs[frozenset((job, other))].throughput.get(w, (0.0, 0.0)))
+    rates = pairs.rates(job, other) or {}
+    return all(r > 0 for r in rates.get(w, (0.0, 0.0)))
 
 
 def job_throughputs(inst: TimeshareInstance, sol: TimeshareSolution) -> dict[str, float]:
     """ρ_j: steps/s of every job under the fractions (the blind policy counts time, T := 1)."""
     blind = inst.policy is Policy.MAX_MIN_FAIRNESS
     rho = {j.id: 0.0 for j in inst.jobs}
-    pairs = {frozenset(p.jobs): p for p in inst.pairs}
+    pairs = _Pairs(inst)
     for s in sol.shares:
         if s.with_job is None:
             rate = inst.jobs[inst.job_index[s.job]].throughput.get(s.worker_type, 0.0)
             rho[s.job] += s.fraction * (1.0 if blind and rate > 0 else rate)
             continue
-        p = pairs[frozenset(s.members)]
-        rates = p.throughput.get(s.worker_type, (0.0, 0.0))
-        for member, rate in zip(p.jobs, rates, strict=True):
-            rho[member] += s.fraction * rate
+        table = pairs.rates(s.job, s.with_job) or {}
+        mine, theirs = table.get(s.worker_type, (0.0, 0.0))
+        rho[s.job] += s.fraction * mine
+        rho[s.with_job] += s.fraction * theirs
     return rho
 
 
