@@ -74,17 +74,23 @@ def typed(colocation: list, **job_changes: Any) -> dict[str, Any]:
     return base
 
 
-def test_a_colocation_table_is_valid() -> None:
+def test_a_colocation_table_is_valid_and_may_name_types_no_job_has() -> None:
+    from schedopt.problems.timeshare.colocation_check import implied_pairs
+
     inst = TimeshareInstance.model_validate(
         typed([{"job_types": ["x", "x"], "throughput": {"v100": [1.0, 1.0]}}])
     )
-    assert len(inst.colocation) == 1
+    assert len(inst.colocation) == 1 and implied_pairs(inst) == 1
+    # a scheduler's whole table: types absent from this round imply no pair
+    inst = TimeshareInstance.model_validate(
+        typed([{"job_types": ["x", "zz"], "throughput": {"v100": [1.0, 1.0]}}])
+    )
+    assert implied_pairs(inst) == 0
 
 
 @pytest.mark.parametrize(
     ("colocation", "path", "reason"),
     [
-        ([{"job_types": ["x", "zz"], "throughput": {}}], "colocation[0].job_types[1]", "no job"),
         (
             [{"job_types": ["x", "y"], "throughput": {}}],
             "colocation[0].job_types",

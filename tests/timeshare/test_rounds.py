@@ -74,3 +74,27 @@ def test_a_basis_of_another_policy_is_not_used() -> None:
     result = schedopt.solve(other, "milp:highs", warm_start=first.warm_start)
     assert result.stats["warm_start"] == "cold"
     assert result.objectives == pytest.approx(schedopt.solve(other, "milp:highs").objectives)
+
+
+def test_rounds_with_a_colocation_table_equal_cold_solves() -> None:
+    """Jobs come and go under a co-location table by job type: every job of one type leaves
+    (its entries then imply no pair), and new jobs of another type arrive."""
+    inst = generate_custom(30, seed=4, pairs=True, job_types=4)
+    assert inst.colocation and not inst.pairs
+    session = RoundSession(inst)
+    session.solve()
+    gone = tuple(j.id for j in inst.jobs if j.job_type == "type0")
+    model = next(j for j in inst.jobs if j.job_type == "type1")
+    for k, change in enumerate(
+        [
+            RoundChange(departures=gone),
+            RoundChange(arrivals=tuple(model.model_copy(update={"id": f"n{i}"}) for i in range(3))),
+        ]
+    ):
+        result = session.step(change)
+        cold = schedopt.solve(
+            TimeshareInstance.model_validate(session.instance.model_dump()), "milp:highs"
+        )
+        assert result.status is cold.status is Status.OPTIMAL, k
+        assert result.objectives == pytest.approx(cold.objectives, rel=1e-7, abs=1e-9)
+        assert any(s.with_job is not None for s in result.solution.shares)

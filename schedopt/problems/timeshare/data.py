@@ -222,6 +222,8 @@ def _colocation(
     )
     table: ColocationTable = {}
     for entry in inst.colocation:
+        if not all(t in index for t in entry.job_types):
+            continue  # a type no job of the round has: no pair
         ta, tb = (index[t] for t in entry.job_types)
         rates = np.zeros((len(col), 2))
         for w, pair in entry.throughput.items():

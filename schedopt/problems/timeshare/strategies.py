@@ -49,7 +49,7 @@ def instance_dicts(draw: st.DrawFn, max_jobs: int = 4, policy: Policy | None = N
             job["isolated_time_s"] = float(draw(st.sampled_from([0, 5, 50])))
         jobs.append(job)
     pairs: list[dict[str, Any]] = []
-    colocation = _colocation(draw, kinds, {j.get("job_type") for j in jobs}) if by_type else []
+    colocation = _colocation(draw, kinds) if by_type else []
     if chosen.takes_pairs and not by_type:
         for a in range(len(jobs)):
             for b in range(a + 1, len(jobs)):
@@ -86,13 +86,14 @@ def _job_kind(draw: st.DrawFn) -> tuple[dict[str, float], int]:
     return rates, draw(st.sampled_from([1, 1, 2]))
 
 
-def _colocation(draw: st.DrawFn, kinds: list, present: set) -> list[dict[str, Any]]:
+def _colocation(draw: st.DrawFn, kinds: list) -> list[dict[str, Any]]:
     """Entries for some type pairs of equal scale factors; a type with itself sometimes has two
     different rates (who takes which then depends on the order of the jobs)."""
     out = []
     for a in range(len(JOB_TYPES)):
         for b in range(a, len(JOB_TYPES)):
-            if {JOB_TYPES[a], JOB_TYPES[b]} <= present and kinds[a][1] == kinds[b][1]:
+            # (an entry may name a type no job has: it implies no pair)
+            if kinds[a][1] == kinds[b][1]:
                 if not draw(st.booleans()):
                     continue
                 first = float(draw(st.sampled_from([0, 0.5, 1.5])))
