@@ -148,20 +148,23 @@ class _TimesharePolicy:
         if not pair_items or not self.policy.takes_pairs:
             return {}, {}
         # Gavel's packing forces pairs of unequal scale factors to 0: they never share
-        kept = [
-            (k, ids[a], ids[b]) for k, (a, b) in pair_items if scale_factors[a] == scale_factors[b]
-        ]
-        pair_keys = {(a, b): k for k, a, b in kept}
+        kept = [(k, a, b) for k, (a, b) in pair_items if scale_factors[a] == scale_factors[b]]
         if not kept:
-            return {}, pair_keys
-        tables = [throughputs[k] for k, _, _ in kept]
-        table = by_job_type([a for _, a, _ in kept], [b for _, _, b in kept], tables, docs)
+            return {}, {}
+        keys, firsts, seconds = zip(*kept, strict=True)
+        first_ids, second_ids = (
+            list(map(ids.__getitem__, firsts)),
+            list(map(ids.__getitem__, seconds)),
+        )
+        pair_keys = dict(zip(zip(first_ids, second_ids, strict=True), keys, strict=True))
+        tables = list(map(throughputs.__getitem__, keys))
+        table = by_job_type(first_ids, second_ids, tables, docs)
         if table is not None:
             return {"colocation": table}, pair_keys
         return {
             "pairs": [
                 {"jobs": [a, b], "throughput": {w: list(r) for w, r in t.items()}}
-                for (_, a, b), t in zip(kept, tables, strict=True)
+                for a, b, t in zip(first_ids, second_ids, tables, strict=True)
             ]
         }, pair_keys
 

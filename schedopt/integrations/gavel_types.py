@@ -13,6 +13,7 @@ pairs go over one by one (same optimum, more time).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import chain
 from operator import itemgetter
 from typing import Any
 
@@ -52,12 +53,19 @@ def by_job_type(
         first = np.fromiter(map(order.__getitem__, first_ids), np.int64, count)
         second = np.fromiter(map(order.__getitem__, second_ids), np.int64, count)
         pick = itemgetter(*workers) if len(workers) > 1 else (lambda t: (t[workers[0]],))
-        rates = np.array(list(map(pick, tables)), dtype=np.float64)
+        # every rate in one flat pass (an array of 2·10^6 nested lists took 2.3 s), once
+        # every entry is known to hold two rates (else the flat list would misalign)
+        sizes = np.fromiter(
+            map(len, chain.from_iterable(map(pick, tables))), np.int64, count * len(workers)
+        )
+        if np.any(sizes != 2):
+            return None
+        flat = chain.from_iterable(chain.from_iterable(map(pick, tables)))
+        rates = np.fromiter(flat, np.float64, count * len(workers) * 2)
+        rates = rates.reshape(count, len(workers), 2)
     except (KeyError, TypeError, ValueError):
         return None  # a pair with other worker types or malformed rates: checked one by one
-    if rates.shape != (count, len(workers), 2) or not np.all(
-        (rates == 0) | ((rates >= MIN_POSITIVE) & (rates <= MAX_RATE))
-    ):
+    if not np.all((rates == 0) | ((rates >= MIN_POSITIVE) & (rates <= MAX_RATE))):
         return None  # a bad rate: the pairs go one by one, and pydantic names the pair
     # orient every pair: the job listed first takes the first rate (the instance's rule)
     swap = first > second

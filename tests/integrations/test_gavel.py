@@ -244,7 +244,7 @@ def test_gavels_pairs_become_a_colocation_table_with_the_same_optimum() -> None:
     assert any(v > 0 for k, alloc in out.items() if k.is_pair() for v in alloc.values())
 
 
-@pytest.mark.parametrize("change", ["drop a pair", "other rates", "bad rate"])
+@pytest.mark.parametrize("change", ["drop a pair", "other rates", "bad rate", "three rates"])
 def test_pairs_that_are_no_table_go_one_by_one(change: str) -> None:
     """A missing pair, a pair of two types at its own rates, or a bad rate: no table (the
     pairs go one by one, and the optimum is still the one over the pairs given)."""
@@ -254,7 +254,10 @@ def test_pairs_that_are_no_table_go_one_by_one(change: str) -> None:
     elif change == "other rates":
         tput[JobIdPair(0, 3)] = {"v100": [2.4, 2.5], "k80": [0.6, 0.6]}
     else:
-        tput[JobIdPair(0, 3)] = {"v100": [-1.0, 2.5], "k80": [0.6, 0.6]}
+        bad = [-1.0, 2.5] if change == "bad rate" else [2.5, 2.5, 2.5]
+        tput[JobIdPair(0, 3)] = {"v100": bad, "k80": [0.6, 0.6]}
+        if change == "three rates":  # and one rate fewer elsewhere: the same count in all
+            tput[JobIdPair(0, 6)] = {"v100": [2.5], "k80": [0.6, 0.6]}
         with pytest.raises(InvalidInstanceError, match="pairs"):
             MaxMinFairnessPerf().get_allocation(tput, sf, pw, spec)
         return
