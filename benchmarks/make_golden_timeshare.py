@@ -32,8 +32,9 @@ def candidates():
             yield name, generate_custom(6, seed=k, policy=policy, pairs=True, name=name)
             # co-location by job type: classes of identical jobs and class pairs
             name = f"{policy.value}-colocation-24j-s{k}"
-            yield name, generate_custom(
-                24, seed=k, policy=policy, pairs=True, job_types=4, name=name
+            yield (
+                name,
+                generate_custom(24, seed=k, policy=policy, pairs=True, job_types=4, name=name),
             )
 
 
