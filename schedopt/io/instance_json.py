@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from schedopt.core import files
 from schedopt.core.errors import InvalidInstanceError
 from schedopt.core.pydantic_errors import invalid_instance_error
 from schedopt.core.registry import get_problem, problem_names, problem_of
@@ -66,23 +67,9 @@ def decode_json(text: str | bytes) -> object:
 
 
 def read_capped(p: Path, limit: int | None = None) -> bytes:
-    """The file's bytes, refusing more than ``limit`` (default :data:`MAX_FILE_BYTES`).
-
-    The cap is enforced on the bytes actually read, not on the size the file system reports:
-    devices, pipes and /proc files report 0 (``/dev/zero`` would otherwise be read forever).
-    """
-    cap = MAX_FILE_BYTES if limit is None else limit
-    try:
-        size = p.stat().st_size
-        if size > cap:
-            raise InvalidInstanceError("", f"{p} is {size:,} bytes; the limit is {cap:,}")
-        with p.open("rb") as f:
-            data = f.read(cap + 1)
-    except OSError as err:
-        raise InvalidInstanceError("", f"cannot read {p}: {err.strerror or err}") from None
-    if len(data) > cap:
-        raise InvalidInstanceError("", f"{p} holds more than {cap:,} bytes (the limit)")
-    return data
+    """The file's bytes, refusing more than ``limit`` (default :data:`MAX_FILE_BYTES`; the cap
+    is on the bytes actually read: ``schedopt.core.files``)."""
+    return files.read_capped(p, MAX_FILE_BYTES if limit is None else limit)
 
 
 def loads(text: str | bytes) -> BaseModel:

@@ -9,12 +9,14 @@ from :data:`ALIBABA_GPU_TYPES`.
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Mapping
 from os import PathLike
 from pathlib import Path
 from types import MappingProxyType
 
 from schedopt.core.errors import InvalidInstanceError
+from schedopt.core.files import read_text
 from schedopt.topology.gpu_types import GpuTypeInfo
 from schedopt.topology.spec import ClusterSpec
 from schedopt.topology.spec_builder import _check_count, _check_positive, _chunks, _SpecBuilder
@@ -36,6 +38,9 @@ ALIBABA_GPU_TYPES: Mapping[str, GpuTypeInfo] = MappingProxyType(
 ALIBABA_UNKNOWN_TYPE = GpuTypeInfo(memory_gib=32.0, nvlink_gbps=None, speed=0.25)
 """Used for models not in :data:`ALIBABA_GPU_TYPES` (the trace's anonymised ``G2``, ``G3``)."""
 _ALIBABA_COLUMNS = ("sn", "gpu", "model")
+#: The trace's node list is 0.1 MB and its nodes hold at most 8 GPUs.
+MAX_NODE_LIST_BYTES = 64 * 1024 * 1024
+MAX_GPUS_PER_NODE = 1024
 
 
 def alibaba_nodes_spec(
@@ -69,33 +74,42 @@ def alibaba_nodes_spec(
     _check_positive("pcie_gbps", pcie_gbps)
     path = Path(csv_path)
     builder = _SpecBuilder(name or f"alibaba-{path.stem}")
-    with path.open(newline="") as f:
-        reader = csv.DictReader(f)
+    # the file through a cap on the bytes read (the trace's node list is 0.1 MB): /dev/zero
+    # or an endless FIFO cannot hang the loader; what csv refuses names its row
+    text = read_text(path, MAX_NODE_LIST_BYTES, "csv")
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
         missing = [c for c in _ALIBABA_COLUMNS if c not in (reader.fieldnames or ())]
         if missing:
             raise InvalidInstanceError("csv", f"missing column(s) {', '.join(missing)}")
         for i, row in enumerate(reader):
             if limit is not None and i >= limit:
                 break
-            host_id, model, count = row["sn"], row["model"], row["gpu"]
-            if not host_id:
-                raise InvalidInstanceError(f"rows[{i}].sn", "empty node id")
-            if host_id in builder.hosts:
-                raise InvalidInstanceError(f"rows[{i}].sn", f"duplicate node id {host_id!r}")
-            try:
-                n_gpus = int(count)
-            except (TypeError, ValueError):
-                n_gpus = -1
-            if n_gpus < 0:
-                raise InvalidInstanceError(
-                    f"rows[{i}].gpu", f"not a non-negative integer: {count!r}"
-                )
-            if n_gpus and not model:
-                raise InvalidInstanceError(f"rows[{i}].model", "empty GPU model")
-            info = ALIBABA_GPU_TYPES.get(model, ALIBABA_UNKNOWN_TYPE)
-            builder.add_server(host_id, n_gpus, model, info, pcie_gbps)
+            _add_row(builder, i, row, pcie_gbps)
+    except csv.Error as err:
+        raise InvalidInstanceError(f"rows[{reader.line_num - 1}]", str(err)) from None
     leaves = _chunks(list(builder.hosts), leaf_size)
     builder.add_fabric(
         leaves, "ethernet", host_link_gbps, [host_link_gbps * leaf_size / 2] * len(leaves)
     )
     return builder.build()
+
+
+def _add_row(builder: _SpecBuilder, i: int, row: dict, pcie_gbps: float) -> None:
+    host_id, model, count = row["sn"], row["model"], row["gpu"]
+    if not host_id:
+        raise InvalidInstanceError(f"rows[{i}].sn", "empty node id")
+    if host_id in builder.hosts:
+        raise InvalidInstanceError(f"rows[{i}].sn", f"duplicate node id {host_id!r}")
+    try:
+        n_gpus = int(count)
+    except (TypeError, ValueError):
+        n_gpus = -1
+    if not 0 <= n_gpus <= MAX_GPUS_PER_NODE:
+        raise InvalidInstanceError(
+            f"rows[{i}].gpu", f"not an integer in [0, {MAX_GPUS_PER_NODE}]: {count!r}"
+        )
+    if n_gpus and not model:
+        raise InvalidInstanceError(f"rows[{i}].model", "empty GPU model")
+    info = ALIBABA_GPU_TYPES.get(model, ALIBABA_UNKNOWN_TYPE)
+    builder.add_server(host_id, n_gpus, model, info, pcie_gbps)

@@ -4,12 +4,16 @@ name ``file:line N.column`` when they are malformed, and the power-of-two roundi
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from schedopt.core.errors import InvalidInstanceError
+from schedopt.core.files import read_text
 from schedopt.core.pydantic_errors import describe
+
+from . import _files
 
 
 class Row:
@@ -68,9 +72,13 @@ def got(raw: str) -> str:
 
 
 def read_rows(path: Path, columns: Sequence[str]) -> Iterator[Row]:
-    """The data rows of ``path`` (header on line 1), after checking the header has ``columns``."""
-    with path.open(newline="", encoding="utf-8") as f:
-        reader = csv.DictReader(f)
+    """The data rows of ``path`` (header on line 1), after checking the header has ``columns``.
+    The file is read with a cap on its bytes (``/dev/zero`` or an endless FIFO cannot hang the
+    loader), and what the csv module refuses (a NUL byte, a field over its size limit) is an
+    ``InvalidInstanceError`` naming the line."""
+    text = read_text(path, _files.MAX_TRACE_BYTES, path.name)
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
         header = reader.fieldnames or []
         missing = [c for c in columns if c not in header]
         if missing:
@@ -79,6 +87,9 @@ def read_rows(path: Path, columns: Sequence[str]) -> Iterator[Row]:
             )
         for values in reader:
             yield Row(path.name, reader.line_num, values)
+    except csv.Error as err:
+        # (line_num counts the lines read before the one csv refused)
+        raise InvalidInstanceError(f"{path.name}:line {reader.line_num + 1}", str(err)) from None
 
 
 SKIP_NO_GPU = "num_gpu == 0"
