@@ -75,7 +75,7 @@ def typed(colocation: list, **job_changes: Any) -> dict[str, Any]:
 
 
 def test_a_colocation_table_is_valid_and_may_name_types_no_job_has() -> None:
-    from schedopt.problems.timeshare.colocation_check import implied_pairs
+    from schedopt.problems.timeshare.instance import implied_pairs
 
     inst = TimeshareInstance.model_validate(
         typed([{"job_types": ["x", "x"], "throughput": {"v100": [1.0, 1.0]}}])
@@ -148,9 +148,9 @@ def test_jobs_of_one_type_have_one_scale_factor() -> None:
 
 
 def test_more_implied_pairs_than_an_instance_holds_are_refused(monkeypatch) -> None:
-    from schedopt.problems.timeshare import colocation_check
+    from schedopt.problems.timeshare import instance
 
-    monkeypatch.setattr(colocation_check, "MAX_PAIRS", 0)
+    monkeypatch.setattr(instance, "MAX_PAIRS", 0)
     with pytest.raises(InvalidInstanceError) as err:
         TimeshareInstance.model_validate(
             typed([{"job_types": ["x", "x"], "throughput": {"v100": [1.0, 1.0]}}])

@@ -5,9 +5,8 @@ from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.core.result import ObjectiveTerm, Sense
 
 from . import exact, heuristics, plot, render
-from .colocation_check import implied_pairs
 from .generate import SIZES, generate, generate_custom
-from .instance import Colocation, Job, Pair, Policy, TimeshareInstance
+from .instance import Colocation, Job, Pair, Policy, TimeshareInstance, implied_pairs
 from .solution import Share, TimeshareSolution
 from .validate import evaluate, metrics, validate
 
