@@ -12,7 +12,11 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+import pytest
+
+from schedopt.core.status import Status
 from schedopt.problems.fairshare import FairnessUnit, FairshareInstance
+from schedopt.problems.fairshare.data import SHARE_SCALE
 
 
 def _splits(n: int, hosts: list[tuple[str, int]]):
@@ -145,3 +149,19 @@ def best_min_share(inst: FairshareInstance) -> float | None:
 
     go(0, 0)
     return best
+
+
+#: CP-SAT's shares sit on a grid of 1/SHARE_SCALE (formulations/fairshare.md).
+CPSAT_TOL = 1.01 / SHARE_SCALE
+
+
+def assert_exact(result, method: str, truth: float, tol: float = 1e-7) -> None:
+    """OPTIMAL is a proof for the real shares, on every back-end: the value is the truth. Only
+    CP-SAT may stop at its grid's optimum instead, as FEASIBLE saying so, within one step."""
+    if method == "cpsat" and result.status is Status.FEASIBLE:
+        assert result.stats["grid_optimal"] == "yes" and "grid" in result.explanation
+        assert result.objective == pytest.approx(truth, abs=CPSAT_TOL)
+        assert result.best_bound > result.objective
+    else:
+        assert result.status is Status.OPTIMAL, (result.status, result.explanation)
+        assert result.objective == pytest.approx(truth, abs=tol)

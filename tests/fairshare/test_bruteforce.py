@@ -7,16 +7,13 @@ from hypothesis import HealthCheck, given, settings
 
 import schedopt
 from schedopt.core.status import Status
-from schedopt.problems.fairshare.data import SHARE_SCALE
 from schedopt.problems.fairshare.strategies import instances
 
-from .bruteforce import best_min_share
+from .bruteforce import assert_exact, best_min_share
 
 SETTINGS = settings(
     derandomize=True, deadline=None, max_examples=30, suppress_health_check=[HealthCheck.too_slow]
 )
-#: CP-SAT's L1 is resolved to 1/SHARE_SCALE (formulations/fairshare.md, "Integer scaling").
-CPSAT_TOL = 1.01 / SHARE_SCALE
 
 
 @pytest.mark.parametrize("method", ["cpsat", "milp:highs", "milp:cbc"])
@@ -29,9 +26,7 @@ def test_exact_matches_brute_force(method: str, inst) -> None:
         assert result.status is Status.INFEASIBLE
         assert result.explanation
         return
-    assert result.status is Status.OPTIMAL
-    tol = CPSAT_TOL if method == "cpsat" else 1e-7
-    assert result.objective == pytest.approx(truth, abs=tol)
+    assert_exact(result, method, truth)
     assert result.objective <= truth + 1e-9  # never above the true optimum
     assert result.best_bound >= truth - 1e-7
 

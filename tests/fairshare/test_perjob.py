@@ -24,17 +24,14 @@ from schedopt.problems.fairshare import (
     run_rounds,
     uncounted_units,
 )
-from schedopt.problems.fairshare.data import SHARE_SCALE
 from schedopt.problems.fairshare.strategies import instances
 from schedopt.topology import Cluster
 
-from .bruteforce import best_min_share
+from .bruteforce import assert_exact, best_min_share
 
 GPUS, JOBS, ROUND_S = 8, 20, 60.0
 EXACT = ["cpsat", "milp:highs", "milp:cbc"]
 METHODS = [*schedopt.get_problem("fairshare").methods, "auto"]
-#: CP-SAT's L1 is resolved to 1/SHARE_SCALE ("Integer scaling").
-CPSAT_TOL = 1.01 / SHARE_SCALE
 
 
 def _round(unit: FairnessUnit, jobs: int = JOBS, **job_fields: Any) -> FairshareInstance:
@@ -94,8 +91,9 @@ def test_per_job_mode_counts_every_job(method: str) -> None:
     assert r.explanation is not None
     assert f"the minimum share is 0: {JOBS - GPUS} counted jobs" in r.explanation
     if method in EXACT:
-        assert r.status is Status.OPTIMAL
-        assert "no allocation serves them all" in r.explanation
+        assert_exact(r, method, 0.0)
+        if r.status is Status.OPTIMAL:
+            assert "no allocation serves them all" in r.explanation
     assert uncounted_units(inst) == ()
 
 
@@ -107,12 +105,11 @@ def test_per_job_min_share_is_positive_when_every_job_has_run(method: str) -> No
     )
     r = schedopt.solve(inst, method, time_limit_s=20)
     assert r.solution is not None and r.metrics["gpus_allocated"] == GPUS
-    assert r.explanation is None
     best = 120.0 / 624.0  # j0 with its GPU; no allocation does better (j0 has one option)
     if method in EXACT:
-        assert r.status is Status.OPTIMAL
-        tol = CPSAT_TOL if method == "cpsat" else 1e-9
-        assert r.objective == pytest.approx(best, abs=tol)
+        assert_exact(r, method, best, tol=1e-9)
+    else:
+        assert r.explanation is None
     assert 0 < r.objective <= best + 1e-12
     if method == "heuristic:astraea":  # lowest share first: j0..j7
         assert set(r.solution.running) == {f"j{i}" for i in range(GPUS)}
@@ -166,9 +163,7 @@ def test_per_job_exact_matches_brute_force(method: str, inst) -> None:
     if truth is None:
         assert result.status is Status.INFEASIBLE
         return
-    assert result.status is Status.OPTIMAL
-    tol = CPSAT_TOL if method == "cpsat" else 1e-7
-    assert result.objective == pytest.approx(truth, abs=tol)
+    assert_exact(result, method, truth)
     assert result.objective <= truth + 1e-9
     assert result.best_bound >= truth - 1e-7
 

@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
+from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.model import Formulated, Hooks, Level, LexResult, RowBlock, exact_methods
 from schedopt.model.export import first_level_exporter
 from schedopt.model.method import build_seconds, refused
 
 from .codec import decode, encode, unit_gpus
-from .data import SHARE_SCALE, build_data
+from .data import SHARE_SCALE, ModelData, build_data
 from .explain import explain_infeasible, trivial_outcome, with_fairness_note
 from .heuristics import complete
 from .instance import FairshareInstance
 from .model import FairshareModel, build_model
 from .placement import assemble, raw_from_solution
+from .validate import evaluate
 
 
 class FairshareHooks(Hooks):
@@ -99,7 +103,38 @@ def prepare(
         solution,
         hint=hint,
         explain_infeasible=lambda: explain_infeasible(data),
-        finish=lambda outcome, method: with_fairness_note(data, outcome),
+        finish=lambda outcome, method: with_fairness_note(
+            data, proven_for_real_shares(data, options, outcome, method)
+        ),
+    )
+
+
+def proven_for_real_shares(
+    data: ModelData, options: SolveOptions, outcome: Outcome, method: str
+) -> Outcome:
+    """CP-SAT proves its optimum on a grid of shares in 1/SHARE_SCALE (accounts rounded onto
+    it), so its OPTIMAL holds for the real shares only when the real bound ``first_bound``
+    reports is within ``mip_gap`` of the value; otherwise FEASIBLE, saying so, as MoE's CP-SAT
+    does (statuses are proofs). The MILPs take the real coefficients."""
+    if method != "cpsat" or outcome.status is not Status.OPTIMAL or outcome.solution is None:
+        return outcome
+    if outcome.bound is None:
+        return outcome
+    value = evaluate(data.instance, outcome.solution)[0]
+    slack = options.mip_gap * max(abs(value), 1e-9) + 1e-9 * max(1.0, abs(value))
+    stats = {**outcome.stats, "grid_optimal": "yes"}
+    if outcome.bound - value <= slack:
+        return replace(outcome, stats=stats)
+    why = (
+        f"every level optimal for shares in 1/{SHARE_SCALE:,} (CP-SAT's grid); the real "
+        f"minimum share may be up to {outcome.bound - value:.3g} higher (bound reported)"
+    )
+    said = outcome.explanation
+    return replace(
+        outcome,
+        status=Status.FEASIBLE,
+        stats=stats,
+        explanation=why if said is None else f"{said}; {why}",
     )
 
 
