@@ -137,3 +137,42 @@ def test_schema_documents_the_fairness_unit() -> None:
     assert schema["$defs"]["FairnessUnit"]["enum"] == ["tenant", "job"]
     job = schema["$defs"]["Job"]["properties"]
     assert "weight" in job and "deserved_gpu_s" in job
+
+
+def test_a_rate_of_zero_means_the_job_cannot_run_so() -> None:
+    """Gavel's tables say 0 where a job cannot run on a type (some K80 jobs): taken as no
+    option, never chosen; a job with every rate 0, or running now on a 0 option, is refused;
+    a rate between 0 and the smallest positive one is still refused."""
+    doc = _doc()
+    table = doc["jobs"][0]["throughput"]
+    slow = min(table, key=lambda g: next(iter(table[g].values())))
+    count = next(iter(table[slow]))
+    table[slow][count] = 0.0
+    inst = schedopt.io.parse_instance(doc)
+    assert (slow, int(count), 0.0) not in inst.jobs[0].options
+    for method in ("milp:highs", "cpsat", "heuristic:astraea"):
+        result = schedopt.solve(inst, method, time_limit_s=20)  # validated: never on a 0
+        assert result.solution.allocation(inst.jobs[0].id).gpu_type != slow, method
+    # the validator's own check (V2): last round's answer, with its option's rate now 0
+    from schedopt.problems.fairshare.validate import validate
+
+    base = schedopt.io.parse_instance(_doc())
+    sol = schedopt.solve(base, "milp:highs", time_limit_s=20).solution
+    a = next(x for x in sol.allocations if x.hosts)
+    doc = _doc()
+    k = next(i for i, job in enumerate(doc["jobs"]) if job["id"] == a.job_id)
+    doc["jobs"][k]["throughput"][a.gpu_type][str(a.count)] = 0.0
+    doc["jobs"][k]["previous"] = None  # (it may have run so last round too)
+    ids = [v.constraint_id for v in validate(schedopt.io.parse_instance(doc), sol)]
+    assert "V2" in ids
+    doc = _doc()
+    doc["jobs"][0]["throughput"] = {g: {n: 0.0 for n in t} for g, t in table.items()}
+    assert "jobs[0].throughput" in _paths(doc)
+    doc = _doc()
+    doc["jobs"][0]["throughput"][slow][count] = 1e-9
+    assert f"jobs[0].throughput[{slow!r}][{count}]" in _paths(doc)
+    doc = _doc()
+    j = next(i for i, job in enumerate(doc["jobs"]) if job.get("previous"))
+    prev = doc["jobs"][j]["previous"]
+    doc["jobs"][j]["throughput"][prev["gpu_type"]][str(sum(prev["hosts"].values()))] = 0.0
+    assert f"jobs[{j}].previous" in _paths(doc)

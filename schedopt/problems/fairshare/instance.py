@@ -70,7 +70,8 @@ class Job(_Frozen):
     tenant: str
     throughput: dict[str, dict[int, float]] = Field(
         description="iterations/s per GPU type and allowed GPU count (gang size); counts from "
-        f"1 to {limits.MAX_GPUS:,}, rates in [{limits.MIN_POSITIVE:g}, {limits.MAX_RATE:g}]"
+        f"1 to {limits.MAX_GPUS:,}, rates 0 (cannot run so, as Gavel's tables say) or in "
+        f"[{limits.MIN_POSITIVE:g}, {limits.MAX_RATE:g}]"
     )
     remaining_iterations: PositiveIterations
     previous: Previous | None = None
@@ -87,7 +88,10 @@ class Job(_Frozen):
 
     @property
     def options(self) -> list[tuple[str, int, float]]:
-        return [(g, n, r) for g, table in self.throughput.items() for n, r in table.items()]
+        """(type, count, rate) of every way the job can run (a rate of 0 is none)."""
+        return [
+            (g, n, r) for g, table in self.throughput.items() for n, r in table.items() if r > 0
+        ]
 
     @property
     def unit_weight(self) -> float:
@@ -199,14 +203,16 @@ class FairshareInstance(_Frozen):
                             "with allow_multi_host false, GPU counts are powers of two",
                         )
                     )
-                if not (limits.MIN_POSITIVE <= rate <= limits.MAX_RATE):
+                if rate != 0 and not (limits.MIN_POSITIVE <= rate <= limits.MAX_RATE):
                     out.append(
                         (
                             f"{here}[{describe(n)}]",
-                            f"throughput must be > 0: in [{limits.MIN_POSITIVE:g}, "
-                            f"{limits.MAX_RATE:g}] (got {rate:g})",
+                            f"throughput must be 0 (cannot run so) or in "
+                            f"[{limits.MIN_POSITIVE:g}, {limits.MAX_RATE:g}] (got {rate:g})",
                         )
                     )
+        if job.throughput and not out and not job.options:
+            out.append((f"{where}.throughput", "every rate is 0: the job can run nowhere"))
         return out
 
     def _check_previous(self, where: str, job: Job, on_host: dict[str, int]) -> list:
@@ -232,7 +238,7 @@ class FairshareInstance(_Frozen):
             if on and self.cluster.gpu(on[0]).gpu_type != prev.gpu_type:
                 out.append((f"{here}.hosts[{h!r}]", f"host {h!r} has no {prev.gpu_type} GPUs"))
             on_host[h] = on_host.get(h, 0) + max(n, 0)
-        if prev.count not in job.throughput.get(prev.gpu_type, {}):
+        if not job.throughput.get(prev.gpu_type, {}).get(prev.count, 0.0) > 0:
             out.append(
                 (f"{here}", f"{prev.count}×{prev.gpu_type} is not an allowed option of the job")
             )

@@ -52,7 +52,9 @@ def _usable(inst: FairshareInstance, c: _Cluster, job: Job) -> list[tuple[str, i
         (g, n, r)
         for g, table in job.throughput.items()
         for n, r in table.items()
-        if n <= c.per_type.get(g, 0) and (inst.allow_multi_host or n <= c.largest_free.get(g, 0))
+        if r > 0  # 0: the job cannot run so
+        and n <= c.per_type.get(g, 0)
+        and (inst.allow_multi_host or n <= c.largest_free.get(g, 0))
     ]
 
 
@@ -163,7 +165,7 @@ def validate(inst: FairshareInstance, sol: FairshareSolution) -> list[Violation]
             continue
         if not a.hosts:
             continue
-        if a.count not in job.throughput.get(a.gpu_type or "", {}):
+        if not job.throughput.get(a.gpu_type or "", {}).get(a.count, 0.0) > 0:
             out.append(Violation("V2", f"{name}: {a.count}×{a.gpu_type} is not an allowed option"))
         for h, n in a.hosts.items():
             if h not in c.free:
