@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -190,6 +190,7 @@ class Model:
         )
         if len(block.cols) != len(block.coefs) or (n >= 0 and starts_a[-1] != len(block.cols)):
             raise ValueError(f"{cid}: row starts, columns and coefficients disagree")
+        block = _sum_repeated_columns(block)
         self.blocks.append(block)
         self.tick()
         return block
@@ -256,3 +257,30 @@ class Model:
             sum(len(b) for b in self.blocks),
             sum(len(b.cols) for b in self.blocks),
         )
+
+
+def _sum_repeated_columns(block: RowBlock) -> RowBlock:
+    """The block with a column named twice in one row written once, its coefficients added.
+
+    Every back-end then reads the same row: CP-SAT adds repeated terms, PuLP kept only the last
+    one, and HiGHS refused the whole block (``addRows`` returned an error, found by the cosched
+    model). Rows whose columns are already distinct, the usual case, pass through unchanged;
+    the check sorts the block's entries once (0.15 s on MoE's 1.7 M nonzeros)."""
+    n = len(block)
+    if len(block.cols) < 2 or block.shape is not Shape.LINEAR:
+        return block
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(block.starts))
+    key = rows * (int(block.cols.max()) + 1) + block.cols
+    if np.all(key[1:] > key[:-1]):
+        return block  # every row's columns ascending: none repeats
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    first = np.concatenate([[True], key[1:] != key[:-1]])
+    if first.all():
+        return block
+    group = np.cumsum(first) - 1
+    coefs = np.bincount(group, weights=block.coefs[order])
+    kept_rows = rows[order][first]
+    starts = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(kept_rows, minlength=n), out=starts[1:])
+    return replace(block, starts=starts, cols=block.cols[order][first], coefs=coefs)

@@ -52,7 +52,7 @@ class HighsSession:
     def add_block(self, block: RowBlock) -> None:
         if Backend.MILP not in block.backends or not len(block):
             return
-        self.highs.addRows(
+        status = self.highs.addRows(
             len(block),
             block.lo,
             block.hi,
@@ -61,6 +61,9 @@ class HighsSession:
             block.cols.astype(np.int32),
             block.coefs,
         )
+        if status == highspy.HighsStatus.kError:
+            # HiGHS adds none of the block's rows then: solving on would drop a constraint
+            raise RuntimeError(f"HiGHS refused the rows of {block.cid} ({len(block)} rows)")
 
     def set_level(self, level: Level) -> None:
         h = self.highs

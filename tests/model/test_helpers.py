@@ -42,3 +42,40 @@ def test_the_helpers_say_what_they_are_named() -> None:
     for x0, x1, x2, top in POINTS:
         ok = x0 + x1 <= 1 and x1 + x2 == 1 and x0 <= x2 and top >= max(2 * x0 + 1, 3 * x1)
         assert ((x0, x1, x2, top) in feasible) == ok
+
+
+def repeated_column_model() -> Model:
+    """A row naming x0 twice: x0 + x1 + x0 ≤ 1, i.e. 2·x0 + x1 ≤ 1."""
+    m = Model("repeated")
+    x = m.add_vars("x", [(i,) for i in range(2)])
+    with m.rows("R1") as rows:
+        rows.add([x[0,], x[1,], x[0,]], [1.0, 1.0, 1.0], hi=1.0)
+    m.add_level(Level("L1", Expr.of(x.cols, [1.0, 1.0]), Sense.MAXIMIZE, 0.5))
+    return m
+
+
+@pytest.mark.parametrize("point", list(itertools.product((0, 1), repeat=2)))
+def test_a_column_named_twice_in_a_row_adds_up_on_every_back_end(point) -> None:
+    """CP-SAT added the terms, PuLP kept the last one and HiGHS refused the whole block (the
+    cosched model's first version): the model layer now writes the column once, summed."""
+    m = repeated_column_model()
+    x = np.array(point, dtype=float)
+    assert bool(m.violated_rows(x)) == (2 * point[0] + point[1] > 1)
+    assert check_point(m, x) == []
+    (block,) = m.blocks
+    assert block.cols.tolist() == [0, 1] and block.coefs.tolist() == [2.0, 1.0]
+
+
+def test_highs_refusing_rows_is_an_error_not_a_dropped_constraint() -> None:
+    from dataclasses import replace
+
+    from schedopt.model.emit_highs import HighsSession
+
+    m = repeated_column_model()
+    (block,) = m.blocks
+    # written behind the model layer's back: a repeated column, which HiGHS refuses
+    m.blocks[0] = replace(
+        block, starts=np.array([0, 3]), cols=np.array([0, 1, 0]), coefs=np.ones(3)
+    )
+    with pytest.raises(RuntimeError, match="R1"):
+        HighsSession(m)

@@ -76,7 +76,7 @@ class _Master:
         cols = self.candidates.take(idx)
         starts, rows, vals, _ = self.column_entries(cols)
         k = len(idx)
-        self.h.addCols(
+        status = self.h.addCols(
             k,
             cost.astype(np.float64),
             np.zeros(k),
@@ -86,6 +86,8 @@ class _Master:
             rows.astype(np.int32),
             vals.astype(np.float64),
         )
+        if status == highspy.HighsStatus.kError:  # none added: pricing would loop on them
+            raise RuntimeError(f"HiGHS refused {k} pair columns")
         first = self.h.getNumCol() - k
         self.x_cols.extend(range(first, first + k))
         self.columns = Columns.concat([self.columns, cols])
