@@ -138,10 +138,18 @@ def build_model(
                         lo=0.0,
                     )
             cols, coefs = dur(j, j.last)
-            # C9 staleness: step i+1+σ starts after step i's weights arrive
+            # C9 staleness: step i+1+σ starts after step i's weights arrive. (A one-phase job
+            # has a_j0 on both sides: a row never names a column twice, since HiGHS's addRows
+            # refuses such a row block and the shared emitter would lose it unseen.)
+            starts = [a[j.index, 0], a[j.index, j.last]] if j.last else []
             c9.add(
-                [a[j.index, 0], t[j.index,], a[j.index, j.last], *cols, z[j.index,]],
-                [1.0, 1.0 + j.sigma, -1.0, *(-c for c in coefs), -float(j.sync_ms)],
+                [*starts, t[j.index,], *cols, z[j.index,]],
+                [
+                    *([1.0, -1.0] if j.last else []),
+                    1.0 + j.sigma,
+                    *(-c for c in coefs),
+                    -float(j.sync_ms),
+                ],
                 lo=0.0,
             )
             c9.add([a[j.index, 0], t[j.index,]], [1.0, -1.0], hi=-1.0)  # origin in cycle 0
