@@ -159,7 +159,7 @@ def _timeline(inst: CoschedInstance, sol: CoschedSolution, g: Group) -> list[Vio
         if g.members:
             out.append(Violation("V8", f"group {g.id!r}: cycle {g.cycle_ms} ms"))
         return out
-    if any(_bad_option(inst, sol, m) for m in g.members):
+    if not g.members or any(_bad_option(inst, sol, m) for m in g.members):
         return out
     last: dict[str, Occurrence] = {}
     for occ in window(inst, sol, g):  # V6: consecutive occurrences on each pool of the group
