@@ -182,30 +182,39 @@ def _order(singles: list[Built], complementary: bool) -> list[Built]:
 def solve_packing(inst: CoschedInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     params = PackingParams(**options.params)
     data = build_data(inst)
-    singles, why = separate(data, int(params.max_combinations), deadline, "any")
-    if singles is None:
-        # the SLO-alone choice failed or exceeded the hosts; packing may still fit
-        if "hosts" not in why:
+    limit = int(params.max_combinations)
+    # Start from plain disaggregation (RollMux): rollout on the inference pool, train on the
+    # training pool, so that jobs complement each other once they share a group; a job whose
+    # phases cannot spread starts from its cheapest plan alone.
+    singles: list[Built] = []
+    for job in data.jobs:
+        b = alone(data, job, limit, deadline, "most") or alone(data, job, limit, deadline)
+        if b is None:
+            why = "out of time" if deadline.expired() else f"no plan meets {job.id!r}'s SLO alone"
             return Outcome(Status.NO_SOLUTION, explanation=why)
-        singles = [alone(data, j, int(params.max_combinations), deadline) for j in data.jobs]
-        if any(s is None for s in singles):
-            return Outcome(Status.NO_SOLUTION, explanation="out of time")
+        singles.append(b)
     groups: list[Built] = []
-    for single in _order([s for s in singles if s is not None], bool(params.complementary)):
+    for single in _order(singles, bool(params.complementary)):
+        job = single.members[0][0]
+        tries = [single.members[0][1]]
+        cheapest = alone(data, job, limit, deadline)
+        if cheapest is not None and cheapest.members[0][1] != tries[0]:
+            tries.append(cheapest.members[0][1])
         best, best_saving = None, 1e-9
         for i, g in enumerate(groups):
-            if deadline.expired():
-                break
-            merged = build(data, g.members + single.members, deadline)
-            if merged is None:
-                continue
-            saving = g.cost(data) + single.cost(data) - merged.cost(data)
-            if saving > best_saving:
-                best, best_saving = (i, merged), saving
-                if not params.best_fit:
+            for c in tries:
+                if deadline.expired():
                     break
+                merged = build(data, [*g.members, (job, c)], deadline)
+                if merged is None:
+                    continue
+                saving = g.cost(data) + single.cost(data) - merged.cost(data)
+                if saving > best_saving:
+                    best, best_saving = (i, merged), saving
+            if best is not None and not params.best_fit:
+                break
         if best is None:
-            groups.append(single)
+            groups.append(cheapest if cheapest is not None else single)
         else:
             groups[best[0]] = best[1]
     groups = local_search(data, groups, params, deadline)

@@ -9,6 +9,7 @@ anyway); a cycle it misses may exist: it is a heuristic.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +23,8 @@ Member = tuple[JobData, tuple[OptionData, ...]]
 CYCLE_TRIES = 10
 #: Origins tried per job.
 ORIGIN_TRIES = 24
+#: Groups up to this size are placed in every order of their members.
+PERMUTED = 4
 
 
 @dataclass(frozen=True)
@@ -83,14 +86,28 @@ def schedule_group(members: Sequence[Member], deadline: Deadline | None = None) 
     tries = sorted({lo + (hi - lo) * i // (CYCLE_TRIES - 1) for i in range(CYCLE_TRIES)})
     if lo < hi:
         tries = sorted({lo, lo + 1, *tries})
-    order = sorted(members, key=lambda m: -sum(o.duration for o in m[1]))
+    orders = _orders(members)
     for T in tries:
-        if deadline is not None and deadline.expired():
-            return None
-        starts = _place(order, T)
-        if starts is not None:
-            return Planned(T, starts)
+        for order in orders:
+            if deadline is not None and deadline.expired():
+                return None
+            starts = _place(order, T)
+            if starts is not None:
+                return Planned(T, starts)
     return None
+
+
+def _orders(members: Sequence[Member]) -> list[list[Member]]:
+    """The orders members are placed in: longest step first, then every permutation of a
+    group of up to ``PERMUTED`` members (a job placed early at its earliest starts can leave
+    no room for a later job's phase; another order often does), else rotations."""
+    first = sorted(members, key=lambda m: -sum(o.duration for o in m[1]))
+    if len(first) <= PERMUTED:
+        rest = [list(p) for p in itertools.permutations(first)][1:]
+    else:
+        rest = [first[i:] + first[:i] for i in range(1, len(first))]
+        rest.append(first[::-1])
+    return [first, *rest]
 
 
 Busy = dict[int, list[tuple[int, int, int, int]]]  # pool → (start mod T, d, job, switch)
