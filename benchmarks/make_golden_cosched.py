@@ -24,8 +24,13 @@ OUT = Path(__file__).resolve().parents[1] / "instances" / "cosched"
 
 
 def _pool(name: str, hosts: int, per_host: int, memory: float, price: float) -> dict[str, Any]:
-    return {"name": name, "hosts": hosts, "gpus_per_host": per_host,
-            "host_memory_gib": memory, "price_per_gpu_hour": price}
+    return {
+        "name": name,
+        "hosts": hosts,
+        "gpus_per_host": per_host,
+        "host_memory_gib": memory,
+        "price_per_gpu_hour": price,
+    }
 
 
 def _opt(pool: str, gpus: int, ms: int, gib: float = 1.0, tp: int = 1) -> dict[str, Any]:
@@ -33,8 +38,12 @@ def _opt(pool: str, gpus: int, ms: int, gib: float = 1.0, tp: int = 1) -> dict[s
 
 
 def _job(jid: str, rollout: list, train: list, slo: int, **extra: Any) -> dict[str, Any]:
-    return {"id": jid, "slo_ms": slo, "phases": [
-        {"name": "rollout", "options": rollout}, {"name": "train", "options": train}], **extra}
+    return {
+        "id": jid,
+        "slo_ms": slo,
+        "phases": [{"name": "rollout", "options": rollout}, {"name": "train", "options": train}],
+        **extra,
+    }
 
 
 def _inst(name: str, pools: list, jobs: list) -> CoschedInstance:
@@ -47,32 +56,72 @@ def candidates():
     rt = [_pool("h20", 2, 4, 16.0, 1.85), _pool("h800", 2, 4, 16.0, 5.28)]
     # Two complementary jobs: rollout-heavy and train-heavy share one group (RollMux's bubble
     # filling), at the cost of one host of each pool instead of two.
-    yield "complementary-2j", _inst("complementary-2j", rt, [
-        _job("rollout-heavy", [_opt("h20", 4, 6)], [_opt("h800", 4, 2)], 10, switch_ms=1),
-        _job("train-heavy", [_opt("h20", 4, 2)], [_opt("h800", 4, 6)], 10, switch_ms=1),
-    ])
+    yield (
+        "complementary-2j",
+        _inst(
+            "complementary-2j",
+            rt,
+            [
+                _job("rollout-heavy", [_opt("h20", 4, 6)], [_opt("h800", 4, 2)], 10, switch_ms=1),
+                _job("train-heavy", [_opt("h20", 4, 2)], [_opt("h800", 4, 6)], 10, switch_ms=1),
+            ],
+        ),
+    )
     # Rollout may run on either pool (RollArt's affinity): co-located on h800 or spread.
-    yield "affinity-3j", _inst("affinity-3j", rt, [
-        _job("a", [_opt("h20", 4, 4), _opt("h800", 4, 3)], [_opt("h800", 4, 3)], 9),
-        _job("b", [_opt("h20", 4, 5)], [_opt("h800", 4, 2)], 12, staleness=1, switch_ms=1),
-        _job("c", [_opt("h20", 2, 3), _opt("h20", 4, 2)], [_opt("h800", 2, 4, tp=2)], 14,
-             params_b=0.1),
-    ])
+    yield (
+        "affinity-3j",
+        _inst(
+            "affinity-3j",
+            rt,
+            [
+                _job("a", [_opt("h20", 4, 4), _opt("h800", 4, 3)], [_opt("h800", 4, 3)], 9),
+                _job("b", [_opt("h20", 4, 5)], [_opt("h800", 4, 2)], 12, staleness=1, switch_ms=1),
+                _job(
+                    "c",
+                    [_opt("h20", 2, 3), _opt("h20", 4, 2)],
+                    [_opt("h800", 2, 4, tp=2)],
+                    14,
+                    params_b=0.1,
+                ),
+            ],
+        ),
+    )
     # Host memory (C6): two jobs' training state cannot share one host of h800.
     small = [_pool("h20", 2, 4, 16.0, 1.85), _pool("h800", 2, 4, 10.0, 5.28)]
-    yield "residency-2j", _inst("residency-2j", small, [
-        _job("x", [_opt("h20", 4, 2)], [_opt("h800", 4, 2, gib=6.0)], 10),
-        _job("y", [_opt("h20", 4, 2)], [_opt("h800", 4, 2, gib=6.0)], 10),
-    ])
+    yield (
+        "residency-2j",
+        _inst(
+            "residency-2j",
+            small,
+            [
+                _job("x", [_opt("h20", 4, 2)], [_opt("h800", 4, 2, gib=6.0)], 10),
+                _job("y", [_opt("h20", 4, 2)], [_opt("h800", 4, 2, gib=6.0)], 10),
+            ],
+        ),
+    )
     # σ = 1 lets the next rollout overlap this train: the SLO is met only one step stale.
-    yield "stale-1j", _inst("stale-1j", rt, [
-        _job("s", [_opt("h20", 4, 5)], [_opt("h800", 4, 4)], 6, staleness=1),
-    ])
+    yield (
+        "stale-1j",
+        _inst(
+            "stale-1j",
+            rt,
+            [
+                _job("s", [_opt("h20", 4, 5)], [_opt("h800", 4, 4)], 6, staleness=1),
+            ],
+        ),
+    )
     # An SLO no plan meets even alone: infeasible, and the explanation names the job.
-    yield "infeasible-slo", _inst("infeasible-slo", rt, [
-        _job("ok", [_opt("h20", 4, 2)], [_opt("h800", 4, 2)], 10),
-        _job("late", [_opt("h20", 4, 5)], [_opt("h800", 4, 4)], 8),
-    ])
+    yield (
+        "infeasible-slo",
+        _inst(
+            "infeasible-slo",
+            rt,
+            [
+                _job("ok", [_opt("h20", 4, 2)], [_opt("h800", 4, 2)], 10),
+                _job("late", [_opt("h20", 4, 5)], [_opt("h800", 4, 4)], 8),
+            ],
+        ),
+    )
     yield "tiny-s0", generate("tiny", 0)
 
 

@@ -69,8 +69,10 @@ def _schedule(inst: CoschedInstance, members: list[int], choice: dict[int, Choic
             lo, hi = (0, 0) if j == members[0] else (0, T - 1)
         else:
             lo = starts[j, k - 1] + opt[j, k - 1].duration_ms
-            hi = starts[j, 0] + (1 + job.staleness) * T - sum(
-                opt[j, kk].duration_ms for kk in range(k, last + 1)
+            hi = (
+                starts[j, 0]
+                + (1 + job.staleness) * T
+                - sum(opt[j, kk].duration_ms for kk in range(k, last + 1))
             )
         for s in range(lo, hi + 1):
             if k == last and (

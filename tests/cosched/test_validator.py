@@ -128,7 +128,10 @@ def test_a_shifted_whole_cycle_is_the_same_schedule(solved) -> None:
     T = sol.groups[0].cycle_ms
     plans = list(sol.plans)
     plans[1] = plans[1].model_copy(
-        update={"phases": tuple(PhasePlan(option=p.option, start_ms=p.start_ms + 3 * T)
-                                for p in plans[1].phases)}
+        update={
+            "phases": tuple(
+                PhasePlan(option=p.option, start_ms=p.start_ms + 3 * T) for p in plans[1].phases
+            )
+        }
     )
     assert SPEC.validate(inst, sol.model_copy(update={"plans": tuple(plans)})) == []

@@ -19,7 +19,7 @@ from schedopt.model.method import build_seconds
 from .assemble import assemble, raw_from_solution
 from .codec import decode, encode
 from .data import JobData, ModelData, aggregate_bound, build_data
-from .efficiency import baseline_metrics
+from .efficiency import BASELINE_S, EXACT_SHARE, baseline_metrics
 from .explain import explain_infeasible
 from .instance import CoschedInstance
 from .model import CoschedModel, build_model
@@ -72,7 +72,8 @@ def prepare(
     def finish(outcome: Outcome, method: str) -> Outcome:
         if outcome.solution is None:
             return outcome
-        extra = baseline_metrics(inst, outcome.solution, deadline)
+        budget = min(BASELINE_S, EXACT_SHARE * options.time_limit_s)
+        extra = baseline_metrics(inst, outcome.solution, budget)
         return replace(outcome, metrics={**outcome.metrics, **extra})
 
     return Formulated(

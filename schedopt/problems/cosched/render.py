@@ -23,8 +23,8 @@ def render(console: Console, inst: CoschedInstance, result: Result[CoschedSoluti
     jobs = {j.id: j for j in inst.jobs}
     plans = {p.job_id: p for p in sol.plans}
     table = Table(title="co-execution groups: hosts, cycle, and each member's phases")
-    for name in ("group", "hosts", "cycle s", "job", "SLO s", "phases (pool×devices @ start s)"):
-        table.add_column(name, justify="right" if name.endswith(" s") else "left")
+    for name in ("group", "hosts", "cycle ms", "job", "SLO ms", "phases (pool×devices @ start ms)"):
+        table.add_column(name, justify="right" if name.endswith(" ms") else "left")
     for g in sol.groups[:MAX_ROWS]:
         hosts = Counter(h.rpartition("/")[0] for h in g.hosts)
         held = ", ".join(f"{n} {pool}" for pool, n in sorted(hosts.items()))
@@ -32,16 +32,16 @@ def render(console: Console, inst: CoschedInstance, result: Result[CoschedSoluti
             job, plan = jobs[m], plans[m]
             phases = "; ".join(
                 f"{ph.name} {ph.options[pp.option].pool}×{ph.options[pp.option].gpus} "
-                f"@{pp.start_ms / 1000:.1f}"
+                f"@{pp.start_ms}"
                 for ph, pp in zip(job.phases, plan.phases, strict=True)
             )
             first = i == 0
             table.add_row(
                 g.id if first else "",
                 held if first else "",
-                f"{g.cycle_ms / 1000:.1f}" if first else "",
+                f"{g.cycle_ms:,}" if first else "",
                 m,
-                f"{job.slo_ms / 1000:.1f}",
+                f"{job.slo_ms:,}",
                 phases,
             )
     console.print(table)
