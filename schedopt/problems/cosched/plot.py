@@ -42,7 +42,7 @@ def to_svg(inst: CoschedInstance, sol: CoschedSolution, title: str | None = None
         T = max(g.cycle_ms, 1)
         unit = plot_w / T
         parts.append(
-            f'<text x="{MARGIN}" y="{y - 6}">{escape(g.id)}: cycle {g.cycle_ms / 1000:.1f} s, '
+            f'<text x="{MARGIN}" y="{y - 6}">{escape(g.id)}: cycle {g.cycle_ms:,} ms, '
             f"{escape(', '.join(g.members))}</text>"
         )
         for lane, pool in enumerate(pools):
@@ -69,7 +69,8 @@ def to_svg(inst: CoschedInstance, sol: CoschedSolution, title: str | None = None
                                 f'<rect x="{MARGIN + x0 * unit:.1f}" y="{ly + 1}" '
                                 f'width="{w * unit:.1f}" height="{LANE_H - 2}" fill="{colour}">'
                                 f"<title>{escape(m)} {escape(ph.name)} on {opt.gpus} "
-                                f"{escape(pool)}, {opt.duration_ms / 1000:.1f} s</title></rect>"
+                                f"{escape(pool)}, {opt.duration_ms:,} ms from "
+                                f"{pp.start_ms:,} ms</title></rect>"
                             )
         y += (len(pools) or 1) * (LANE_H + 2) + 24
     parts.append("</svg>")
