@@ -80,7 +80,7 @@ def _job(
 
     train_s = step * share["train"] / total
     reward_s = step * share["reward"] / total
-    phases = [
+    phases: list[dict[str, Any]] = [
         {
             "name": "rollout",
             "options": [rollout("h20", n), rollout("h20", 2 * n), rollout("h800", n)],

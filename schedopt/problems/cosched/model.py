@@ -7,13 +7,13 @@ a[j,k] start of phase k of step 0; z[j] cross-pool sync; e[α,β,p,q] periodic o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from schedopt.core.stopping import Deadline
 from schedopt.model import Built, Expr, Level, Model, Sense, VarKind, Vars
 
-from .data import JobData, ModelData
+from .data import JobData, ModelData, Pair
 
 
 @dataclass(frozen=True)
@@ -166,7 +166,7 @@ def build_model(
                         [1.0, *([-1.0] * len(first)), *([1.0] * len(last))],
                         lo=0.0,
                     )
-    _no_overlap(m, data, jobs, pairs, y, a, t, e, dur, on, groups, M)
+    _no_overlap(m, jobs, pairs, a, t, e, dur, on, groups, M)
 
     m.add_level(
         Level(
@@ -199,7 +199,22 @@ def build_model(
     return CoschedModel(m, data, y, x, h, T, t, a, z, e, jobs)
 
 
-def _no_overlap(m, data, jobs, pairs, y, a, t, e, dur, on, groups, M) -> None:  # type: ignore[no-untyped-def]
+Dur = Callable[[JobData, int], tuple[list[int], list[float]]]
+On = Callable[[JobData, int, int, int], list[int]]
+
+
+def _no_overlap(
+    m: Model,
+    jobs: tuple[JobData, ...],
+    pairs: list[Pair],
+    a: Vars,
+    t: Vars,
+    e: Vars,
+    dur: Dur,
+    on: On,
+    groups: Callable[[JobData], list[int]],
+    M: float,
+) -> None:
     """C11: phases sharing a group's pool never overlap in the periodic schedule; for the
     chosen shift q, β's occurrence q cycles on follows α (with β's switch) and α's next
     occurrence follows that one (with α's switch)."""

@@ -141,7 +141,7 @@ def _place(order: Sequence[Member], T: int) -> dict[int, list[int]] | None:
     for job, opts in order:
         if any(o.duration > T for o in opts):
             return None
-        origins = []
+        origins: list[int] = []
         t = 0
         while len(origins) < ORIGIN_TRIES and t < T:
             c = _earliest(busy, opts[0].pool, t, opts[0].duration, job, T)
