@@ -60,7 +60,7 @@ def _schedule(inst: CoschedInstance, members: list[int], choice: dict[int, Choic
 
     def place(i: int) -> bool:
         if i == len(phases):
-            return True
+            return _chance_holds(inst, members, opt, starts, T)
         j, k = phases[i]
         job = jobs[j]
         last = len(job.phases) - 1
@@ -89,6 +89,48 @@ def _schedule(inst: CoschedInstance, members: list[int], choice: dict[int, Choic
         return False
 
     return dict(starts) if place(0) else None
+
+
+def _chance_holds(inst: CoschedInstance, members: list[int], opt: dict, starts: dict, T: int):
+    """C13: every member's timetable holds with scenario durations in ⌈(1−ε)S⌉ scenarios."""
+    if inst.chance is None:
+        return True
+    S = inst.chance.scenarios
+    need = math.ceil((1 - inst.chance.epsilon) * S - 1e-9)
+    jobs = inst.jobs
+    held = dict.fromkeys(members, 0)
+    for s in range(S):
+
+        def d(key, s=s):
+            o = opt[key]
+            return o.samples_ms[s] if o.samples_ms else o.duration_ms
+
+        broken = set()
+        keys = list(starts)
+        for x, (j, k) in enumerate(keys):
+            job = jobs[j]
+            last = len(job.phases) - 1
+            if d((j, k)) > T:
+                broken.add(j)
+            if k < last and starts[j, k + 1] < starts[j, k] + d((j, k)):
+                broken.add(j)
+            if k == last:
+                cross = opt[j, 0].pool != opt[j, last].pool
+                sync = _sync(inst, j) if cross else 0
+                if starts[j, 0] + (1 + job.staleness) * T < starts[j, k] + d((j, k)) + sync:
+                    broken.add(j)
+            for j2, k2 in keys[x + 1 :]:
+                if opt[j2, k2].pool != opt[j, k].pool:
+                    continue
+                other = j2 != j
+                r = (starts[j2, k2] - starts[j, k]) % T
+                into2 = jobs[j2].switch_ms if other else 0
+                into1 = jobs[j].switch_ms if other else 0
+                if r < d((j, k)) + into2 or T - r < d((j2, k2)) + into1:
+                    broken |= {j, j2}
+        for j in members:
+            held[j] += j not in broken
+    return all(n >= need for n in held.values())
 
 
 def _hosts(inst: CoschedInstance, members: list[int], choice: dict[int, Choice]):

@@ -94,3 +94,29 @@ def test_aggregate_bound_is_below_every_optimum() -> None:
             bound = aggregate_bound(build_data(schedopt.load(INSTANCES / name)))
             assert bound is not None and bound <= rec["objectives"][0] + 1e-9, name
     assert np.isfinite(bound)
+
+
+def test_chance_blocks_say_the_same_on_every_back_end() -> None:
+    """C13's blocks at fixed points, and at points breaking one block alone (the conformance
+    suite's equivalence check runs on generated instances, which have no chance constraint)."""
+    from schedopt.model.equivalence import check_point, witnesses
+
+    inst = schedopt.load(INSTANCES / "chance-2j.json")
+    cm = build_model(build_data(inst))
+    assert {"C13a", "C13b", "C13c"} <= {b.cid for b in cm.model.blocks}
+    sol = schedopt.solve(inst, "milp:highs", time_limit_s=30).solution
+    x = encode(cm, raw_from_solution(inst, sol))
+    assert cm.model.violated_rows(x) == []
+    assert check_point(cm.model, x) == []
+    rng = np.random.default_rng(0)
+    broken = [w for w in witnesses(cm.model, rng) if w[0].startswith("C13")]
+    assert broken
+    for _cid, _kind, point in broken:
+        assert check_point(cm.model, point) == []
+
+
+def test_heuristics_hold_every_scenario() -> None:
+    inst = schedopt.load(INSTANCES / "chance-2j.json")
+    r = schedopt.solve(inst, "heuristic:packing", time_limit_s=10)
+    assert r.status is Status.FEASIBLE
+    assert r.objectives[0] == pytest.approx(57.04)  # the golden optimum: one group per job

@@ -50,7 +50,27 @@ def encode(cm: CoschedModel, raw: Raw) -> np.ndarray:
         q = -((sb - sa) // T)  # the least q with sb + q·T ≥ sa: β's next occurrence
         if q in pair.shifts:
             v[cm.e[(ja, ka, jb, kb, pair.pool, q)]] = 1
+    _scenarios_held(cm, v)
     return v
+
+
+def _scenarios_held(cm: CoschedModel, v: np.ndarray) -> None:
+    """ok[j,s] = 1 unless a C13 row of job j in scenario s breaks (each such row names one
+    ok column; clearing it only relaxes rows, so one pass suffices)."""
+    if not len(cm.ok):
+        return
+    v[cm.ok.cols] = 1.0
+    ok_cols = set(cm.ok.cols.tolist())
+    for block in cm.model.blocks:
+        if block.cid not in ("C13b", "C13c"):
+            continue
+        act = block.activity(v)
+        broken = np.flatnonzero((act < block.lo - 1e-9) | (act > block.hi + 1e-9))
+        for r in broken:
+            cols, _ = block.row(int(r))
+            for c in cols.tolist():
+                if c in ok_cols:
+                    v[c] = 0.0
 
 
 def decode(cm: CoschedModel, values: np.ndarray) -> Raw:

@@ -39,6 +39,7 @@ class OptionData:
     duration: int  # ms
     resident_mib: int
     move_gb: int  # L3: state moved off the current pool, whole GB (0 if on it or no current)
+    scenario: tuple[int, ...] = ()  # C13: ms in each scenario (empty without ``chance``)
 
 
 @dataclass(frozen=True)
@@ -76,10 +77,16 @@ class ModelData:
     memory_mib: tuple[int, ...]
     cost: tuple[float, ...]  # $/h of one host: cents × devices / 100
     jobs: tuple[JobData, ...]
+    #: C13: scenarios, and in how many of them every job's timetable must hold (0: no C13).
+    scenarios: int = 0
+    need: int = 0
 
     @cached_property
     def big_m(self) -> int:
-        d = max((o.duration for j in self.jobs for ph in j.phases for o in ph), default=0)
+        d = max(
+            (max((o.duration, *o.scenario)) for j in self.jobs for ph in j.phases for o in ph),
+            default=0,
+        )
         return 8 * max(j.slo for j in self.jobs) + d + max(j.switch for j in self.jobs)
 
     @property
@@ -105,7 +112,7 @@ class ModelData:
             opts = sum(len(ph) for ph in j.phases)
             n += opts * (j.index + 1) * 4
         for p in self.pairs(self.jobs):
-            n += len(p.shifts) * 12 + (p.a[0] + 1) * 8
+            n += len(p.shifts) * 12 * (1 + 2 * self.scenarios) + (p.a[0] + 1) * 8
         return n
 
     def too_big_for(self, seconds: float) -> str | None:
@@ -131,6 +138,10 @@ def build_data(inst: CoschedInstance) -> ModelData:
                 if opt.tp > pool.gpus_per_host:  # C5b: a TP group never crosses a host
                     continue
                 moved = phase.current_pool is not None and opt.pool != phase.current_pool
+                scenario: tuple[int, ...] = ()
+                if inst.chance is not None:
+                    S = inst.chance.scenarios
+                    scenario = tuple(opt.samples_ms[:S]) or (opt.duration_ms,) * S
                 opts.append(
                     OptionData(
                         o,
@@ -139,6 +150,7 @@ def build_data(inst: CoschedInstance) -> ModelData:
                         opt.duration_ms,
                         mib_up(opt.resident_gib),
                         math.ceil(opt.resident_gib - 1e-9) if moved else 0,
+                        scenario,
                     )
                 )
             phases.append(tuple(opts))
@@ -162,7 +174,20 @@ def build_data(inst: CoschedInstance) -> ModelData:
         tuple(mib_down(p.host_memory_gib) for p in inst.pools),
         tuple(round(p.price_per_gpu_hour * 100) * p.gpus_per_host / 100 for p in inst.pools),
         tuple(jobs),
+        0 if inst.chance is None else inst.chance.scenarios,
+        0 if inst.chance is None else need_of(inst.chance.epsilon, inst.chance.scenarios),
     )
+
+
+def need_of(epsilon: float, scenarios: int) -> int:
+    """C13: scenarios of ``scenarios`` in which a job's timetable must hold, ⌈(1−ε)·S⌉."""
+    return math.ceil((1.0 - epsilon) * scenarios - 1e-9)
+
+
+def robust(opt: OptionData) -> int:
+    """The duration a heuristic plans with under C13: the longest of the planning duration and
+    every scenario's, so its timetable holds in every scenario."""
+    return max((opt.duration, *opt.scenario))
 
 
 def estimate_columns(inst: CoschedInstance) -> int:

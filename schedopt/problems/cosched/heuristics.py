@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 
 from .assemble import Raw, RawGroup, assemble
-from .data import JobData, ModelData, OptionData, aggregate_bound, build_data
+from .data import JobData, ModelData, OptionData, aggregate_bound, build_data, robust
 from .instance import CoschedInstance
 from .schedule import Member, Planned, group_cost, host_counts, schedule_group
 
@@ -65,6 +66,25 @@ class Built:
 
     def cost(self, data: ModelData) -> float:
         return group_cost(data, self.hosts)
+
+
+def heuristic_data(inst: CoschedInstance) -> ModelData:
+    """The data the heuristics plan with: under C13 every option lasts its longest scenario
+    (``data.robust``), so their timetables hold in every scenario (longer intervals keep every
+    rule of the shorter ones)."""
+    data = build_data(inst)
+    if not data.scenarios:
+        return data
+    jobs = tuple(
+        dataclasses.replace(
+            j,
+            phases=tuple(
+                tuple(dataclasses.replace(o, duration=robust(o)) for o in opts) for opts in j.phases
+            ),
+        )
+        for j in data.jobs
+    )
+    return dataclasses.replace(data, jobs=jobs)
 
 
 def combos(
@@ -150,14 +170,14 @@ def solve_disaggregated(
     inst: CoschedInstance, options: SolveOptions, deadline: Deadline
 ) -> Outcome:
     params = BaselineParams(**options.params)
-    data = build_data(inst)
+    data = heuristic_data(inst)
     groups, why = separate(data, int(params.max_combinations), deadline, "most")
     return finish(inst, data, groups, why)
 
 
 def solve_colocated(inst: CoschedInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     params = BaselineParams(**options.params)
-    data = build_data(inst)
+    data = heuristic_data(inst)
     groups, why = separate(data, int(params.max_combinations), deadline, "fewest")
     return finish(inst, data, groups, why)
 
@@ -181,7 +201,7 @@ def _order(singles: list[Built], complementary: bool) -> list[Built]:
 
 def solve_packing(inst: CoschedInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     params = PackingParams(**options.params)
-    data = build_data(inst)
+    data = heuristic_data(inst)
     limit = int(params.max_combinations)
     # Start from plain disaggregation (RollMux): rollout on the inference pool, train on the
     # training pool, so that jobs complement each other once they share a group; a job whose

@@ -58,6 +58,9 @@ class PhaseOption(_Frozen):
     duration_ms: PositiveMs
     resident_gib: NonNegMemoryGib = 0.0
     holdout_ms: tuple[PositiveMs, ...] = Field(default=(), max_length=10_000)
+    #: Scenario durations for the chance constraint (``chance``): scenario ``s`` takes
+    #: ``samples_ms[s]``; an option without samples lasts ``duration_ms`` in every scenario.
+    samples_ms: tuple[PositiveMs, ...] = Field(default=(), max_length=1_000)
 
 
 class Phase(_Frozen):
@@ -79,6 +82,14 @@ class Job(_Frozen):
     weight: JobWeight = 1
 
 
+class Chance(_Frozen):
+    """C13: every job's timetable must hold (its SLO met) in at least ``1 − epsilon`` of the
+    first ``scenarios`` sampled scenarios (``samples_ms`` of the options)."""
+
+    epsilon: Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)]
+    scenarios: Annotated[int, Field(ge=1, le=64)]
+
+
 class CoschedInstance(_Frozen):
     problem: Literal["cosched"] = PROBLEM
     schema_version: Literal[1] = 1
@@ -87,6 +98,7 @@ class CoschedInstance(_Frozen):
     jobs: tuple[Job, ...] = Field(min_length=1, max_length=10_000)
     #: Bandwidth between a job's pools for the weight sync (400 Gb/s IB per host, RollPacker).
     sync_bandwidth_gbps: Bandwidth = 400.0
+    chance: Chance | None = None
 
     @model_validator(mode="after")
     def _cross_fields(self) -> CoschedInstance:
@@ -126,6 +138,14 @@ class CoschedInstance(_Frozen):
                             (f"{at}.options[{o}]", f"a second option {opt.pool}×{opt.gpus}")
                         )
                     keys.add((opt.pool, opt.gpus))
+                    if self.chance is not None and 0 < len(opt.samples_ms) < self.chance.scenarios:
+                        problems.append(
+                            (
+                                f"{at}.options[{o}].samples_ms",
+                                f"{len(opt.samples_ms)} samples for "
+                                f"{self.chance.scenarios} scenarios",
+                            )
+                        )
         if problems:
             raise FieldProblems(problems)
         return self

@@ -1,4 +1,4 @@
-"""Co-scheduling, written once (formulations/cosched.md, C1–C12, L1–L3).
+"""Co-scheduling, written once (formulations/cosched.md, C1–C13, L1–L3).
 
 Variables: y[j,k,o,g] phase k of job j on option o with j in group g; x[j,g] job j in group g
 (group g is led by job g); h[g,p] hosts of pool p in group g; T[g] group cycle; t[j] step time;
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from schedopt.core.stopping import Deadline
 from schedopt.model import Built, Expr, Level, Model, Sense, VarKind, Vars
 
+from .chance import chance_rows
 from .data import JobData, ModelData, Pair
 
 
@@ -27,6 +28,7 @@ class CoschedModel(Built):
     z: Vars
     e: Vars
     jobs: tuple[JobData, ...]
+    ok: Vars  # C13: job j's timetable holds in scenario s (empty without ``chance``)
 
     def groups_of(self, job: JobData) -> list[int]:
         """The groups job may join: those led by a job at or before it (C3)."""
@@ -167,6 +169,9 @@ def build_model(
                         lo=0.0,
                     )
     _no_overlap(m, jobs, pairs, a, t, e, dur, on, groups, M)
+    ok = m.add_vars("ok", ((j.index, s) for j in jobs for s in range(data.scenarios)))
+    if data.scenarios:
+        chance_rows(m, data, jobs, pairs, y, a, t, z, e, ok, groups)
 
     m.add_level(
         Level(
@@ -196,7 +201,7 @@ def build_model(
                         l3_cols.append(y[j.index, k, o, g])
                         l3_coefs.append(float(opt.move_gb))
     m.add_level(Level("L3", Expr.of(l3_cols, l3_coefs), Sense.MINIMIZE, 0.5))
-    return CoschedModel(m, data, y, x, h, T, t, a, z, e, jobs)
+    return CoschedModel(m, data, y, x, h, T, t, a, z, e, jobs, ok)
 
 
 Dur = Callable[[JobData, int], tuple[list[int], list[float]]]

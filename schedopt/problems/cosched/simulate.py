@@ -46,8 +46,19 @@ class Occurrence:
     switch_in: int  # the job's warm switch time, paid when the pool comes from another job
 
 
+def duration(opt: PhaseOption, scenario: int | None = None) -> int:
+    """The option's duration: planned, or in scenario ``scenario`` of the chance constraint."""
+    if scenario is None or not opt.samples_ms:
+        return opt.duration_ms
+    return opt.samples_ms[scenario]
+
+
 def unroll(
-    inst: CoschedInstance, sol: CoschedSolution, group: Group, steps: int
+    inst: CoschedInstance,
+    sol: CoschedSolution,
+    group: Group,
+    steps: int,
+    scenario: int | None = None,
 ) -> list[Occurrence]:
     """Every phase occurrence of the group's members in steps ``0..steps-1``, by start."""
     jobs = {j.id: j for j in inst.jobs}
@@ -57,14 +68,17 @@ def unroll(
     for jid in group.members:
         job, plan = jobs[jid], plans[jid]
         for k, (opt, pp) in enumerate(zip(chosen(job, plan), plan.phases, strict=True)):
+            d = duration(opt, scenario)
             for i in range(steps):
                 s = pp.start_ms + i * T
-                out.append(Occurrence(s, s + opt.duration_ms, jid, k, i, opt.pool, job.switch_ms))
+                out.append(Occurrence(s, s + d, jid, k, i, opt.pool, job.switch_ms))
     out.sort(key=lambda o: (o.start, o.job, o.phase))
     return out
 
 
-def window(inst: CoschedInstance, sol: CoschedSolution, group: Group) -> list[Occurrence]:
+def window(
+    inst: CoschedInstance, sol: CoschedSolution, group: Group, scenario: int | None = None
+) -> list[Occurrence]:
     """The occurrences (steps may be negative: the schedule is periodic both ways) that meet
     ``[X - T, X + 2T]``, ``X`` the latest step-0 start of a member: a span of the timeline where
     every phase recurs, so any overlap of the periodic schedule shows there, by start."""
@@ -76,10 +90,11 @@ def window(inst: CoschedInstance, sol: CoschedSolution, group: Group) -> list[Oc
     for jid in group.members:
         job, plan = jobs[jid], plans[jid]
         for k, (opt, pp) in enumerate(zip(chosen(job, plan), plan.phases, strict=True)):
-            first = -((pp.start_ms + opt.duration_ms - (X - T)) // T)  # ceil((lo - a - d) / T)
+            d = duration(opt, scenario)
+            first = -((pp.start_ms + d - (X - T)) // T)  # ceil((lo - a - d) / T)
             for i in range(first, (X + 2 * T - pp.start_ms) // T + 1):
                 s = pp.start_ms + i * T
-                out.append(Occurrence(s, s + opt.duration_ms, jid, k, i, opt.pool, job.switch_ms))
+                out.append(Occurrence(s, s + d, jid, k, i, opt.pool, job.switch_ms))
     out.sort(key=lambda o: (o.start, o.job, o.phase))
     return out
 

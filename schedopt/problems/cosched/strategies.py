@@ -56,6 +56,8 @@ def instance_dicts(draw: st.DrawFn, max_jobs: int = 3, max_hosts: int = 2) -> di
                 }
                 if draw(st.booleans()):
                     opt["holdout_ms"] = draw(st.lists(st.integers(1, 8), min_size=1, max_size=3))
+                if draw(st.booleans()):
+                    opt["samples_ms"] = draw(st.lists(st.integers(1, 8), min_size=3, max_size=3))
                 options.append(opt)
             phase: dict[str, Any] = {"name": name, "options": options}
             if draw(st.integers(0, 3)) == 0:
@@ -72,7 +74,13 @@ def instance_dicts(draw: st.DrawFn, max_jobs: int = 3, max_hosts: int = 2) -> di
                 "weight": draw(st.integers(1, 3)),
             }
         )
-    return {"problem": "cosched", "schema_version": 1, "pools": pools, "jobs": jobs}
+    doc = {"problem": "cosched", "schema_version": 1, "pools": pools, "jobs": jobs}
+    if draw(st.integers(0, 2)) == 0:  # C13 over the options' first 1–3 samples
+        doc["chance"] = {
+            "epsilon": draw(st.sampled_from([0.0, 0.34, 0.5])),
+            "scenarios": draw(st.integers(1, 3)),
+        }
+    return doc
 
 
 def instances(**kwargs: Any) -> st.SearchStrategy[CoschedInstance]:

@@ -127,17 +127,17 @@ def _residency(
     """V5: the members' resident state fits the group's host memory, per pool (C6)."""
     if any(_bad_option(inst, sol, m) for m in g.members):
         return []
-    need: dict[str, float] = defaultdict(float)
+    need: dict[str, int] = defaultdict(int)
     jobs = {j.id: j for j in inst.jobs}
     plans = {p.job_id: p for p in sol.plans}
     for m in g.members:
         for opt in chosen(jobs[m], plans[m]):
-            need[opt.pool] += opt.resident_gib
+            need[opt.pool] += math.ceil(opt.resident_gib * 1024 - 1e-9)  # whole MiB, up
     out = []
-    for pool, gib in need.items():
-        have = inst.pool(pool).host_memory_gib * held[pool]
-        if gib > have + 1e-9 * max(1.0, have):
-            out.append(Violation("V5", f"group {g.id!r}: {gib:g} GiB resident on {pool}, {have:g}"))
+    for pool, mib in need.items():
+        have = math.floor(inst.pool(pool).host_memory_gib * 1024 + 1e-9) * held[pool]  # down
+        if mib > have:
+            out.append(Violation("V5", f"group {g.id!r}: {mib} MiB resident on {pool}, {have} MiB"))
     return out
 
 
@@ -161,25 +161,44 @@ def _timeline(inst: CoschedInstance, sol: CoschedSolution, g: Group) -> list[Vio
         return out
     if not g.members or any(_bad_option(inst, sol, m) for m in g.members):
         return out
+    out += [Violation(cid, msg) for cid, msg, _ in _breaks(inst, sol, g, None)]
+    if inst.chance is not None:  # V9: the timetable holds in enough scenarios (C13)
+        need = math.ceil((1.0 - inst.chance.epsilon) * inst.chance.scenarios - 1e-9)
+        held = dict.fromkeys(g.members, 0)
+        for s in range(inst.chance.scenarios):
+            broken = {j for _, _, jobs in _breaks(inst, sol, g, s) for j in jobs}
+            for m in g.members:
+                held[m] += m not in broken
+        for m, n in held.items():
+            if n < need:
+                out.append(
+                    Violation("V9", f"{m!r}: timetable holds in {n} scenarios, {need} needed")
+                )
+    return out
+
+
+def _breaks(
+    inst: CoschedInstance, sol: CoschedSolution, g: Group, scenario: int | None
+) -> list[tuple[str, str, set[str]]]:
+    """V6 and V7 on the unrolled timeline, with planned durations or a scenario's: each
+    broken rule with the jobs it involves."""
+    jobs = {j.id: j for j in inst.jobs}
+    out: list[tuple[str, str, set[str]]] = []
     last: dict[str, Occurrence] = {}
-    for occ in window(inst, sol, g):  # V6: consecutive occurrences on each pool of the group
+    for occ in window(inst, sol, g, scenario):  # V6: consecutive occurrences on each pool
         prev = last.get(occ.pool)
         if prev is not None:
             gap = occ.switch_in if prev.job != occ.job else 0
             if occ.start < prev.end + gap:
-                out.append(
-                    Violation(
-                        "V6",
-                        f"group {g.id!r} pool {occ.pool}: {occ.job!r} phase {occ.phase} step "
-                        f"{occ.step} starts at {occ.start} ms, before "
-                        f"{prev.job!r} phase {prev.phase} step {prev.step} "
-                        f"ends at {prev.end} ms (+{gap} ms switch)",
-                    )
+                msg = (
+                    f"group {g.id!r} pool {occ.pool}: {occ.job!r} phase {occ.phase} step "
+                    f"{occ.step} starts at {occ.start} ms, before {prev.job!r} phase "
+                    f"{prev.phase} step {prev.step} ends at {prev.end} ms (+{gap} ms switch)"
                 )
-                break
+                out.append(("V6", msg, {occ.job, prev.job}))
         if prev is None or occ.end > prev.end:
             last[occ.pool] = occ
-    ends = {(o.job, o.phase, o.step): o for o in unroll(inst, sol, g, UNROLL_STEPS)}
+    ends = {(o.job, o.phase, o.step): o for o in unroll(inst, sol, g, UNROLL_STEPS, scenario)}
     for m in g.members:  # V7: every step of the unrolled timeline
         job, plan = jobs[m], next(p for p in sol.plans if p.job_id == m)
         cross = sync_ms(inst, job) if crosses(job, plan) else 0
@@ -187,17 +206,15 @@ def _timeline(inst: CoschedInstance, sol: CoschedSolution, g: Group) -> list[Vio
         for i in range(UNROLL_STEPS):
             bad = [k for k in range(1, K) if ends[m, k, i].start < ends[m, k - 1, i].end]
             if bad:
-                out.append(Violation("V7", f"{m!r} step {i}: phase {bad[0]} starts too early"))
+                out.append(("V7", f"{m!r} step {i}: phase {bad[0]} starts too early", {m}))
                 break
             nxt = i + 1 + job.staleness
             if nxt < UNROLL_STEPS and ends[m, 0, nxt].start < ends[m, K - 1, i].end + cross:
-                out.append(
-                    Violation(
-                        "V7",
-                        f"{m!r}: step {nxt} starts before step {i}'s weights arrive "
-                        f"(σ = {job.staleness}, sync {cross} ms)",
-                    )
+                msg = (
+                    f"{m!r}: step {nxt} starts before step {i}'s weights arrive "
+                    f"(σ = {job.staleness}, sync {cross} ms)"
                 )
+                out.append(("V7", msg, {m}))
                 break
     return out
 
