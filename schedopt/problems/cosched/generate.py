@@ -54,7 +54,12 @@ def _ms(seconds: np.ndarray | float) -> Any:
 
 
 def _job(
-    rng: np.random.Generator, j: int, model: tuple[float, int, int, int], scale: int, cpu: bool
+    rng: np.random.Generator,
+    j: int,
+    model: tuple[float, int, int, int],
+    scale: int,
+    cpu: bool,
+    scenarios: int = 0,
 ) -> dict[str, Any]:
     params, train_gpus, rollout_tp, train_tp = model
     n = max(train_gpus // scale, train_tp)
@@ -76,6 +81,11 @@ def _job(
             "duration_ms": int(_ms(np.quantile(planning * factor, 0.9))),
             "resident_gib": round(2.0 * params * 1.2, 3),
             "holdout_ms": [int(x) for x in _ms(held * factor)],
+            **(
+                {"samples_ms": [int(x) for x in _ms(planning[:scenarios] * factor)]}
+                if scenarios
+                else {}
+            ),
         }
 
     train_s = step * share["train"] / total
@@ -163,9 +173,12 @@ def generate_custom(
     models: tuple[int, ...] = (0, 1, 2),
     scale: int = 4,
     name: str = "",
+    chance: tuple[float, int] | None = None,
 ) -> CoschedInstance:
     """``jobs`` jobs on the given hosts; ``scale`` divides RollPacker's GPU counts (a 14B job
-    trains on 32 / scale H800 GPUs) so that small clusters hold several jobs."""
+    trains on 32 / scale H800 GPUs) so that small clusters hold several jobs. ``chance =
+    (epsilon, S)`` adds the scenario model (C13): each rollout option gets S planning draws
+    as ``samples_ms`` (other phases last their planned time in every scenario)."""
     rng = np.random.default_rng(seed)
     pools = [
         {
@@ -200,11 +213,20 @@ def generate_custom(
         "name": name or f"cosched-{h20_hosts}x{h800_hosts}x{cpu_hosts}-{jobs}j-s{seed}",
         "pools": pools,
         "jobs": [
-            _job(rng, j, MODELS[int(rng.choice(models))], scale, bool(cpu_hosts) and j % 2 == 0)
+            _job(
+                rng,
+                j,
+                MODELS[int(rng.choice(models))],
+                scale,
+                bool(cpu_hosts) and j % 2 == 0,
+                0 if chance is None else chance[1],
+            )
             for j in range(jobs)
         ],
         "sync_bandwidth_gbps": 400.0,
     }
+    if chance is not None:
+        doc["chance"] = {"epsilon": chance[0], "scenarios": chance[1]}
     return CoschedInstance.model_validate(doc)
 
 
