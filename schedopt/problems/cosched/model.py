@@ -1,4 +1,4 @@
-"""Co-scheduling, written once (formulations/cosched.md, C1–C13, L1–L3).
+"""Co-scheduling, written once (formulations/cosched.md, C1–C14, L1–L3).
 
 Variables: y[j,k,o,g] phase k of job j on option o with j in group g; x[j,g] job j in group g
 (group g is led by job g); h[g,p] hosts of pool p in group g; T[g] group cycle; t[j] step time;
@@ -169,6 +169,7 @@ def build_model(
                         lo=0.0,
                     )
     _no_overlap(m, jobs, pairs, a, t, e, dur, on, groups, M)
+    _implied_cuts(m, data, jobs, leaders, y, h, T)
     ok = m.add_vars("ok", ((j.index, s) for j in jobs for s in range(data.scenarios)))
     if data.scenarios:
         chance_rows(m, data, jobs, pairs, y, a, t, z, e, ok, groups)
@@ -251,3 +252,47 @@ def _no_overlap(
                     [1.0, float(1 - q), -1.0, *(-c for c in db), -M],
                     lo=sw_ba - M,
                 )
+
+
+#: C14b's coefficients are floor(CUT_SCALE · n·d / S): integers for CP-SAT, and rounding down
+#: keeps the cut valid.
+CUT_SCALE = 1000
+
+
+def _implied_cuts(
+    m: Model,
+    data: ModelData,
+    jobs: tuple[JobData, ...],
+    leaders: list[int],
+    y: Vars,
+    h: Vars,
+    T: Vars,
+) -> None:
+    """C14, implied by C5, C7, C11 and C12 at integer points (they cut no plan) and added for
+    the relaxations: (a) a group's pool serves its members' phases one at a time within one
+    cycle, Σ d·y ≤ T_g; (b) so it holds at least Σ n·d / S_j devices (the aggregate bound,
+    per group and pool): u_p·h_gp·CUT_SCALE ≥ Σ ⌊CUT_SCALE·n·d / S_j⌋·y."""
+    P = range(len(data.pools))
+    with m.rows("C14a") as load, m.rows("C14b") as work:
+        for g in leaders:
+            m.tick()
+            members = [j for j in jobs if j.index >= g]
+            for p in P:
+                cols: list[int] = []
+                durs: list[float] = []
+                devs: list[float] = []
+                for j in members:
+                    for k, opts in enumerate(j.phases):
+                        for o, opt in enumerate(opts):
+                            if opt.pool == p:
+                                cols.append(y[j.index, k, o, g])
+                                durs.append(float(opt.duration))
+                                devs.append(float(CUT_SCALE * opt.gpus * opt.duration // j.slo))
+                if cols:
+                    load.add([*cols, T[g,]], [*durs, -1.0], hi=0.0)
+                    if any(devs):
+                        work.add(
+                            [*cols, h[g, p]],
+                            [*devs, -float(CUT_SCALE * data.per_host[p])],
+                            hi=0.0,
+                        )
