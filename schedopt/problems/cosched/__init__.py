@@ -14,7 +14,7 @@ from .generate import SIZES, generate, generate_custom
 from .heuristics import BaselineParams, PackingParams
 from .instance import CoschedInstance, Job, Phase, PhaseOption, Pool
 from .solution import CoschedSolution, Group, JobPlan, PhasePlan
-from .validate import evaluate, metrics, validate
+from .validate import evaluate, finish_reserve_s, metrics, validate
 
 SPEC = ProblemSpec(
     name="cosched",
@@ -35,6 +35,7 @@ SPEC = ProblemSpec(
     generate=generate,
     sizes=tuple(SIZES),
     estimate_variables=estimate_columns,
+    finish_reserve_s=finish_reserve_s,
     tuned_params=partial(load_tuned, "cosched"),
     export_model=exact.export,
     formulate=exact.prepare,

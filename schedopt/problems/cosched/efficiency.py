@@ -12,7 +12,7 @@ from schedopt.core.stopping import Deadline
 from .heuristics import solve_colocated, solve_disaggregated
 from .instance import CoschedInstance
 from .solution import CoschedSolution
-from .validate import metrics
+from .validate import basic_metrics
 
 #: Seconds each baseline may take when a result reports its efficiency against it (at most;
 #: a heuristic gives a quarter of what it has left, an exact method 5% of its time limit,
@@ -42,14 +42,14 @@ def baseline_metrics(
     ``steps_per_dollar_vs_<b>``, steps per dollar over the baseline's (faster than the SLO
     counts too). Omitted where the baseline finds no plan in its time."""
     out: dict[str, float] = {}
-    mine = metrics(inst, sol)
+    mine = basic_metrics(inst, sol)
     if budget < 0.01:  # no time left to compare: the result says nothing rather than late
         return out
     roomy = unbounded(inst)
     for name, run in (("disaggregated", solve_disaggregated), ("colocated", solve_colocated)):
         outcome = run(roomy, SolveOptions(time_limit_s=budget), Deadline.after(budget))
         if outcome.solution is not None:
-            theirs = metrics(roomy, outcome.solution)
+            theirs = basic_metrics(roomy, outcome.solution)
             if mine["cost_per_hour"] > 0:
                 out[f"cost_efficiency_vs_{name}"] = theirs["cost_per_hour"] / mine["cost_per_hour"]
             if theirs["steps_per_dollar"] > 0:
