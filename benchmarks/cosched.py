@@ -8,7 +8,8 @@ to 4,096 GPUs, and a round-by-round replay in which jobs arrive and finish.
 Part 1, per instance and method: the hourly cost of the hosts held (L1), cost efficiency
 against both baselines (the baseline's $/h over this plan's for the same jobs at 100% SLO
 attainment; the baselines are sized on as many hosts as they need), SLO attainment of the plan
-replayed with 16 held-out rollout samples per option (a simulation metric), the gap to the best
+replayed with held-out rollout samples (16 per option, at most 800 job-sample pairs: 4 samples
+at 200 jobs; a simulation metric), the gap to the best
 bound, and model build / solve / wall seconds. Instances come from
 ``schedopt.problems.cosched.generate_custom`` (RollPacker's job shapes with GPU counts divided
 by 4, RollMux's prices; 656 GPUs = RollMux's 328 H20 + 328 H800 testbed).
