@@ -12,9 +12,10 @@ Sources (issue 10):
 - RollArt (OSDI'26): prefill on H800, decode on H20, environments on CPU.
 
 A step's rollout lasts as long as its longest response: every draw takes the longest of
-128 × 8 response lengths (lognormal, median 600 tokens, σ 0.6 so P75 ≈ 900, and 0.1% of
-responses run to the 16k cap). ``duration_ms`` is the p90 of 32 planning draws, rounded up to
-100 ms; ``holdout_ms`` holds 16 further draws (metrics only).
+128 × 8 response lengths (lognormal, median 600 tokens, σ 0.6 so P75 ≈ 900, and 0.005% of
+responses run to the 16k cap, so about 5% of steps are long rounds; a long round of a 14B job on
+32 H800 is RollPacker's ≈ 120 s step). ``duration_ms`` is the p90 of 32 planning draws,
+rounded up to 100 ms; ``holdout_ms`` holds 16 further draws (metrics only).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ MODELS = ((7.0, 16, 1, 2), (14.0, 32, 2, 2), (32.0, 64, 2, 4))
 STEP_14B_S = 120.0  # RollPacker long-round step on 32 H800
 SHARES = {"rollout": (0.66, 0.72), "reward": (0.05, 0.13), "train": (0.21, 0.23)}
 CAP_TOKENS = 16_384
+#: Chance that a response runs to the cap: about 5% of steps (of 1,024 responses) are long
+#: rounds. An assumption, not a published figure: RollPacker reports the tail, not its mass.
+CAP_RESPONSE_P = 5e-5
 
 #: name → (H20 hosts, H800 hosts, CPU hosts, jobs, model sizes allowed (indices of MODELS)).
 SIZES: dict[str, tuple[int, int, int, int, tuple[int, ...]]] = {
@@ -44,7 +48,7 @@ SIZES: dict[str, tuple[int, int, int, int, tuple[int, ...]]] = {
 def _longest(rng: np.random.Generator, draws: int) -> np.ndarray:
     """``draws`` steps' longest response length (tokens) of 1,024 responses each."""
     lengths = np.exp(rng.normal(math.log(600.0), 0.6, size=(draws, 1024)))
-    capped = rng.random((draws, 1024)) < 0.001
+    capped = rng.random((draws, 1024)) < CAP_RESPONSE_P
     lengths = np.where(capped, CAP_TOKENS, np.minimum(lengths, CAP_TOKENS))
     return lengths.max(axis=1)
 

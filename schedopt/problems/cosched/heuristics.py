@@ -213,6 +213,7 @@ def solve_packing(inst: CoschedInstance, options: SolveOptions, deadline: Deadli
             why = "out of time" if deadline.expired() else f"no plan meets {job.id!r}'s SLO alone"
             return Outcome(Status.NO_SOLUTION, explanation=why)
         singles.append(b)
+    spread = {b.members[0][0].index: b.members[0][1] for b in singles}
     groups: list[Built] = []
     for single in _order(singles, bool(params.complementary)):
         job = single.members[0][0]
@@ -222,10 +223,14 @@ def solve_packing(inst: CoschedInstance, options: SolveOptions, deadline: Deadli
             tries.append(cheapest.members[0][1])
         best, best_saving = None, 1e-9
         for i, g in enumerate(groups):
-            for c in tries:
+            # the group as it is, and with its members back on their spread plans (a member
+            # alone on its cheapest, co-located plan leaves no bubble to fill)
+            spread_g = [(j, spread[j.index]) for j, _ in g.members]
+            bases = [g.members] if spread_g == g.members else [g.members, spread_g]
+            for base, c in itertools.product(bases, tries):
                 if deadline.expired():
                     break
-                merged = build(data, [*g.members, (job, c)], deadline)
+                merged = build(data, [*base, (job, c)], deadline)
                 if merged is None:
                     continue
                 saving = g.cost(data) + single.cost(data) - merged.cost(data)
@@ -237,8 +242,38 @@ def solve_packing(inst: CoschedInstance, options: SolveOptions, deadline: Deadli
             groups.append(cheapest if cheapest is not None else single)
         else:
             groups[best[0]] = best[1]
+    groups = repair(data, groups, deadline)
     groups = local_search(data, groups, params, deadline)
     return finish(inst, data, groups, "the packed groups need more hosts than the pools have")
+
+
+def _excess(data: ModelData, groups: Sequence[Built]) -> int:
+    """Hosts held beyond the pools' sizes, summed over pools."""
+    return sum(
+        max(0, sum(b.hosts[p] for b in groups) - data.hosts[p]) for p in range(len(data.pools))
+    )
+
+
+def repair(data: ModelData, groups: list[Built], deadline: Deadline) -> list[Built]:
+    """While the groups hold more hosts than the pools have, merge the pair of groups (with
+    their options, else with each member's cheapest plan alone) that frees the most hosts."""
+    while _excess(data, groups) and not deadline.expired():
+        best, best_excess = None, _excess(data, groups)
+        for i, gi in enumerate(groups):
+            for k in range(i + 1, len(groups)):
+                if deadline.expired():
+                    return groups
+                union = build(data, gi.members + groups[k].members, deadline)
+                if union is None:
+                    continue
+                rest = [g for n, g in enumerate(groups) if n not in (i, k)]
+                excess = _excess(data, [*rest, union])
+                if excess < best_excess:
+                    best, best_excess = [*rest, union], excess
+        if best is None:
+            return groups
+        groups = best
+    return groups
 
 
 def local_search(
