@@ -9,7 +9,7 @@ contract in pyproject.toml).
 
 from schedopt.core.registry import ProblemSpec, register_problem
 
-from . import admission, fairshare, moe_placement, timeshare
+from . import admission, cosched, fairshare, moe_placement, timeshare
 
 #: The problems that ship with schedopt, in registration order.
 BUILTIN: tuple[ProblemSpec, ...] = (
@@ -17,10 +17,11 @@ BUILTIN: tuple[ProblemSpec, ...] = (
     fairshare.SPEC,
     moe_placement.SPEC,
     timeshare.SPEC,
+    cosched.SPEC,
 )
 
 for _spec in BUILTIN:
     register_problem(_spec)
 del _spec
 
-__all__ = ["BUILTIN", "admission", "fairshare", "moe_placement", "timeshare"]
+__all__ = ["BUILTIN", "admission", "cosched", "fairshare", "moe_placement", "timeshare"]

@@ -1,0 +1,122 @@
+"""What is specific to the co-scheduling model: its rows, its codec, its refusals and its
+infeasibility explanation (the conformance suite checks the rest)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import schedopt
+from schedopt.core.status import Status
+from schedopt.problems.cosched import generate, generate_custom
+from schedopt.problems.cosched.assemble import raw_from_solution
+from schedopt.problems.cosched.codec import decode, encode
+from schedopt.problems.cosched.data import aggregate_bound, build_data
+from schedopt.problems.cosched.model import build_model
+
+INSTANCES = Path(__file__).resolve().parents[2] / "instances" / "cosched"
+NAMES = ["complementary-2j", "affinity-3j", "residency-2j", "stale-1j", "infeasible-slo"]
+
+
+def _instances():
+    return [schedopt.load(INSTANCES / f"{n}.json") for n in NAMES] + [generate("tiny", 1)]
+
+
+@pytest.mark.parametrize("inst", _instances(), ids=[*NAMES, "tiny-s1"])
+def test_no_row_names_a_column_twice(inst) -> None:
+    """HiGHS's addRows refuses a block with a repeated index in a row (one-phase jobs' C9 did)."""
+    model = build_model(build_data(inst)).model
+    for block in model.blocks:
+        for r in range(len(block)):
+            cols, _ = block.row(r)
+            assert len(set(cols.tolist())) == len(cols), (block.cid, r)
+
+
+@pytest.mark.parametrize("method", ["heuristic:packing", "heuristic:disaggregated"])
+def test_encoded_heuristic_plans_are_points_of_the_model(method: str) -> None:
+    inst = generate("small", 2)
+    sol = schedopt.solve(inst, method, time_limit_s=10).solution
+    cm = build_model(build_data(inst))
+    x = encode(cm, raw_from_solution(inst, sol))
+    assert cm.model.violated_rows(x) == []
+    again = decode(cm, x)
+    assert again.option == raw_from_solution(inst, sol).option
+
+
+def test_a_wrong_cycle_is_not_a_point() -> None:
+    inst = schedopt.load(INSTANCES / "complementary-2j.json")
+    sol = schedopt.solve(inst, "cpsat", time_limit_s=10).solution
+    cm = build_model(build_data(inst))
+    raw = raw_from_solution(inst, sol)
+    raw.groups[0].cycle -= 1
+    x = encode(cm, raw)
+    assert cm.model.violated_rows(x)  # some pool's occurrences now overlap
+
+
+def test_oversize_models_are_refused_with_the_aggregate_bound() -> None:
+    inst = generate_custom(41, 41, 40, 40, 0, (0, 1), scale=4)
+    r = schedopt.solve(inst, "cpsat", time_limit_s=2)
+    assert r.status is Status.NO_SOLUTION and "too large" in r.explanation
+    assert r.best_bound == pytest.approx(aggregate_bound(build_data(inst)))
+    auto = schedopt.solve(inst, "auto", time_limit_s=2)
+    assert auto.solution is not None and auto.best_bound <= auto.objectives[0]
+
+
+def test_infeasibility_names_the_job_that_fails_alone() -> None:
+    r = schedopt.solve(schedopt.load(INSTANCES / "infeasible-slo.json"), "cpsat", time_limit_s=20)
+    assert r.status is Status.INFEASIBLE
+    assert "'late'" in r.explanation and "'ok'" not in r.explanation
+
+
+def test_infeasibility_of_a_set_names_a_minimal_conflict() -> None:
+    doc = schedopt.load(INSTANCES / "residency-2j.json").model_dump(mode="json")
+    for pool in doc["pools"]:
+        pool["hosts"] = 1  # x and y each fit alone, not together (host memory, C6)
+    doc["jobs"].append({**doc["jobs"][0], "id": "z", "slo_ms": 100})
+    doc["jobs"][2]["phases"] = [
+        {"name": "rollout", "options": [{"pool": "h20", "gpus": 1, "duration_ms": 1}]}
+    ]
+    inst = schedopt.get_problem("cosched").instance_type.model_validate(doc)
+    r = schedopt.solve(inst, "cpsat", time_limit_s=20)
+    assert r.status is Status.INFEASIBLE
+    assert "'x'" in r.explanation and "'y'" in r.explanation and "'z'" not in r.explanation
+    assert "minimal" in r.explanation
+
+
+def test_aggregate_bound_is_below_every_optimum() -> None:
+    import json
+
+    golden = json.loads((INSTANCES / "golden.json").read_text())
+    for name, rec in golden.items():
+        if rec["status"] == "optimal":
+            bound = aggregate_bound(build_data(schedopt.load(INSTANCES / name)))
+            assert bound is not None and bound <= rec["objectives"][0] + 1e-9, name
+    assert np.isfinite(bound)
+
+
+def test_chance_blocks_say_the_same_on_every_back_end() -> None:
+    """C13's blocks at fixed points, and at points breaking one block alone (the conformance
+    suite's equivalence check runs on generated instances, which have no chance constraint)."""
+    from schedopt.model.equivalence import check_point, witnesses
+
+    inst = schedopt.load(INSTANCES / "chance-2j.json")
+    cm = build_model(build_data(inst))
+    assert {"C13a", "C13b", "C13c"} <= {b.cid for b in cm.model.blocks}
+    sol = schedopt.solve(inst, "milp:highs", time_limit_s=30).solution
+    x = encode(cm, raw_from_solution(inst, sol))
+    assert cm.model.violated_rows(x) == []
+    assert check_point(cm.model, x) == []
+    rng = np.random.default_rng(0)
+    broken = [w for w in witnesses(cm.model, rng) if w[0].startswith("C13")]
+    assert broken
+    for _cid, _kind, point in broken:
+        assert check_point(cm.model, point) == []
+
+
+def test_heuristics_hold_every_scenario() -> None:
+    inst = schedopt.load(INSTANCES / "chance-2j.json")
+    r = schedopt.solve(inst, "heuristic:packing", time_limit_s=10)
+    assert r.status is Status.FEASIBLE
+    assert r.objectives[0] == pytest.approx(57.04)  # the golden optimum: one group per job

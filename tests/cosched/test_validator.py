@@ -1,0 +1,150 @@
+"""The independent validator catches a hand-broken schedule of every constraint kind (V1–V8),
+on the golden instance where two complementary jobs share one group."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import schedopt
+from schedopt.problems.cosched import SPEC, CoschedSolution, PhasePlan
+
+INSTANCES = Path(__file__).resolve().parents[2] / "instances" / "cosched"
+
+
+@pytest.fixture(scope="module")
+def solved():
+    inst = schedopt.load(INSTANCES / "complementary-2j.json")
+    sol = schedopt.solve(inst, "cpsat", time_limit_s=30).solution
+    assert len(sol.groups) == 1 and len(sol.groups[0].members) == 2
+    return inst, sol
+
+
+def ids(inst, sol) -> set[str]:
+    return {v.constraint_id for v in SPEC.validate(inst, sol)}
+
+
+def _group(sol: CoschedSolution, **changes) -> CoschedSolution:
+    return sol.model_copy(update={"groups": (sol.groups[0].model_copy(update=changes),)})
+
+
+def _phase(sol: CoschedSolution, job: int, k: int, **changes) -> CoschedSolution:
+    plans = list(sol.plans)
+    phases = list(plans[job].phases)
+    phases[k] = phases[k].model_copy(update=changes)
+    plans[job] = plans[job].model_copy(update={"phases": tuple(phases)})
+    return sol.model_copy(update={"plans": tuple(plans)})
+
+
+def test_the_untouched_solution_is_valid(solved) -> None:
+    inst, sol = solved
+    assert SPEC.validate(inst, sol) == []
+
+
+def test_job_without_plan_V1(solved) -> None:
+    inst, sol = solved
+    assert ids(inst, sol.model_copy(update={"plans": sol.plans[1:]})) == {"V1"}
+
+
+def test_member_naming_another_group_V1(solved) -> None:
+    inst, sol = solved
+    plans = (sol.plans[0].model_copy(update={"group": "elsewhere"}), *sol.plans[1:])
+    assert "V1" in ids(inst, sol.model_copy(update={"plans": plans}))
+
+
+def test_host_in_two_groups_or_unknown_V2(solved) -> None:
+    inst, sol = solved
+    g = sol.groups[0]
+    twice = sol.model_copy(
+        update={"groups": (g, g.model_copy(update={"id": "other", "members": ()}))}
+    )
+    assert ids(inst, twice) == {"V2"}
+    assert "V2" in ids(inst, _group(sol, hosts=(*g.hosts, "h20/99")))
+
+
+def test_phase_wider_than_the_group_V3(solved) -> None:
+    inst, sol = solved
+    hosts = tuple(h for h in sol.groups[0].hosts if not h.startswith("h800"))
+    assert "V3" in ids(inst, _group(sol, hosts=hosts))
+    assert "V3" in ids(inst, _phase(sol, 0, 0, option=5))
+
+
+def test_tp_crossing_a_host_V4(solved) -> None:
+    inst, sol = solved
+    doc = inst.model_dump(mode="json")
+    doc["jobs"][0]["phases"][1]["options"][0].update(gpus=8, tp=8)
+    doc["pools"][1]["gpus_per_host"] = 4
+    wide = type(inst).model_validate(doc)
+    assert "V4" in ids(wide, sol)
+
+
+def test_residency_V5(solved) -> None:
+    inst, sol = solved
+    doc = inst.model_dump(mode="json")
+    doc["pools"][1]["host_memory_gib"] = 1.5  # two jobs' 1 GiB of train state on one host
+    assert ids(type(inst).model_validate(doc), sol) == {"V5"}
+
+
+def test_overlap_on_a_pool_V6(solved) -> None:
+    inst, sol = solved
+    other = sol.plans[1].phases[0].start_ms
+    assert "V6" in ids(inst, _phase(sol, 0, 0, start_ms=other))
+
+
+def test_switch_time_is_kept_V6(solved) -> None:
+    inst, sol = solved
+    doc = inst.model_dump(mode="json")
+    for job in doc["jobs"]:
+        job["switch_ms"] = 3  # the plan left 1 ms between jobs on each pool
+    assert "V6" in ids(type(inst).model_validate(doc), sol)
+
+
+def test_precedence_inside_a_step_V7(solved) -> None:
+    inst, sol = solved
+    first = sol.plans[0].phases[0]
+    broken = _phase(sol, 0, 1, start_ms=first.start_ms)  # train with its own rollout
+    assert "V7" in ids(inst, broken)
+
+
+def test_staleness_bound_V7(solved) -> None:
+    inst, sol = solved
+    doc = inst.model_dump(mode="json")
+    doc["jobs"][0]["params_b"] = 1.0  # a 40 ms cross-pool sync: the next step starts too early
+    assert "V7" in ids(type(inst).model_validate(doc), sol)
+
+
+def test_cycle_over_slo_V8(solved) -> None:
+    inst, sol = solved
+    doc = inst.model_dump(mode="json")
+    doc["jobs"][1]["slo_ms"] = sol.groups[0].cycle_ms - 1
+    assert "V8" in ids(type(inst).model_validate(doc), sol)
+    assert "V8" in ids(inst, _group(sol, cycle_ms=0))
+
+
+def test_a_shifted_whole_cycle_is_the_same_schedule(solved) -> None:
+    """Starts are modulo the cycle: shifting one job's step by whole cycles changes nothing."""
+    inst, sol = solved
+    T = sol.groups[0].cycle_ms
+    plans = list(sol.plans)
+    plans[1] = plans[1].model_copy(
+        update={
+            "phases": tuple(
+                PhasePlan(option=p.option, start_ms=p.start_ms + 3 * T) for p in plans[1].phases
+            )
+        }
+    )
+    assert SPEC.validate(inst, sol.model_copy(update={"plans": tuple(plans)})) == []
+
+
+def test_chance_constraint_V9() -> None:
+    """chance-2j: alone, each job's timetable holds in every scenario; the shared plan of
+    complementary-2j overruns h20 in the two scenarios with a 7 ms rollout (needs 3 of 4)."""
+    shared = schedopt.load(INSTANCES / "complementary-2j.json")
+    plan = schedopt.solve(shared, "cpsat", time_limit_s=30).solution
+    chance = schedopt.load(INSTANCES / "chance-2j.json")
+    assert ids(chance, plan) == {"V9"}
+    relaxed = chance.model_copy(
+        update={"chance": chance.chance.model_copy(update={"epsilon": 0.5})}
+    )
+    assert SPEC.validate(relaxed, plan) == []
