@@ -9,13 +9,14 @@ contract in pyproject.toml).
 
 from schedopt.core.registry import ProblemSpec, register_problem
 
-from . import admission, fairshare, moe_placement, timeshare
+from . import admission, fairshare, moe_placement, reconfig, timeshare
 
 #: The problems that ship with schedopt, in registration order.
 BUILTIN: tuple[ProblemSpec, ...] = (
     admission.SPEC,
     fairshare.SPEC,
     moe_placement.SPEC,
+    reconfig.SPEC,
     timeshare.SPEC,
 )
 
@@ -23,4 +24,4 @@ for _spec in BUILTIN:
     register_problem(_spec)
 del _spec
 
-__all__ = ["BUILTIN", "admission", "fairshare", "moe_placement", "timeshare"]
+__all__ = ["BUILTIN", "admission", "fairshare", "moe_placement", "reconfig", "timeshare"]
