@@ -140,9 +140,9 @@ def keepable(inst: ReconfigInstance) -> list[int]:
     return out
 
 
-def pipeline_us(cost: CostModel, inst: ReconfigInstance, pipe: Pipeline) -> tuple[int, bool]:
+def pipeline_us(cost: CostModel, pipe: Pipeline, slow: dict[str, float]) -> tuple[int, bool]:
     """(max stage time, fits memory) of a concrete pipeline (kept kinds, the healthy plan)."""
-    p, slow = len(pipe.stages), inst.slow_factor
+    p = len(pipe.stages)
     tau, fits = 0, True
     for i, s in enumerate(pipe.stages):
         t, n = len(s.gpus), s.layer_end - s.layer_start
@@ -156,10 +156,9 @@ def healthy_time_us(cost: CostModel, inst: ReconfigInstance) -> int | None:
     """The current plan's iteration time on the healthy cluster (no slow GPU)."""
     if not inst.current_plan:
         return None
-    healthy = inst.model_copy(update={"slow_gpus": ()})
     worst, sync = 0, 0
     for pipe in inst.current_plan:
-        tau, _ = pipeline_us(cost, healthy, pipe)
+        tau, _ = pipeline_us(cost, pipe, {})
         worst = max(worst, (pipe.micro_batches + len(pipe.stages) - 1) * tau)
         sync = max(sync, cost.sync_us(sum(len(s.gpus) for s in pipe.stages)))
     return worst + sync
@@ -199,7 +198,7 @@ def build_data(inst: ReconfigInstance) -> ModelData:
     kinds: dict[tuple, list[int]] = {}
     for i in keepable(inst):
         pipe = (inst.current_plan or ())[i]
-        tau, fits = pipeline_us(cost, inst, pipe)
+        tau, fits = pipeline_us(cost, pipe, inst.slow_factor)
         if not fits:
             continue
         gpus = sum(len(s.gpus) for s in pipe.stages)

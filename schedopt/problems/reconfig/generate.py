@@ -122,7 +122,16 @@ def with_current_plan(inst: ReconfigInstance) -> ReconfigInstance:
     from .heuristics import MegatronParams, megatron
     from .plan import realise
 
-    healthy = inst.model_copy(update={"failed_gpus": (), "slow_gpus": (), "current_plan": None})
+    doc = inst.model_dump(mode="json")
+    healthy = ReconfigInstance.model_validate(
+        {
+            **doc,
+            "failed_gpus": [],
+            "slow_gpus": [],
+            "current_plan": None,
+            "failure_rate_per_hour": None,
+        }
+    )
     data = build_data(healthy)
     raw = megatron(data, MegatronParams())
     sol = None if raw is None else realise(data, raw)

@@ -186,7 +186,7 @@ def _has_slow(data: ModelData, i: int) -> bool:
 def _run(rule: Callable[[ModelData, Any], Raw | None], params_cls: type, name: str) -> Runner:
     def solve(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
         t0 = time.perf_counter()
-        prm = method_params(params_cls, options.params)
+        prm: Any = method_params(params_cls, options.params)
         data = build_data(inst)
         build_s = time.perf_counter() - t0
         raw = rule(data, prm)
