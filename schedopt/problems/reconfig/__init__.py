@@ -6,7 +6,7 @@ from functools import partial
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.tuning.store import load_tuned
 
-from . import exact, heuristics
+from . import exact, heuristics, plot, render
 from .data import build_data
 from .generate import MODELS, SIZES, generate, generate_custom, model_config
 from .heuristics import KeepShrinkParams, MegatronParams, OobleckParams
@@ -55,6 +55,8 @@ SPEC = ProblemSpec(
         ),
     ),
     auto_exact="milp:highs",
+    plot=plot.to_svg,
+    render=render.render,
     auto_heuristics=heuristics.HEURISTICS,
 )
 
