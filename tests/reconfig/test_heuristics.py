@@ -53,8 +53,6 @@ def test_spaces_name_the_fields(params) -> None:
 
 def test_params_change_the_plan(small) -> None:
     base = schedopt.solve(small, "heuristic:megatron", time_limit_s=5)
-    more = schedopt.solve(
-        small, "heuristic:megatron", time_limit_s=5, params={"extra_stages": 1}
-    )
+    more = schedopt.solve(small, "heuristic:megatron", time_limit_s=5, params={"extra_stages": 1})
     depth = {len(p.stages) for p in base.solution.pipelines}
     assert {len(p.stages) for p in more.solution.pipelines} != depth

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from schedopt.core.stopping import Deadline
@@ -99,6 +100,13 @@ def build_model(data: ModelData, deadline: Deadline | None = None) -> ReconfigMo
         top["pipe",],
         (Expr.of([q[k,], y[k,]], [taus[k], (ps[k] - 1) * taus[k]]) for k in kinds),
     )
+    # C11 (valid inequality, tightens the LP): a pipeline of kind k runs at most pipe/τ_k
+    # micro-batches on G_k GPUs, and at most N GPUs survive, so pipe ≥ M·min_k(τ_k·G_k)/N.
+    usable = len(data.instance.cluster.gpus()) - len(data.instance.failed_gpus)
+    if len(kinds):
+        floor = math.ceil(M * min(t * g_ for t, g_ in zip(taus, gpus, strict=True)) / usable)
+        with m.rows("C11") as rows:
+            rows.add([top["pipe",]], [1.0], lo=float(floor))
     # C8: the DP all-reduce of the largest shard
     m.at_least_each("C8", top["sync",], (Expr.of([y[k,]], [syncs[k]]) for k in kinds if syncs[k]))
     # C9: the pipelines hold the global batch
@@ -108,8 +116,12 @@ def build_model(data: ModelData, deadline: Deadline | None = None) -> ReconfigMo
     m.at_least_each("C10", top["rec",], (Expr.of([y[k,]], [rec[k]]) for k in kinds if rec[k]))
 
     l1 = Expr.of([top["pipe",], top["sync",], top["rec",]], [1.0, 1.0, 1.0])
-    m.add_level(Level("L1", l1, Sense.MINIMIZE))
-    m.add_level(Level("L2", Expr.of([n[k,] for k in range(T)], [1.0] * T), Sense.MINIMIZE))
+    # Every level is integer-valued: fixed within half a unit (a solver's 4320.99999999 for
+    # 4321 must not cut 4321 off: measured, HiGHS then found L2 infeasible on toy-3x4-f2-s2).
+    half = 0.5
+    m.add_level(Level("L1", l1, Sense.MINIMIZE, tolerance=half))
+    l2 = Expr.of([n[k,] for k in range(T)], [1.0] * T)
+    m.add_level(Level("L2", l2, Sense.MINIMIZE, tolerance=half))
     l3 = Expr.of([n[k,] for k in kinds], [float(x) for x in gpus])
-    m.add_level(Level("L3", l3, Sense.MINIMIZE))
+    m.add_level(Level("L3", l3, Sense.MINIMIZE, tolerance=half))
     return ReconfigModel(m, data, g, n, bit, q, w, y, top)
