@@ -8,7 +8,7 @@ scaling). The validator has its own implementation of the same formulas (``valid
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .instance import ReconfigInstance
 
@@ -71,6 +71,10 @@ class CostModel:
     b_nv: float
     b_ib: float
     memory_cap: float  # bytes per GPU for state and activations
+    #: the per-stage linear forms, computed once per key (time_line, memory_line)
+    _lines: dict[tuple, tuple[float, float]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @classmethod
     def of(cls, inst: ReconfigInstance) -> CostModel:
@@ -125,18 +129,37 @@ class CostModel:
     def p2p_us(self, t: int) -> float:
         return 2.0 * 2.0 * self.sbh / t / self.b_ib * 1e6
 
-    # --- per stage ---------------------------------------------------------------------------
+    # --- per stage: linear in the number of layers n ----------------------------------------
+    def time_line(self, last: bool, t: int, p: int, kappa: float) -> tuple[float, float]:
+        """(µs per layer, fixed µs) of a stage: compute at κ, TP all-reduces, point-to-point."""
+        key = ("t", last, t, p, kappa)
+        found = self._lines.get(key)
+        if found is None:
+            speed = t * self.flops_per_us * kappa
+            per = self.layer_flops / speed + self.tp_us(t)
+            fixed = (self.out_flops / speed if last else 0.0) + (self.p2p_us(t) if p > 1 else 0.0)
+            found = self._lines[key] = (per, fixed)
+        return found
+
+    def memory_line(self, first: bool, last: bool, t: int, inflight: int) -> tuple[float, float]:
+        """(bytes per layer, fixed bytes) of a stage's GPU: state, in-flight activations, logits."""
+        key = ("m", first, last, t, inflight)
+        found = self._lines.get(key)
+        if found is None:
+            per = STATE_BYTES * self.layer_params / t + inflight * self.activation_bytes(t)
+            fixed = STATE_BYTES * self.edge_params * (int(first) + int(last)) / t + (
+                4.0 * self.seq * self.micro_batch * self.vocab / t if last else 0.0
+            )
+            found = self._lines[key] = (per, fixed)
+        return found
+
     def stage_us(self, n: int, first: bool, last: bool, t: int, p: int, kappa: float) -> int:
-        flops = n * self.layer_flops + (self.out_flops if last else 0.0)
-        us = flops / (t * self.flops_per_us * kappa) + n * self.tp_us(t)
-        if p > 1:
-            us += self.p2p_us(t)
-        return ceil_us(us)
+        per, fixed = self.time_line(last, t, p, kappa)
+        return ceil_us(n * per + fixed)
 
     def stage_bytes(self, n: int, first: bool, last: bool, t: int, inflight: int) -> float:
-        params = n * self.layer_params + self.edge_params * (int(first) + int(last))
-        out = 4.0 * self.seq * self.micro_batch * self.vocab / t if last else 0.0
-        return STATE_BYTES * params / t + inflight * n * self.activation_bytes(t) + out
+        per, fixed = self.memory_line(first, last, t, inflight)
+        return n * per + fixed
 
     def fits(self, n: int, first: bool, last: bool, t: int, inflight: int) -> bool:
         return self.stage_bytes(n, first, last, t, inflight) <= self.memory_cap
@@ -145,27 +168,20 @@ class CostModel:
         self, first: bool, last: bool, t: int, p: int, kappa: float, tau: int, inflight: int
     ) -> int:
         """The most layers (≤ L) a stage can hold within ``tau`` µs and its memory: the two
-        linear bounds solved for n, then corrected by the exact checks (float rounding)."""
-        per = self.layer_flops / (t * self.flops_per_us * kappa) + self.tp_us(t)
-        fixed = (self.out_flops / (t * self.flops_per_us * kappa) if last else 0.0) + (
-            self.p2p_us(t) if p > 1 else 0.0
-        )
-        n = min(
-            self.layers, math.floor((tau + ROUND_EPS_US - fixed) / per) if per > 0 else self.layers
-        )
-        mem_per = self.stage_bytes(1, first, last, t, inflight) - self.stage_bytes(
-            0, first, last, t, inflight
-        )
-        room = self.memory_cap - self.stage_bytes(0, first, last, t, inflight)
-        if mem_per > 0:
-            n = min(n, math.floor(room / mem_per))
+        linear bounds solved for n, then checked with the same expressions (float rounding)."""
+        per, fixed = self.time_line(last, t, p, kappa)
+        mper, mfixed = self.memory_line(first, last, t, inflight)
+        limit = tau + ROUND_EPS_US
+
+        def ok(k: int) -> bool:  # the very expressions of stage_us and fits
+            return ceil_us(k * per + fixed) <= tau and k * mper + mfixed <= self.memory_cap
+
+        n = self.layers
+        if per > 0:
+            n = min(n, math.floor((limit - fixed) / per))
+        if mper > 0:
+            n = min(n, math.floor((self.memory_cap - mfixed) / mper))
         n = max(n, -1)
-
-        def ok(k: int) -> bool:
-            return self.stage_us(k, first, last, t, p, kappa) <= tau and self.fits(
-                k, first, last, t, inflight
-            )
-
         while n + 1 <= self.layers and ok(n + 1):
             n += 1
         while n >= 0 and not ok(n):
