@@ -113,9 +113,9 @@ def megatron(data: ModelData, prm: MegatronParams) -> Raw | None:
     if not healthy:
         return None
     ts = sorted({data.templates[k].t for k in healthy}, reverse=True)
-    t = ts[min(prm.tp_halvings, len(ts) - 1)]
+    t = ts[min(max(prm.tp_halvings, 0), len(ts) - 1)]
     ps = sorted(data.templates[k].p for k in healthy if data.templates[k].t == t)
-    p = ps[min(prm.extra_stages, len(ps) - 1)]
+    p = ps[min(max(prm.extra_stages, 0), len(ps) - 1)]
     k = next(k for k in healthy if (data.templates[k].p, data.templates[k].t) == (p, t))
     raw, pool = _carve(data, {t: 1})
     count = min(pool[(t, 1.0)] // p, data.M)
