@@ -56,3 +56,12 @@ def test_params_change_the_plan(small) -> None:
     more = schedopt.solve(small, "heuristic:megatron", time_limit_s=5, params={"extra_stages": 1})
     depth = {len(p.stages) for p in base.solution.pipelines}
     assert {len(p.stages) for p in more.solution.pipelines} != depth
+
+
+def test_an_oversize_model_is_refused_before_it_is_built(small, monkeypatch) -> None:
+    from schedopt.core.status import Status
+    from schedopt.problems.reconfig import exact
+
+    monkeypatch.setattr(exact, "MAX_COLUMNS", 10)
+    r = schedopt.solve(small, "milp:highs", time_limit_s=5)
+    assert r.status is Status.NO_SOLUTION and "columns" in (r.explanation or "")
