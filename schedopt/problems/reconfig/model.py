@@ -23,7 +23,12 @@ class ReconfigModel(Built):
     top: Vars  # ("pipe",), ("sync",), ("rec",): epigraphs, µs
 
 
-def build_model(data: ModelData, deadline: Deadline | None = None) -> ReconfigModel:
+def build_model(
+    data: ModelData, deadline: Deadline | None = None, ub_us: int | None = None
+) -> ReconfigModel:
+    """``ub_us``: the first level of a known plan (C12): no optimum is worse, so a pipeline of
+    kind k holds at most Q_k = ⌊(ub − a_k − r_k)/τ_k⌋ − p_k + 1 micro-batches, which replaces M
+    as the big-M of C7 (the LP's bound rises with it)."""
     m = Model("reconfig", deadline)
     M, T, kinds = data.M, len(data.templates), range(data.kinds)
     classes = range(len(data.classes))
@@ -33,17 +38,26 @@ def build_model(data: ModelData, deadline: Deadline | None = None) -> ReconfigMo
         VarKind.INTEGER,
         ub=[len(data.classes[c].hosts) for c in classes for _ in data.packings[c]],
     )
-    n = m.add_vars("n", ((k,) for k in kinds), VarKind.INTEGER, ub=[data.caps[k] for k in kinds])
-    bit = m.add_vars("bit", ((k, j) for k in kinds for j in range(data.bits(k))))
-    q = m.add_vars("q", ((k,) for k in kinds), VarKind.INTEGER, ub=M)
-    w = m.add_vars("w", bit.keys, VarKind.INTEGER, ub=M)
-    y = m.add_vars("y", ((k,) for k in kinds))
     taus = [data.templates[k].tau if k < T else data.kept[k - T].tau for k in kinds]
     ps = [data.templates[k].p if k < T else data.kept[k - T].p for k in kinds]
     syncs = [data.templates[k].sync if k < T else data.kept[k - T].sync for k in kinds]
     gpus = [data.templates[k].gpus if k < T else data.kept[k - T].gpus for k in kinds]
-    top_pipe = max([(M + p - 1) * tau for p, tau in zip(ps, taus, strict=True)], default=0)
     rec = [data.recovery_us(k) if k < T else 0 for k in kinds]
+    # C12: Q_k, the most micro-batches a pipeline of kind k holds in a plan no worse than ub
+    most = [M] * data.kinds
+    if ub_us is not None:
+        for k in kinds:
+            room = (ub_us - syncs[k] - rec[k]) // taus[k] - ps[k] + 1
+            most[k] = int(min(M, max(room, 0)))
+    caps = [data.caps[k] if most[k] else 0 for k in kinds]
+    n = m.add_vars("n", ((k,) for k in kinds), VarKind.INTEGER, ub=caps)
+    bit = m.add_vars("bit", ((k, j) for k in kinds for j in range(data.bits(k))))
+    q = m.add_vars("q", ((k,) for k in kinds), VarKind.INTEGER, ub=most)
+    w = m.add_vars("w", bit.keys, VarKind.INTEGER, ub=[most[k] for (k, _) in bit.keys])
+    y = m.add_vars("y", ((k,) for k in kinds))
+    top_pipe = max([(M + p - 1) * tau for p, tau in zip(ps, taus, strict=True)], default=0)
+    if ub_us is not None:
+        top_pipe = min(top_pipe, ub_us)
     top = m.add_vars(
         "top",
         [("pipe",), ("sync",), ("rec",)],
@@ -89,11 +103,11 @@ def build_model(data: ModelData, deadline: Deadline | None = None) -> ReconfigMo
     with m.rows("C7") as rows:
         for (k, j), col in w.items():
             rows.add([col, q[k,]], [1.0, -1.0], hi=0.0)
-            rows.add([col, bit[k, j]], [1.0, -float(M)], hi=0.0)
+            rows.add([col, bit[k, j]], [1.0, -float(most[k])], hi=0.0)
         for k in kinds:
             rows.add([n[k,], y[k,]], [1.0, -float(max(data.caps[k], 1))], hi=0.0)
             rows.add([n[k,], y[k,]], [1.0, -1.0], lo=0.0)
-            rows.add([q[k,], y[k,]], [1.0, -float(M)], hi=0.0)
+            rows.add([q[k,], y[k,]], [1.0, -float(most[k])], hi=0.0)
             rows.add([q[k,], y[k,]], [1.0, -1.0], lo=0.0)
     m.at_least_each(
         "C7.time",

@@ -153,3 +153,17 @@ def hand_out(caps: list[int], total: int) -> list[int] | None:
         m[i] += extra
         left -= extra
     return None if left else m
+
+
+def first_level_us(data: ModelData, raw: Raw) -> int:
+    """L1 of a raw plan in µs (pipe + sync + amortised recovery), from the data (C7, C8, C10)."""
+    T, pipe, sync, rec = len(data.templates), 0, 0, 0
+    for k, m in raw.pipelines:
+        tau, p, s = (
+            (data.templates[k].tau, data.templates[k].p, data.templates[k].sync)
+            if k < T
+            else (data.kept[k - T].tau, data.kept[k - T].p, data.kept[k - T].sync)
+        )
+        pipe, sync = max(pipe, (m + p - 1) * tau), max(sync, s)
+        rec = max(rec, data.recovery_us(k) if k < T else 0)
+    return pipe + sync + rec
