@@ -23,7 +23,10 @@ import numpy as np
 
 from schedopt.topology import Cluster
 
+from .data import build_data
+from .heuristics import MegatronParams, megatron
 from .instance import ModelConfig, ReconfigInstance
+from .plan import realise
 
 #: Published configs (Hugging Face config.json of each; GPT-3 with Megatron-LM's vocabulary).
 MODELS: dict[str, dict[str, Any]] = {
@@ -118,10 +121,6 @@ def model_config(name: str, **overrides: Any) -> ModelConfig:
 
 def with_current_plan(inst: ReconfigInstance) -> ReconfigInstance:
     """The instance with its healthy plan: the Megatron rule on the whole, healthy cluster."""
-    from .data import build_data
-    from .heuristics import MegatronParams, megatron
-    from .plan import realise
-
     doc = inst.model_dump(mode="json")
     healthy = ReconfigInstance.model_validate(
         {

@@ -167,14 +167,14 @@ def keep_shrink(data: ModelData, prm: KeepShrinkParams) -> Raw | None:
     T = len(data.templates)
     kinds = []
     for j, kk in enumerate(data.kept):
-        members = [i for i in kk.members if prm.keep_slow or not _has_slow(data, i)]
-        kinds += [T + j] * len(members)
+        # kept kinds group pipelines by stage time, so a slow pipeline is in a kind of its own
+        if not prm.keep_slow and any(_has_slow(data, i) for i in kk.members):
+            continue
+        kinds += [T + j] * len(kk.members)
     if not kinds:
         return None
     raw = Raw([[] for _ in data.classes])
     raw.pipelines = spread(kinds[: data.M], data)
-    if not prm.keep_slow:  # realise takes a kind's members in order: keep the fast ones first
-        return raw if all(not _has_slow(data, i) for kk in data.kept for i in kk.members) else None
     return raw
 
 
