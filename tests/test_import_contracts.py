@@ -37,4 +37,4 @@ def test_schedopt_registers_the_built_in_problems() -> None:
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert run.returncode == 0, run.stderr
-    assert run.stdout.split() == ["admission,cosched,fairshare,moe_placement,timeshare"]
+    assert run.stdout.split() == ["admission,cosched,fairshare,moe_placement,reconfig,timeshare"]

@@ -9,7 +9,7 @@ contract in pyproject.toml).
 
 from schedopt.core.registry import ProblemSpec, register_problem
 
-from . import admission, cosched, fairshare, moe_placement, timeshare
+from . import admission, cosched, fairshare, moe_placement, reconfig, timeshare
 
 #: The problems that ship with schedopt, in registration order.
 BUILTIN: tuple[ProblemSpec, ...] = (
@@ -18,10 +18,19 @@ BUILTIN: tuple[ProblemSpec, ...] = (
     moe_placement.SPEC,
     timeshare.SPEC,
     cosched.SPEC,
+    reconfig.SPEC,
 )
 
 for _spec in BUILTIN:
     register_problem(_spec)
 del _spec
 
-__all__ = ["BUILTIN", "admission", "cosched", "fairshare", "moe_placement", "timeshare"]
+__all__ = [
+    "BUILTIN",
+    "admission",
+    "cosched",
+    "fairshare",
+    "moe_placement",
+    "reconfig",
+    "timeshare",
+]

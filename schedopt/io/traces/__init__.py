@@ -7,6 +7,7 @@
   :func:`load_gavel_throughput_table`: with the co-location (packing) throughputs too;
 - :func:`load_gavel_trace`: Gavel's job traces, in its old 7-field and current 10-field formats;
 - :func:`load_astraea_shares`: the Astraea artifact's Philly tenant shares;
+- :func:`load_infinitehbd_faults`: the InfiniteHBD server fault trace (start/end, class);
 - :func:`load_routing_counts`, :func:`load_olmoe_counts`: MoE routing counts per expert.
 
 The records do not depend on any problem package; ``schedopt.problems.admission.driver``
@@ -24,12 +25,14 @@ from .gavel import (
     load_gavel_throughputs,
 )
 from .gavel_trace import GavelTrace, GavelTraceJob, load_gavel_trace
+from .infinitehbd import Fault, load_infinitehbd_faults
 from .philly_chronus import load_philly_chronus
 from .record import KINDS, TraceJob, TraceLoad
 from .routing_counts import RoutingCounts, load_olmoe_counts, load_routing_counts
 
 __all__ = [
     "KINDS",
+    "Fault",
     "GavelJobType",
     "GavelThroughputs",
     "GavelTrace",
@@ -44,6 +47,7 @@ __all__ = [
     "load_gavel_throughput_table",
     "load_gavel_throughputs",
     "load_gavel_trace",
+    "load_infinitehbd_faults",
     "load_olmoe_counts",
     "load_philly_chronus",
     "load_routing_counts",

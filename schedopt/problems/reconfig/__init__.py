@@ -1,0 +1,78 @@
+"""Hybrid-parallel reconfiguration after GPU failures and slowdowns (ResiHP, Oobleck, ReCycle,
+Varuna, Megatron-LM). See ``formulations/reconfig.md``."""
+
+from functools import partial
+
+from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
+from schedopt.tuning.store import load_tuned
+
+from . import exact, heuristics, plot, render
+from .data import build_data
+from .generate import MODELS, SIZES, generate, generate_custom, model_config
+from .heuristics import KeepShrinkParams, MegatronParams, OobleckParams
+from .instance import ModelConfig, Pipeline, ReconfigInstance, SlowGpu, Stage
+from .solution import ReconfigSolution
+from .validate import TERMS, evaluate, metrics, validate
+
+SPEC = ProblemSpec(
+    name="reconfig",
+    description="re-plan a hybrid-parallel training job (pipelines × stages × TP) after "
+    "fail-stop and fail-slow GPUs: iteration time, then state moved, then GPUs held",
+    instance_type=ReconfigInstance,
+    solution_type=ReconfigSolution,
+    terms=TERMS,
+    validate=validate,
+    evaluate=evaluate,
+    metrics=metrics,
+    generate=generate,
+    sizes=tuple(SIZES),
+    estimate_variables=lambda inst: build_data(inst).num_columns,
+    tuned_params=partial(load_tuned, "reconfig"),
+    export_model=exact.export,
+    formulate=exact.prepare,
+    methods=by_name(
+        *exact.METHODS,
+        MethodSpec(
+            "heuristic:megatron",
+            MethodKind.HEURISTIC,
+            heuristics.solve_megatron,
+            "Megatron rule: TP = a host, PP = fewest stages that fit, DP = what is left",
+            params=MegatronParams,
+        ),
+        MethodSpec(
+            "heuristic:oobleck",
+            MethodKind.HEURISTIC,
+            heuristics.solve_oobleck,
+            "Oobleck-style templates instantiated over the surviving groups, batch redistributed",
+            params=OobleckParams,
+        ),
+        MethodSpec(
+            "heuristic:keep_shrink",
+            MethodKind.HEURISTIC,
+            heuristics.solve_keep_shrink,
+            "keep the current pipelines that lost no GPU, drop the rest",
+            params=KeepShrinkParams,
+        ),
+    ),
+    auto_exact="milp:highs",
+    plot=plot.to_svg,
+    render=render.render,
+    auto_heuristics=heuristics.HEURISTICS,
+)
+
+__all__ = [
+    "MODELS",
+    "SPEC",
+    "KeepShrinkParams",
+    "MegatronParams",
+    "ModelConfig",
+    "OobleckParams",
+    "Pipeline",
+    "ReconfigInstance",
+    "ReconfigSolution",
+    "SlowGpu",
+    "Stage",
+    "generate",
+    "generate_custom",
+    "model_config",
+]
