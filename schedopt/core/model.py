@@ -10,7 +10,9 @@ with its full path (``jobs[3].deadlines[0].value``).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from functools import cached_property
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -18,6 +20,7 @@ from .errors import InvalidInstanceError
 from .pydantic_errors import invalid_instance_error
 
 _TOO_DEEP = "the input is nested too deeply"
+_Model = TypeVar("_Model", bound="FrozenModel")
 
 
 class FrozenModel(BaseModel):
@@ -65,3 +68,19 @@ class FrozenModel(BaseModel):
             raise invalid_instance_error(err) from None
         except RecursionError:
             raise InvalidInstanceError("", _TOO_DEEP) from None
+
+    def model_copy(
+        self: _Model, *, update: Mapping[str, Any] | None = None, deep: bool = False
+    ) -> _Model:
+        """pydantic's copy, without the values ``functools.cached_property`` kept on this
+        object when ``update`` changes fields: a derived view (``job_index``, a model's slow
+        factors) is computed again from the copy's own fields, never carried over stale (the
+        reconfig helper found one that was). Like pydantic's, the update is not validated:
+        it is for tests and internal edits; build from data with ``model_validate``."""
+        copied = super().model_copy(update=update, deep=deep)
+        if update:
+            for klass in type(self).__mro__:
+                for name, attr in vars(klass).items():
+                    if isinstance(attr, cached_property):
+                        copied.__dict__.pop(name, None)
+        return copied

@@ -116,3 +116,17 @@ def test_a_bound_on_the_wrong_side_of_the_solution_is_discarded() -> None:
     result = _finish(SPEC, inst, "heuristic:edf", outcome, schedopt.SolveOptions(), 0.0)
     assert result.best_bound is None and result.gap is None
     assert result.stats["bound_discarded"] == good.objective - 10
+
+
+def test_a_copy_with_changed_fields_computes_its_derived_views_again() -> None:
+    """pydantic's model_copy(update=...) kept functools.cached_property values: a copy with
+    fewer jobs answered with the original's job index (found in reconfig's slow factors)."""
+    from schedopt.problems.timeshare import generate_custom
+
+    inst = generate_custom(6, seed=1)
+    assert len(inst.job_index) == 6  # computed and kept on inst
+    fewer = inst.model_copy(update={"jobs": inst.jobs[:3]})
+    assert set(fewer.job_index) == {j.id for j in inst.jobs[:3]}
+    assert len(inst.job_index) == 6
+    same = inst.model_copy()
+    assert same.job_index == inst.job_index
