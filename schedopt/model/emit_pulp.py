@@ -50,6 +50,7 @@ class PulpSession:
                     )
                 )
         self._rows = 0
+        self._empty: pulp.LpVariable | None = None
         self._in_rows: set[int] = set()  # columns with a coefficient in some row
         for rows in model.blocks:
             self.add_block(rows)
@@ -72,9 +73,11 @@ class PulpSession:
             lo, hi = float(block.lo[r]), float(block.hi[r])
             name = f"{block.cid}_{r}"
             if a == b:  # CBC calls a model with an empty row invalid
-                if lo > 0 or hi < 0:
-                    raise ValueError(f"{name}: an empty row with bounds [{lo}, {hi}]")
-                continue
+                if lo <= 0 <= hi:
+                    continue  # 0 within its bounds: no constraint
+                # infeasible as it stands (e.g. nothing can carry a demand): written on a
+                # variable fixed at 0, so the file and CBC say INFEASIBLE as the model does
+                expr = pulp.LpAffineExpression([(self._zero(), 1.0)])
             if lo == hi:
                 prob += expr == lo, name
                 continue
@@ -82,6 +85,12 @@ class PulpSession:
                 prob += expr >= lo, name if math.isinf(hi) else f"{name}_lo"
             if not math.isinf(hi):
                 prob += expr <= hi, name if math.isinf(lo) else f"{name}_hi"
+
+    def _zero(self) -> pulp.LpVariable:
+        """A variable fixed at 0, made once, for rows with no terms."""
+        if self._empty is None:
+            self._empty = self.prob.add_variable("empty_row_zero", 0.0, 0.0)
+        return self._empty
 
     def objective(self, level: Level) -> pulp.LpAffineExpression:
         """The level in its integer resolution (``Level.cpsat_scale``): CBC deduces its cutoff

@@ -79,3 +79,17 @@ def test_highs_refusing_rows_is_an_error_not_a_dropped_constraint() -> None:
     )
     with pytest.raises(RuntimeError, match="R1"):
         HighsSession(m)
+
+
+def test_a_row_with_no_terms_that_cannot_hold_is_infeasible_everywhere() -> None:
+    """0 ≥ 8 (nothing can carry a demand): the PuLP emitter raised ValueError, so CBC and
+    ``schedopt export`` crashed on such a model (reconfig's infeasible golden); it is now
+    written on a variable fixed at 0, and every back-end says infeasible as the model does."""
+    m = Model("empty")
+    x = m.add_vars("x", [(0,)])
+    m.add_rows("E1", np.array([0, 0]), np.array([], dtype=np.int64), np.array([]), 8.0, np.inf)
+    m.add_level(Level("L1", Expr.of(x.cols, [1.0]), Sense.MAXIMIZE, 0.5))
+    for value in (0.0, 1.0):
+        point = np.array([value])
+        assert m.violated_rows(point) == ["E1"]
+        assert check_point(m, point) == []

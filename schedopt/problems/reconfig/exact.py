@@ -120,4 +120,5 @@ export = first_level_exporter(
     lambda inst: build_model(build_data(inst)).model,
     describe="L1 of 3, minimise the iteration time (+ amortised recovery), µs",
     notes=("L2 (pipelines rebuilt) and L3 (GPUs held) follow with L1 fixed",),
+    unit_scale=1e6,  # the model's L1 is in whole µs; schedopt reports seconds
 )
