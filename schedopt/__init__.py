@@ -6,7 +6,8 @@
 >>> print(result.summary())                                       # doctest: +SKIP
 """
 
-# ``schedopt.problems`` registers the built-in problems (admission, fairshare, moe_placement):
+# ``schedopt.problems`` registers the built-in problems (admission, fairshare, moe_placement,
+# timeshare, cosched, reconfig):
 # importing schedopt is what makes ``solve``, ``load`` and ``problem_names`` know them.
 import schedopt.problems  # noqa: F401
 from schedopt.core import (
