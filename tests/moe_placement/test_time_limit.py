@@ -52,9 +52,12 @@ def test_deepseek_v3_shape_keeps_the_promise(limit: float) -> None:
     result = schedopt.solve(inst, "auto", time_limit_s=limit)
     assert time.perf_counter() - started <= limit + TIME_LIMIT_OVERHEAD_S
     if limit < 1.0:
-        # EPLB alone needs about 1 s of CPU here (more on a busy machine): with half a second
-        # the honest answers are a placement or NO_SOLUTION saying where the time went.
+        # The all-pairs bandwidths (0.5 s) and EPLB (about 1 s) need more than half a second
+        # here, and more on a busy machine, where building the data without a deadline took
+        # 2.35 s beside a CPU burner: the honest answers are a placement or NO_SOLUTION
+        # saying where the time went.
         assert result.status in (Status.FEASIBLE, Status.NO_SOLUTION)
-        assert result.status is Status.FEASIBLE or "EPLB" in (result.explanation or "")
+        said = result.explanation or ""
+        assert result.status is Status.FEASIBLE or "EPLB" in said or "MoE data" in said
     else:
         assert result.status is Status.FEASIBLE

@@ -16,6 +16,7 @@ import numpy as np
 
 from schedopt.core.errors import ModelTooLargeError
 from schedopt.core.lexico import level_time_shares
+from schedopt.core.stopping import Deadline, Ticker
 
 from .instance import LayerWithin, MoePlacementInstance
 from .solution import MoePlacementSolution
@@ -290,7 +291,12 @@ def finish_reserve_s(inst: MoePlacementInstance) -> float:
     return 0.05 + FINISH_S_PER_EXPERT * sum(len(layer.experts) for layer in inst.layers)
 
 
-def build_data(inst: MoePlacementInstance, *, check_size: bool = True) -> ModelData:
+def build_data(
+    inst: MoePlacementInstance, *, check_size: bool = True, deadline: Deadline | None = None
+) -> ModelData:
+    """The instance as arrays; ``deadline``: building stops there (DeadlineReached), as the
+    all-pairs bandwidths of a 256-GPU cluster take 0.5 s quiet and more on a busy machine."""
+    tick = Ticker(deadline, "building the MoE data", every=1)  # a widest-path tree per tick
     gpu_ids = inst.cluster.gpus()
     index = {g: i for i, g in enumerate(gpu_ids)}
     specs = [inst.cluster.gpu(g) for g in gpu_ids]
@@ -329,7 +335,7 @@ def build_data(inst: MoePlacementInstance, *, check_size: bool = True) -> ModelD
         mem=mem,
         pop=pop,
         cpt=cpt,
-        comm=np.array(inst.transfer_us_per_token),
+        comm=np.array(inst.transfer_costs(tick)),
         eligible=eligible,
         current=current,
         replica_cap=min(R, len(gpu_ids)),

@@ -68,7 +68,7 @@ def _outcome(data: ModelData, plan: Plan | None, t0: float, build_s: float) -> O
 
 def solve_eplb(inst: MoePlacementInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     t0 = time.perf_counter()
-    data = build_data(inst, check_size=False)
+    data = build_data(inst, check_size=False, deadline=deadline)
     build_s = time.perf_counter() - t0
     plan = run_eplb(data, method_params(EplbParams, options.params), deadline)
     return _outcome(data, plan, t0, build_s)
@@ -81,7 +81,7 @@ def solve_local_search(
     params = method_params(LocalSearchParams, options.params)
     if deadline.expired():  # e.g. auto's heuristic share already used by EPLB
         return Outcome(Status.NO_SOLUTION, explanation="no time left for the local search")
-    data = build_data(inst, check_size=False)
+    data = build_data(inst, check_size=False, deadline=deadline)
     build_s = time.perf_counter() - t0
     plan = run_eplb(data, params, deadline)
     if plan is not None:

@@ -9,6 +9,7 @@ live in the model validator of :class:`MoePlacementInstance` and raise
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
 from functools import cached_property
 from typing import Annotated, Final, Literal
@@ -318,14 +319,27 @@ class MoePlacementInstance(_Frozen):
         """κ_g per GPU (in ``cluster.gpus()`` order): mean over the attention GPUs s of
         2 · token_bytes · 8 / bandwidth(s, g) in µs (0 when s == g). Computed once per instance
         (every method of one ``auto`` call shares it); the validator recomputes its own."""
+        return self.transfer_costs()
+
+    def transfer_costs(self, tick: Callable[[], None] | None = None) -> tuple[float, ...]:
+        """``transfer_us_per_token``, calling ``tick`` once per attention GPU (a widest-path
+        tree each: 0.5 s for 255 sources on 256 GPUs, so data building checks its deadline in
+        it); the value is kept as ``transfer_us_per_token`` once complete."""
+        kept = self.__dict__.get("transfer_us_per_token")
+        if kept is not None:
+            return kept
         gpus = self.cluster.gpus()
         cost = [0.0] * len(gpus)
         bits = 2.0 * self.token_bytes * 8.0
         for s in self.sources:  # source outermost: one widest-path tree per source
+            if tick is not None:
+                tick()
             for j, g in enumerate(gpus):
                 if s != g:
                     cost[j] += bits / (self.cluster.bandwidth(s, g) * 1e3)  # Gbps → bits/µs
-        return tuple(c / len(self.sources) for c in cost)
+        value = tuple(c / len(self.sources) for c in cost)
+        self.__dict__["transfer_us_per_token"] = value  # what cached_property would keep
+        return value
 
     @property
     def has_routing_counts(self) -> bool:

@@ -68,7 +68,7 @@ def prologue(
     """Data and hint for an exact method, or the Outcome to return at once: the model is too
     large (the hint if there is one, else ModelTooLargeError), or it cannot be built in the
     time left (the hint, or NO_SOLUTION)."""
-    data = build_data(inst, check_size=False)
+    data = build_data(inst, check_size=False, deadline=deadline)
     hint = hint_plan(data, getattr(options, "hint", None))
     if data.num_variables > MAX_MODEL_VARIABLES:
         if hint is None:
