@@ -5,12 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from schedopt.core.stopping import Deadline
+from schedopt.model.explain import CHECK_TIME_S, CheckBudget, deletion_filter
 
 from .data import JobData, ModelData
-
-#: Seconds at most per feasibility check of the deletion filter, and checks at most.
-CHECK_TIME_S = 1.0
-MAX_CHECKS = 40
 
 FeasibleTogether = Callable[[ModelData, Sequence[JobData], float], "bool | None"]
 
@@ -26,18 +23,13 @@ def explain_infeasible(
             + ", ".join(repr(a) for a in alone)
             + " cannot meet even its last deadline alone on the free GPUs"
         )
-    # Deletion filter: drop each job in turn; keep it out if the rest is still infeasible.
-    core = list(admitted)
-    checks = 0
-    for job in list(admitted):
-        if checks >= MAX_CHECKS or deadline.remaining() < CHECK_TIME_S:
-            break
-        rest = [j for j in core if j is not job]
-        checks += 1
-        if rest and feasible_together(data, rest, CHECK_TIME_S) is False:
-            core = rest
+    found = deletion_filter(
+        admitted,
+        lambda rest: feasible_together(data, rest, CHECK_TIME_S) is False,
+        CheckBudget(deadline),
+    )
+    core, minimal = found.items, found.minimal
     names = ", ".join(repr(j.id) for j in core)
-    minimal = checks == len(admitted)
     return (
         f"earlier guarantees cannot all be kept: the admitted jobs {names} cannot all meet "
         f"their deadlines together on the free GPUs"

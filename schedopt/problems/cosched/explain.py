@@ -5,12 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from schedopt.core.stopping import Deadline
+from schedopt.model.explain import CHECK_TIME_S, CheckBudget, deletion_filter
 
 from .data import JobData, ModelData
-
-#: Seconds at most per feasibility check, and checks at most.
-CHECK_TIME_S = 1.0
-MAX_CHECKS = 40
 
 FeasibleTogether = Callable[[ModelData, Sequence[JobData], float], "bool | None"]
 
@@ -25,12 +22,11 @@ def explain_infeasible(
             + ", ".join(repr(j) for j in no_option)
             + " has a phase whose every option needs a TP group wider than a host"
         )
+    budget = CheckBudget(deadline, spare=2.0)
     alone = []
-    checks = 0
     for job in data.jobs:  # the common case: an SLO no plan meets even alone
-        if checks >= MAX_CHECKS or deadline.remaining() < 2 * CHECK_TIME_S:
+        if not budget.take():
             break
-        checks += 1
         if feasible_together(data, [job], CHECK_TIME_S) is False:
             alone.append(job.id)
     if alone:
@@ -39,17 +35,14 @@ def explain_infeasible(
             + ", ".join(repr(a) for a in alone)
             + " cannot meet its SLO even alone on the whole cluster (a smallest conflicting set)"
         )
-    core = list(data.jobs)
-    complete = checks == len(data.jobs)
-    for job in list(data.jobs):  # deletion filter
-        if checks >= MAX_CHECKS or deadline.remaining() < 2 * CHECK_TIME_S:
-            complete = False
-            break
-        rest = [j for j in core if j is not job]
-        checks += 1
-        if rest and feasible_together(data, rest, CHECK_TIME_S) is False:
-            core = rest
-    names = ", ".join(repr(j.id) for j in core)
+    every_job_tried = budget.checks == len(data.jobs)
+    found = deletion_filter(
+        data.jobs,
+        lambda rest: feasible_together(data, rest, CHECK_TIME_S) is False,
+        budget,
+    )
+    names = ", ".join(repr(j.id) for j in found.items)
+    minimal = every_job_tried and found.minimal
     return f"SLOs cannot all be met: the jobs {names} cannot all meet their SLOs on the hosts " + (
-        "(a minimal conflicting set)" if complete else "(the set may not be minimal)"
+        "(a minimal conflicting set)" if minimal else "(the set may not be minimal)"
     )
