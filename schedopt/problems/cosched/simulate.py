@@ -91,7 +91,11 @@ def window(
         job, plan = jobs[jid], plans[jid]
         for k, (opt, pp) in enumerate(zip(chosen(job, plan), plan.phases, strict=True)):
             d = duration(opt, scenario)
-            first = -((pp.start_ms + d - (X - T)) // T)  # ceil((lo - a - d) / T)
+            # A phase longer than the cycle overlaps its own next occurrence and covers the
+            # whole pool, so two of its occurrences before the window show every break: the
+            # window's size stays bounded (a scenario may last 10⁹ ms in a cycle of 10).
+            reach = min(d, T + 1)
+            first = -((pp.start_ms + reach - (X - T)) // T)  # ceil((lo - a - reach) / T)
             for i in range(first, (X + 2 * T - pp.start_ms) // T + 1):
                 s = pp.start_ms + i * T
                 out.append(Occurrence(s, s + d, jid, k, i, opt.pool, job.switch_ms))
