@@ -120,3 +120,42 @@ def test_heuristics_hold_every_scenario() -> None:
     r = schedopt.solve(inst, "heuristic:packing", time_limit_s=10)
     assert r.status is Status.FEASIBLE
     assert r.objectives[0] == pytest.approx(57.04)  # the golden optimum: one group per job
+
+
+@pytest.mark.parametrize("method", ["cpsat", "milp:highs", "milp:cbc"])
+def test_an_option_longer_than_the_slo_puts_no_huge_coefficient_in_the_model(method) -> None:
+    """C5c: an option longer than its job's SLO can never run (C12), but offered it put
+    ⌊1000·n·d/S⌋ = 1.3·10¹⁶ into C14b, which HiGHS refused with a RuntimeError."""
+    wide = 2**17
+    inst = schedopt.get_problem("cosched").instance_type.model_validate(
+        {
+            "pools": [
+                {
+                    "name": "r",
+                    "hosts": 2,
+                    "gpus_per_host": wide,
+                    "host_memory_gib": 8.0,
+                    "price_per_gpu_hour": 1.0,
+                }
+            ],
+            "jobs": [
+                {
+                    "id": "a",
+                    "slo_ms": 10,
+                    "phases": [
+                        {
+                            "name": "rollout",
+                            "options": [
+                                {"pool": "r", "gpus": 1, "duration_ms": 2},
+                                {"pool": "r", "gpus": wide, "duration_ms": 10**9},
+                            ],
+                        }
+                    ],
+                }
+            ],
+        }
+    )
+    model = build_model(build_data(inst)).model
+    assert max(abs(c) for b in model.blocks for c in b.coefs) < 1e12
+    r = schedopt.solve(inst, method, time_limit_s=10)
+    assert r.status is Status.OPTIMAL and r.objectives[0] == pytest.approx(wide)

@@ -46,7 +46,7 @@ class OptionData:
 class JobData:
     index: int
     id: str
-    phases: tuple[tuple[OptionData, ...], ...]  # options offered per phase (C5b applied)
+    phases: tuple[tuple[OptionData, ...], ...]  # options offered per phase (C5b, C5c applied)
     sigma: int
     slo: int
     switch: int
@@ -136,6 +136,10 @@ def build_data(inst: CoschedInstance) -> ModelData:
             for o, opt in enumerate(phase.options):
                 pool = inst.pools[pool_index[opt.pool]]
                 if opt.tp > pool.gpus_per_host:  # C5b: a TP group never crosses a host
+                    continue
+                # C5c: a phase longer than the SLO never fits a cycle (C12); offered, it would
+                # put n·d/S (up to 10¹⁸) into C14b, which HiGHS refuses and CBC crashes on.
+                if opt.duration_ms > job.slo_ms:
                     continue
                 moved = phase.current_pool is not None and opt.pool != phase.current_pool
                 scenario: tuple[int, ...] = ()

@@ -23,7 +23,8 @@ def explain_infeasible(
         return (
             "no option fits: "
             + ", ".join(repr(j) for j in no_option)
-            + " has a phase whose every option needs a TP group wider than a host"
+            + " has a phase whose every option needs a TP group wider than a host or lasts "
+            "longer than the job's SLO"
         )
     alone = []
     checks = 0
