@@ -159,3 +159,21 @@ def test_an_option_longer_than_the_slo_puts_no_huge_coefficient_in_the_model(met
     assert max(abs(c) for b in model.blocks for c in b.coefs) < 1e12
     r = schedopt.solve(inst, method, time_limit_s=10)
     assert r.status is Status.OPTIMAL and r.objectives[0] == pytest.approx(wide)
+
+
+@pytest.mark.parametrize("broken", ["fewer phases", "no group"])
+def test_an_inconsistent_hint_is_ignored_not_a_crash(broken: str) -> None:
+    """A hint is caller input: a plan with a phase missing raised IndexError, a job whose
+    group is not listed KeyError, inside the exact methods' encoding of the hint."""
+    inst = schedopt.load(INSTANCES / "complementary-2j.json")
+    sol = schedopt.solve(inst, "heuristic:disaggregated", time_limit_s=5).solution
+    first = sol.plans[0]
+    if broken == "fewer phases":
+        short = first.model_copy(update={"phases": first.phases[:1]})
+        hint = sol.model_copy(update={"plans": (short, *sol.plans[1:])})
+    else:
+        hint = sol.model_copy(update={"groups": sol.groups[1:]})
+    assert raw_from_solution(inst, hint) is None
+    for method in ("cpsat", "milp:highs"):
+        r = schedopt.solve(inst, method, time_limit_s=10, hint=hint)
+        assert r.status is Status.OPTIMAL and r.objectives[0] == pytest.approx(28.52)
