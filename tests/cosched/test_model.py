@@ -177,3 +177,31 @@ def test_an_inconsistent_hint_is_ignored_not_a_crash(broken: str) -> None:
     for method in ("cpsat", "milp:highs"):
         r = schedopt.solve(inst, method, time_limit_s=10, hint=hint)
         assert r.status is Status.OPTIMAL and r.objectives[0] == pytest.approx(28.52)
+
+
+def test_a_fleet_whose_cost_overflows_int64_is_refused_on_load() -> None:
+    """L1 sums cents × devices per host × hosts over one candidate group per job: at the
+    field maxima (2²⁰ devices per host, 10⁵ hosts, $10⁴ per device-hour) 100 jobs made CP-SAT
+    reject the model ("Possible integer overflow in objective") with a RuntimeError."""
+    from schedopt.core.errors import InvalidInstanceError
+
+    def doc(jobs: int) -> dict:
+        pool = {
+            "name": "r",
+            "hosts": 100_000,
+            "gpus_per_host": 2**20,
+            "host_memory_gib": 8.0,
+            "price_per_gpu_hour": 1e4,
+        }
+        option = {"pool": "r", "gpus": 1, "duration_ms": 6}
+        phases = [{"name": "rollout", "options": [option]}]
+        return {
+            "pools": [pool],
+            "jobs": [{"id": f"a{i}", "slo_ms": 10, "phases": phases} for i in range(jobs)],
+        }
+
+    instance_type = schedopt.get_problem("cosched").instance_type
+    with pytest.raises(InvalidInstanceError, match=r"pools\[0\]\.hosts"):
+        instance_type.model_validate(doc(100))
+    r = schedopt.solve(instance_type.model_validate(doc(2)), "cpsat", time_limit_s=10)
+    assert r.status is Status.OPTIMAL and r.objectives[0] == pytest.approx(2 * 2**20 * 1e4)
