@@ -186,3 +186,17 @@ def test_a_phase_much_longer_than_the_cycle_is_caught_quickly() -> None:
     started = time.perf_counter()
     assert ids(strict, r.solution) == {"V9"}
     assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["h20/00", "h20/01", "h20/²", "h20/" + "1" * 5000],
+    ids=["00", "01", "superscript", "5000-digits"],
+)
+def test_a_host_is_named_one_way_only_V2(solved, name: str) -> None:
+    """``h20/00`` was a second name of ``h20/0``: a group listing both held two hosts of h20
+    (twice the devices and memory, twice the cost) where the pool has one ``h20/0``; ``h20/²``
+    and a 5,000-digit index made the validator raise ValueError."""
+    inst, sol = solved
+    g = sol.groups[0]
+    assert ids(inst, _group(sol, hosts=(*g.hosts, name))) == {"V2"}

@@ -25,8 +25,14 @@ REPLAY_PAIRS = 800
 
 
 def host_pool(host: str) -> tuple[str, int] | None:
+    """``pool/i`` with ``i`` written as ``str(i)`` does (ASCII digits, no leading zero), else
+    None: ``h20/00`` must not be a second name of ``h20/0`` (a group would count one host
+    twice), and ``int`` raises on ``²`` or on more than 4,300 digits."""
     pool, _, index = host.rpartition("/")
-    return (pool, int(index)) if pool and index.isdigit() else None
+    canonical = index.isascii() and index.isdigit() and len(index) <= 12
+    if not pool or not canonical or (index.startswith("0") and index != "0"):
+        return None
+    return pool, int(index)
 
 
 def validate(inst: CoschedInstance, sol: CoschedSolution) -> list[Violation]:
