@@ -205,3 +205,18 @@ def test_a_fleet_whose_cost_overflows_int64_is_refused_on_load() -> None:
         instance_type.model_validate(doc(100))
     r = schedopt.solve(instance_type.model_validate(doc(2)), "cpsat", time_limit_s=10)
     assert r.status is Status.OPTIMAL and r.objectives[0] == pytest.approx(2 * 2**20 * 1e4)
+
+
+def test_a_conflict_is_called_minimal_only_when_every_deletion_was_decided() -> None:
+    """The deletion filter keeps a job whose removal it could not decide in its time (None):
+    the set may then not be minimal, and the explanation must not say it is."""
+    from schedopt.core.stopping import Deadline
+    from schedopt.problems.cosched.explain import explain_infeasible
+
+    data = build_data(generate("small", 0))
+
+    def undecided(_data, jobs, _seconds):  # every job fits alone; no deletion is decided
+        return True if len(jobs) == 1 else None
+
+    why = explain_infeasible(data, Deadline.after(60), undecided)
+    assert "may not be minimal" in why, why

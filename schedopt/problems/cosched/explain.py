@@ -47,9 +47,14 @@ def explain_infeasible(
             complete = False
             break
         rest = [j for j in core if j is not job]
+        if not rest:
+            continue
         checks += 1
-        if rest and feasible_together(data, rest, CHECK_TIME_S) is False:
+        together = feasible_together(data, rest, CHECK_TIME_S)
+        if together is False:
             core = rest
+        elif together is None:  # kept without a proof that the rest fits: maybe not minimal
+            complete = False
     names = ", ".join(repr(j.id) for j in core)
     return f"SLOs cannot all be met: the jobs {names} cannot all meet their SLOs on the hosts " + (
         "(a minimal conflicting set)" if complete else "(the set may not be minimal)"
