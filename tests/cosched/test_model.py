@@ -220,3 +220,13 @@ def test_a_conflict_is_called_minimal_only_when_every_deletion_was_decided() -> 
 
     why = explain_infeasible(data, Deadline.after(60), undecided)
     assert "may not be minimal" in why, why
+
+
+def test_export_refuses_an_oversize_model(tmp_path) -> None:
+    """``schedopt export`` built the model whatever its size (10¹⁰ nonzeros at 1,000 jobs);
+    50 jobs are just over the 2·10⁶ nonzeros no back-end is given."""
+    from schedopt.core.errors import ModelTooLargeError
+
+    inst = generate_custom(256, 256, 200, 50, 0, (0, 1), scale=4)
+    with pytest.raises(ModelTooLargeError, match="nonzeros"):
+        schedopt.get_problem("cosched").export_model(inst, str(tmp_path / "m.mps"), "mps")
