@@ -117,8 +117,8 @@ class ModelData:
         per_shift = 12 * (1 + 2 * self.scenarios)
         later: dict[int, list[int]] = {}  # pool → [later phases with σ = 0, with σ = 1]
         for j in reversed(self.jobs):
-            for opts in reversed(j.phases):
-                for p in {o.pool for o in opts}:
+            for phase in reversed(j.phases):
+                for p in {o.pool for o in phase}:
                     zero, one = later.setdefault(p, [0, 0])
                     shifts = 6 * (zero + one) if j.sigma else 4 * zero + 6 * one
                     n += per_shift * shifts + (j.index + 1) * 8 * (zero + one)
