@@ -122,3 +122,32 @@ def test_heuristic_bound_under_the_chance_constraint_is_below_the_optimum() -> N
         assert r.status is Status.FEASIBLE
         assert "bound_discarded" not in r.stats
         assert r.best_bound is not None and r.best_bound <= exact.objectives[0] + 1e-9, method
+
+
+def test_a_heuristic_does_not_claim_that_no_plan_exists() -> None:
+    """Under C13 the heuristics plan every option at its longest scenario: a job whose rollout
+    lasts 20 ms in one of two scenarios (SLO 10 ms, ε = 0.5) has no robust plan, yet CP-SAT
+    proves a $1/h optimum. The heuristics said "no plan meets 'a''s SLO alone"."""
+    option = {"pool": "r", "gpus": 1, "duration_ms": 2, "samples_ms": [2, 20]}
+    inst = SPEC.instance_type.model_validate(
+        {
+            "pools": [
+                {
+                    "name": "r",
+                    "hosts": 1,
+                    "gpus_per_host": 1,
+                    "host_memory_gib": 8.0,
+                    "price_per_gpu_hour": 1.0,
+                }
+            ],
+            "jobs": [
+                {"id": "a", "slo_ms": 10, "phases": [{"name": "rollout", "options": [option]}]}
+            ],
+            "chance": {"epsilon": 0.5, "scenarios": 2},
+        }
+    )
+    assert schedopt.solve(inst, "cpsat", time_limit_s=10).status is Status.OPTIMAL
+    for method in ("heuristic:packing", "heuristic:disaggregated", "heuristic:colocated"):
+        r = schedopt.solve(inst, method, time_limit_s=5)
+        assert r.status is Status.NO_SOLUTION
+        assert "no plan meets" not in r.explanation and "heuristic found no plan" in r.explanation
