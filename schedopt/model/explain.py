@@ -45,11 +45,13 @@ class CheckBudget:
 
 def deletion_filter(
     items: Sequence[Item],
-    infeasible: Callable[[list[Item]], bool],
+    feasible: Callable[[list[Item]], bool | None],
     budget: CheckBudget,
 ) -> Conflict[Item]:
     """A conflicting subset of ``items`` (all of them infeasible together): drop each in turn
-    and keep it out when ``infeasible(rest)`` says the rest still conflicts."""
+    and keep it out when ``feasible(rest)`` is False (the rest still conflicts). True keeps
+    it; None (the check did not decide in its time) keeps it too, and the set is then not
+    called minimal."""
     core = list(items)
     complete = True
     for item in list(items):
@@ -57,6 +59,11 @@ def deletion_filter(
             complete = False
             break
         rest = [x for x in core if x is not item]
-        if rest and infeasible(rest):
+        if not rest:
+            continue
+        verdict = feasible(rest)
+        if verdict is False:
             core = rest
+        elif verdict is None:  # kept without a proof that the rest fits
+            complete = False
     return Conflict(core, complete, budget.checks)

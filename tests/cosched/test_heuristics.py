@@ -84,3 +84,70 @@ def test_heuristics_report_an_honest_bound() -> None:
         assert r.best_bound is not None and r.best_bound <= r.objectives[0]
         if exact.status is Status.OPTIMAL:
             assert r.best_bound <= exact.objectives[0] + 1e-6
+
+
+def test_heuristic_bound_under_the_chance_constraint_is_below_the_optimum() -> None:
+    """The heuristics plan every option at its longest scenario (robust), but the exact model
+    may miss a scenario in ε of them: four 2 ms jobs that last 10 ms in one of two scenarios
+    (ε = 0.5) share one 1-device host (optimum $1/h), so a bound on the robust durations
+    (4 × 10/10 devices = $4/h) is on the wrong side."""
+    job = {
+        "slo_ms": 10,
+        "phases": [
+            {
+                "name": "rollout",
+                "options": [{"pool": "r", "gpus": 1, "duration_ms": 2, "samples_ms": [2, 10]}],
+            }
+        ],
+    }
+    inst = SPEC.instance_type.model_validate(
+        {
+            "pools": [
+                {
+                    "name": "r",
+                    "hosts": 4,
+                    "gpus_per_host": 1,
+                    "host_memory_gib": 8.0,
+                    "price_per_gpu_hour": 1.0,
+                }
+            ],
+            "jobs": [{**job, "id": f"j{i}"} for i in range(4)],
+            "chance": {"epsilon": 0.5, "scenarios": 2},
+        }
+    )
+    exact = schedopt.solve(inst, "cpsat", time_limit_s=20)
+    assert exact.status is Status.OPTIMAL and exact.objectives[0] == pytest.approx(1.0)
+    for method in ("heuristic:packing", "heuristic:disaggregated", "heuristic:colocated"):
+        r = schedopt.solve(inst, method, time_limit_s=5)
+        assert r.status is Status.FEASIBLE
+        assert "bound_discarded" not in r.stats
+        assert r.best_bound is not None and r.best_bound <= exact.objectives[0] + 1e-9, method
+
+
+def test_a_heuristic_does_not_claim_that_no_plan_exists() -> None:
+    """Under C13 the heuristics plan every option at its longest scenario: a job whose rollout
+    lasts 20 ms in one of two scenarios (SLO 10 ms, ε = 0.5) has no robust plan, yet CP-SAT
+    proves a $1/h optimum. The heuristics said "no plan meets 'a''s SLO alone"."""
+    option = {"pool": "r", "gpus": 1, "duration_ms": 2, "samples_ms": [2, 20]}
+    inst = SPEC.instance_type.model_validate(
+        {
+            "pools": [
+                {
+                    "name": "r",
+                    "hosts": 1,
+                    "gpus_per_host": 1,
+                    "host_memory_gib": 8.0,
+                    "price_per_gpu_hour": 1.0,
+                }
+            ],
+            "jobs": [
+                {"id": "a", "slo_ms": 10, "phases": [{"name": "rollout", "options": [option]}]}
+            ],
+            "chance": {"epsilon": 0.5, "scenarios": 2},
+        }
+    )
+    assert schedopt.solve(inst, "cpsat", time_limit_s=10).status is Status.OPTIMAL
+    for method in ("heuristic:packing", "heuristic:disaggregated", "heuristic:colocated"):
+        r = schedopt.solve(inst, method, time_limit_s=5)
+        assert r.status is Status.NO_SOLUTION
+        assert "no plan meets" not in r.explanation and "heuristic found no plan" in r.explanation

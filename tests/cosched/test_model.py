@@ -120,3 +120,113 @@ def test_heuristics_hold_every_scenario() -> None:
     r = schedopt.solve(inst, "heuristic:packing", time_limit_s=10)
     assert r.status is Status.FEASIBLE
     assert r.objectives[0] == pytest.approx(57.04)  # the golden optimum: one group per job
+
+
+@pytest.mark.parametrize("method", ["cpsat", "milp:highs", "milp:cbc"])
+def test_an_option_longer_than_the_slo_puts_no_huge_coefficient_in_the_model(method) -> None:
+    """C5c: an option longer than its job's SLO can never run (C12), but offered it put
+    ⌊1000·n·d/S⌋ = 1.3·10¹⁶ into C14b, which HiGHS refused with a RuntimeError."""
+    wide = 2**17
+    inst = schedopt.get_problem("cosched").instance_type.model_validate(
+        {
+            "pools": [
+                {
+                    "name": "r",
+                    "hosts": 2,
+                    "gpus_per_host": wide,
+                    "host_memory_gib": 8.0,
+                    "price_per_gpu_hour": 1.0,
+                }
+            ],
+            "jobs": [
+                {
+                    "id": "a",
+                    "slo_ms": 10,
+                    "phases": [
+                        {
+                            "name": "rollout",
+                            "options": [
+                                {"pool": "r", "gpus": 1, "duration_ms": 2},
+                                {"pool": "r", "gpus": wide, "duration_ms": 10**9},
+                            ],
+                        }
+                    ],
+                }
+            ],
+        }
+    )
+    model = build_model(build_data(inst)).model
+    assert max(abs(c) for b in model.blocks for c in b.coefs) < 1e12
+    r = schedopt.solve(inst, method, time_limit_s=10)
+    assert r.status is Status.OPTIMAL and r.objectives[0] == pytest.approx(wide)
+
+
+@pytest.mark.parametrize("broken", ["fewer phases", "no group"])
+def test_an_inconsistent_hint_is_ignored_not_a_crash(broken: str) -> None:
+    """A hint is caller input: a plan with a phase missing raised IndexError, a job whose
+    group is not listed KeyError, inside the exact methods' encoding of the hint."""
+    inst = schedopt.load(INSTANCES / "complementary-2j.json")
+    sol = schedopt.solve(inst, "heuristic:disaggregated", time_limit_s=5).solution
+    first = sol.plans[0]
+    if broken == "fewer phases":
+        short = first.model_copy(update={"phases": first.phases[:1]})
+        hint = sol.model_copy(update={"plans": (short, *sol.plans[1:])})
+    else:
+        hint = sol.model_copy(update={"groups": sol.groups[1:]})
+    assert raw_from_solution(inst, hint) is None
+    for method in ("cpsat", "milp:highs"):
+        r = schedopt.solve(inst, method, time_limit_s=10, hint=hint)
+        assert r.status is Status.OPTIMAL and r.objectives[0] == pytest.approx(28.52)
+
+
+def test_a_fleet_whose_cost_overflows_int64_is_refused_on_load() -> None:
+    """L1 sums cents × devices per host × hosts over one candidate group per job: at the
+    field maxima (2²⁰ devices per host, 10⁵ hosts, $10⁴ per device-hour) 100 jobs made CP-SAT
+    reject the model ("Possible integer overflow in objective") with a RuntimeError."""
+    from schedopt.core.errors import InvalidInstanceError
+
+    def doc(jobs: int) -> dict:
+        pool = {
+            "name": "r",
+            "hosts": 100_000,
+            "gpus_per_host": 2**20,
+            "host_memory_gib": 8.0,
+            "price_per_gpu_hour": 1e4,
+        }
+        option = {"pool": "r", "gpus": 1, "duration_ms": 6}
+        phases = [{"name": "rollout", "options": [option]}]
+        return {
+            "pools": [pool],
+            "jobs": [{"id": f"a{i}", "slo_ms": 10, "phases": phases} for i in range(jobs)],
+        }
+
+    instance_type = schedopt.get_problem("cosched").instance_type
+    with pytest.raises(InvalidInstanceError, match=r"pools\[0\]\.hosts"):
+        instance_type.model_validate(doc(100))
+    r = schedopt.solve(instance_type.model_validate(doc(2)), "cpsat", time_limit_s=10)
+    assert r.status is Status.OPTIMAL and r.objectives[0] == pytest.approx(2 * 2**20 * 1e4)
+
+
+def test_a_conflict_is_called_minimal_only_when_every_deletion_was_decided() -> None:
+    """The deletion filter keeps a job whose removal it could not decide in its time (None):
+    the set may then not be minimal, and the explanation must not say it is."""
+    from schedopt.core.stopping import Deadline
+    from schedopt.problems.cosched.explain import explain_infeasible
+
+    data = build_data(generate("small", 0))
+
+    def undecided(_data, jobs, _seconds):  # every job fits alone; no deletion is decided
+        return True if len(jobs) == 1 else None
+
+    why = explain_infeasible(data, Deadline.after(60), undecided)
+    assert "may not be minimal" in why, why
+
+
+def test_export_refuses_an_oversize_model(tmp_path) -> None:
+    """``schedopt export`` built the model whatever its size (10¹⁰ nonzeros at 1,000 jobs);
+    50 jobs are just over the 2·10⁶ nonzeros no back-end is given."""
+    from schedopt.core.errors import ModelTooLargeError
+
+    inst = generate_custom(256, 256, 200, 50, 0, (0, 1), scale=4)
+    with pytest.raises(ModelTooLargeError, match="nonzeros"):
+        schedopt.get_problem("cosched").export_model(inst, str(tmp_path / "m.mps"), "mps")

@@ -34,3 +34,32 @@ def test_200_jobs_return_within_the_limit(method: str) -> None:
     else:
         assert r.status is Status.FEASIBLE
         assert 0.0 <= r.metrics["slo_attainment_holdout"] <= 1.0
+
+
+def test_an_oversize_model_is_refused_cheaply() -> None:
+    """The refusal estimated the model's size by forming every pair of phases (C11): 23 s at
+    1,000 jobs before a 1 s limit could answer. It now counts them per pool."""
+    inst = generate_custom(256, 256, 200, 1000, 0, (0, 1), scale=4)
+    started = time.perf_counter()
+    r = schedopt.solve(inst, "cpsat", time_limit_s=1.0)
+    assert time.perf_counter() - started <= 1.0 + TIME_LIMIT_OVERHEAD_S
+    assert r.status is Status.NO_SOLUTION and "too large" in r.explanation
+
+
+def test_checking_one_group_per_job_fits_the_reserve_at_1000_jobs() -> None:
+    """Validating and measuring an answer is kept back from the limit (finish_reserve_s,
+    linear in the jobs); the validator rebuilt its job and plan indices for every group, so
+    one group per job took 3.2 s at 1,000 jobs against a 0.85 s reserve."""
+    from schedopt.core.options import SolveOptions
+    from schedopt.core.stopping import Deadline
+    from schedopt.problems.cosched import SPEC
+    from schedopt.problems.cosched.heuristics import solve_colocated
+
+    inst = generate_custom(4000, 4000, 1000, 1000, 0, (0, 1), scale=4)
+    sol = solve_colocated(inst, SolveOptions(time_limit_s=60), Deadline.after(60)).solution
+    assert sol is not None and len(sol.groups) == 1000
+    started = time.perf_counter()
+    assert SPEC.validate(inst, sol) == []
+    SPEC.evaluate(inst, sol)
+    assert "slo_attainment_holdout" in SPEC.metrics(inst, sol)
+    assert time.perf_counter() - started <= SPEC.finish_reserve_s(inst)

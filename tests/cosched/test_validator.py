@@ -148,3 +148,55 @@ def test_chance_constraint_V9() -> None:
         update={"chance": chance.chance.model_copy(update={"epsilon": 0.5})}
     )
     assert SPEC.validate(relaxed, plan) == []
+
+
+def test_a_phase_much_longer_than_the_cycle_is_caught_quickly() -> None:
+    """The V6 window once unrolled every occurrence of a phase that reaches into it: a
+    scenario of 10⁶ ms in a 2 ms cycle (allowed in ε of the scenarios) meant 10⁶ occurrences
+    and 4 s to validate CP-SAT's optimum with a 1 s time limit (10⁹ ms: a hang)."""
+    import time
+
+    from schedopt import TIME_LIMIT_OVERHEAD_S
+    from schedopt.core.status import Status
+
+    option = {"pool": "r", "gpus": 1, "duration_ms": 2, "samples_ms": [2, 10**6]}
+    inst = SPEC.instance_type.model_validate(
+        {
+            "pools": [
+                {
+                    "name": "r",
+                    "hosts": 2,
+                    "gpus_per_host": 1,
+                    "host_memory_gib": 8.0,
+                    "price_per_gpu_hour": 1.0,
+                }
+            ],
+            "jobs": [
+                {"id": "a", "slo_ms": 10, "phases": [{"name": "rollout", "options": [option]}]}
+            ],
+            "chance": {"epsilon": 0.5, "scenarios": 2},
+        }
+    )
+    started = time.perf_counter()
+    r = schedopt.solve(inst, "cpsat", time_limit_s=1)
+    assert time.perf_counter() - started <= 1 + TIME_LIMIT_OVERHEAD_S
+    assert r.status is Status.OPTIMAL
+    # The same plan with ε = 0 breaks V9 (the long scenario overlaps its own next step).
+    strict = inst.model_copy(update={"chance": inst.chance.model_copy(update={"epsilon": 0.0})})
+    started = time.perf_counter()
+    assert ids(strict, r.solution) == {"V9"}
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["h20/00", "h20/01", "h20/²", "h20/" + "1" * 5000],
+    ids=["00", "01", "superscript", "5000-digits"],
+)
+def test_a_host_is_named_one_way_only_V2(solved, name: str) -> None:
+    """``h20/00`` was a second name of ``h20/0``: a group listing both held two hosts of h20
+    (twice the devices and memory, twice the cost) where the pool has one ``h20/0``; ``h20/²``
+    and a 5,000-digit index made the validator raise ValueError."""
+    inst, sol = solved
+    g = sol.groups[0]
+    assert ids(inst, _group(sol, hosts=(*g.hosts, name))) == {"V2"}

@@ -25,7 +25,7 @@ def explain_infeasible(
         )
     found = deletion_filter(
         admitted,
-        lambda rest: feasible_together(data, rest, CHECK_TIME_S) is False,
+        lambda rest: feasible_together(data, rest, CHECK_TIME_S),
         CheckBudget(deadline),
     )
     core, minimal = found.items, found.minimal

@@ -83,4 +83,10 @@ def raw_from_solution(inst: CoschedInstance, sol: CoschedSolution) -> Raw | None
         return None
     if set(raw.option) != set(range(len(inst.jobs))):
         return None
+    # A hint is caller input: a plan with the wrong number of phases or a job in no group
+    # listing it is no point of the model (encode would fail on it), not an error.
+    if any(len(raw.option[j]) != len(job.phases) for j, job in enumerate(inst.jobs)):
+        return None
+    if {j for rg in raw.groups for j in rg.members} != set(raw.option):
+        return None
     return raw

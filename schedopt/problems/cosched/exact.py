@@ -7,18 +7,19 @@ from dataclasses import replace
 
 import numpy as np
 
+from schedopt.core.errors import ModelTooLargeError
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
-from schedopt.model import Formulated, Hooks, LexResult, exact_methods
+from schedopt.model import Formulated, Hooks, LexResult, Model, exact_methods
 from schedopt.model.emit_cpsat import CpsatSession
 from schedopt.model.export import first_level_exporter
 from schedopt.model.method import build_seconds
 
 from .assemble import assemble, raw_from_solution
 from .codec import decode, encode
-from .data import JobData, ModelData, aggregate_bound, build_data
+from .data import MAX_NONZEROS, JobData, ModelData, aggregate_bound, build_data
 from .efficiency import BASELINE_S, EXACT_SHARE, baseline_metrics
 from .explain import explain_infeasible
 from .instance import CoschedInstance
@@ -97,9 +98,23 @@ def prepare(
 
 METHODS = exact_methods(prepare)
 
+
+def _export_model(inst: CoschedInstance) -> Model:
+    """The model ``schedopt export`` writes, refused above the size no back-end is given (the
+    refusal of ``prepare`` without a time limit): 1,000 jobs meant 10¹⁰ nonzeros."""
+    data = build_data(inst)
+    if data.nonzeros > MAX_NONZEROS:
+        raise ModelTooLargeError(
+            "jobs",
+            f"the exact model would have about {data.nonzeros:,} nonzeros (limit "
+            f"{MAX_NONZEROS:,}); use method='heuristic:packing'",
+        )
+    return build_model(data).model
+
+
 #: ``schedopt export``: the first level of the model every back-end solves.
 export = first_level_exporter(
-    lambda inst: build_model(build_data(inst)).model,
+    _export_model,
     describe="L1 of 3, minimise the hourly cost of the hosts the groups hold ($/h)",
     notes=(
         "L2 (weighted step times) and L3 (GB moved: cross-pool syncs, state moved off "

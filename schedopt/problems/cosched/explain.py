@@ -20,7 +20,8 @@ def explain_infeasible(
         return (
             "no option fits: "
             + ", ".join(repr(j) for j in no_option)
-            + " has a phase whose every option needs a TP group wider than a host"
+            + " has a phase whose every option needs a TP group wider than a host or lasts "
+            "longer than the job's SLO"
         )
     budget = CheckBudget(deadline, spare=2.0)
     alone = []
@@ -37,9 +38,7 @@ def explain_infeasible(
         )
     every_job_tried = budget.checks == len(data.jobs)
     found = deletion_filter(
-        data.jobs,
-        lambda rest: feasible_together(data, rest, CHECK_TIME_S) is False,
-        budget,
+        data.jobs, lambda rest: feasible_together(data, rest, CHECK_TIME_S), budget
     )
     names = ", ".join(repr(j.id) for j in found.items)
     minimal = every_job_tried and found.minimal

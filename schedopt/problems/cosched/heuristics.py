@@ -146,9 +146,21 @@ def fits_cluster(data: ModelData, groups: Sequence[Built]) -> bool:
 def finish(inst: CoschedInstance, data: ModelData, groups: list[Built] | None, why: str) -> Outcome:
     if groups is None or not fits_cluster(data, groups):
         return Outcome(Status.NO_SOLUTION, explanation=why)
+    # The bound comes from the planning durations, not the heuristics' robust ones: under C13 a
+    # plan may miss an option's longest scenario, so a bound on those would overshoot the optimum.
     return Outcome(
-        Status.FEASIBLE, solution=assemble(inst, to_raw(groups)), bound=aggregate_bound(data)
+        Status.FEASIBLE,
+        solution=assemble(inst, to_raw(groups)),
+        bound=aggregate_bound(build_data(inst)),
     )
+
+
+def _none_alone(data: ModelData, job: JobData) -> str:
+    """What a heuristic that found no plan for ``job`` alone knows: not that none exists (its
+    option combinations and cycle times are a sample, and under C13 it plans every option at
+    its longest scenario, where the model may miss ε of them)."""
+    robust = " at every option's longest scenario" if data.scenarios else ""
+    return f"the heuristic found no plan meeting {job.id!r}'s SLO alone{robust}"
 
 
 def separate(
@@ -158,8 +170,7 @@ def separate(
     for job in data.jobs:
         b = alone(data, job, limit, deadline, mode)
         if b is None:
-            why = "out of time" if deadline.expired() else f"no plan meets {job.id!r}'s SLO alone"
-            return None, why
+            return None, "out of time" if deadline.expired() else _none_alone(data, job)
         groups.append(b)
     if not fits_cluster(data, groups):
         return None, "one group per job needs more hosts than the pools have"
@@ -210,7 +221,7 @@ def solve_packing(inst: CoschedInstance, options: SolveOptions, deadline: Deadli
     for job in data.jobs:
         b = alone(data, job, limit, deadline, "most") or alone(data, job, limit, deadline)
         if b is None:
-            why = "out of time" if deadline.expired() else f"no plan meets {job.id!r}'s SLO alone"
+            why = "out of time" if deadline.expired() else _none_alone(data, job)
             return Outcome(Status.NO_SOLUTION, explanation=why)
         singles.append(b)
     spread = {b.members[0][0].index: b.members[0][1] for b in singles}

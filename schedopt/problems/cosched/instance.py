@@ -146,9 +146,28 @@ class CoschedInstance(_Frozen):
                                 f"{self.chance.scenarios} scenarios",
                             )
                         )
+        problems += self._magnitude_problems()
         if problems:
             raise FieldProblems(problems)
         return self
+
+    def _magnitude_problems(self) -> list[tuple[str, str]]:
+        """L1 in CP-SAT is a sum over every candidate group (one per job) and pool of
+        cents × devices per host × hosts (formulation, "Integer scaling"): within the field
+        ranges it reaches 10²¹, beyond int64 (CP-SAT then rejected the model)."""
+        held = [round(p.price_per_gpu_hour * 100) * p.gpus_per_host * p.hosts for p in self.pools]
+        if sum(held) * len(self.jobs) <= limits.MAX_MODEL_INT:
+            return []
+        i = max(range(len(held)), key=held.__getitem__)
+        return [
+            (
+                f"pools[{i}].hosts",
+                f"the pools' hourly cost (price_per_gpu_hour × gpus_per_host × hosts, summed: "
+                f"{sum(held) / 100:.3g} $/h) times {len(self.jobs)} jobs (one candidate group "
+                f"each) must stay below {limits.MAX_MODEL_INT / 100:.3g} $/h, the models' range "
+                "in cents; use fewer hosts or a coarser price unit",
+            )
+        ]
 
     def pool(self, name: str) -> Pool:
         return next(p for p in self.pools if p.name == name)

@@ -12,7 +12,18 @@ from collections import Counter, defaultdict
 from schedopt.core.result import Violation
 
 from .instance import CoschedInstance, Job
-from .simulate import Occurrence, chosen, crosses, replay, sync_gb, sync_ms, unroll, window
+from .simulate import (
+    Lookup,
+    Occurrence,
+    chosen,
+    crosses,
+    lookup,
+    replay,
+    sync_gb,
+    sync_ms,
+    unroll,
+    window,
+)
 from .solution import CoschedSolution, Group, JobPlan
 
 #: Steps unrolled per check: enough for every phase of step 0 (which may start up to
@@ -25,8 +36,14 @@ REPLAY_PAIRS = 800
 
 
 def host_pool(host: str) -> tuple[str, int] | None:
+    """``pool/i`` with ``i`` written as ``str(i)`` does (ASCII digits, no leading zero), else
+    None: ``h20/00`` must not be a second name of ``h20/0`` (a group would count one host
+    twice), and ``int`` raises on ``²`` or on more than 4,300 digits."""
     pool, _, index = host.rpartition("/")
-    return (pool, int(index)) if pool and index.isdigit() else None
+    canonical = index.isascii() and index.isdigit() and len(index) <= 12
+    if not pool or not canonical or (index.startswith("0") and index != "0"):
+        return None
+    return pool, int(index)
 
 
 def validate(inst: CoschedInstance, sol: CoschedSolution) -> list[Violation]:
@@ -63,9 +80,10 @@ def validate(inst: CoschedInstance, sol: CoschedSolution) -> list[Violation]:
     held = _held(inst, sol)
     for plan in sol.plans:
         out += _options(inst, jobs[plan.job_id], plan, held[plan.group])
+    lk = lookup(inst, sol)
     for g in sol.groups:
-        out += _residency(inst, sol, g, held[g.id])
-        out += _timeline(inst, sol, g)
+        out += _residency(lk, g, held[g.id])
+        out += _timeline(lk, g)
     return out
 
 
@@ -123,15 +141,12 @@ def _options(inst: CoschedInstance, job: Job, plan: JobPlan, held: Counter[str])
     return out
 
 
-def _residency(
-    inst: CoschedInstance, sol: CoschedSolution, g: Group, held: Counter[str]
-) -> list[Violation]:
+def _residency(lk: Lookup, g: Group, held: Counter[str]) -> list[Violation]:
     """V5: the members' resident state fits the group's host memory, per pool (C6)."""
-    if any(_bad_option(inst, sol, m) for m in g.members):
+    if any(_bad_option(lk, m) for m in g.members):
         return []
+    inst, jobs, plans = lk.inst, lk.jobs, lk.plans
     need: dict[str, int] = defaultdict(int)
-    jobs = {j.id: j for j in inst.jobs}
-    plans = {p.job_id: p for p in sol.plans}
     for m in g.members:
         for opt in chosen(jobs[m], plans[m]):
             need[opt.pool] += math.ceil(opt.resident_gib * 1024 - 1e-9)  # whole MiB, up
@@ -143,15 +158,14 @@ def _residency(
     return out
 
 
-def _bad_option(inst: CoschedInstance, sol: CoschedSolution, jid: str) -> bool:
-    job = next(j for j in inst.jobs if j.id == jid)
-    plan = next(p for p in sol.plans if p.job_id == jid)
+def _bad_option(lk: Lookup, jid: str) -> bool:
+    job, plan = lk.jobs[jid], lk.plans[jid]
     return any(pp.option >= len(ph.options) for ph, pp in zip(job.phases, plan.phases, strict=True))
 
 
-def _timeline(inst: CoschedInstance, sol: CoschedSolution, g: Group) -> list[Violation]:
+def _timeline(lk: Lookup, g: Group) -> list[Violation]:
     """V8 the cycle meets every SLO; V6 no overlap per pool; V7 precedence and staleness."""
-    jobs = {j.id: j for j in inst.jobs}
+    inst, jobs = lk.inst, lk.jobs
     out = [
         Violation("V8", f"group {g.id!r}: cycle {g.cycle_ms} ms > {m!r}'s SLO")
         for m in g.members
@@ -161,14 +175,14 @@ def _timeline(inst: CoschedInstance, sol: CoschedSolution, g: Group) -> list[Vio
         if g.members:
             out.append(Violation("V8", f"group {g.id!r}: cycle {g.cycle_ms} ms"))
         return out
-    if not g.members or any(_bad_option(inst, sol, m) for m in g.members):
+    if not g.members or any(_bad_option(lk, m) for m in g.members):
         return out
-    out += [Violation(cid, msg) for cid, msg, _ in _breaks(inst, sol, g, None)]
+    out += [Violation(cid, msg) for cid, msg, _ in _breaks(lk, g, None)]
     if inst.chance is not None:  # V9: the timetable holds in enough scenarios (C13)
         need = math.ceil((1.0 - inst.chance.epsilon) * inst.chance.scenarios - 1e-9)
         held = dict.fromkeys(g.members, 0)
         for s in range(inst.chance.scenarios):
-            broken = {j for _, _, jobs in _breaks(inst, sol, g, s) for j in jobs}
+            broken = {j for _, _, ids in _breaks(lk, g, s) for j in ids}
             for m in g.members:
                 held[m] += m not in broken
         for m, n in held.items():
@@ -179,15 +193,13 @@ def _timeline(inst: CoschedInstance, sol: CoschedSolution, g: Group) -> list[Vio
     return out
 
 
-def _breaks(
-    inst: CoschedInstance, sol: CoschedSolution, g: Group, scenario: int | None
-) -> list[tuple[str, str, set[str]]]:
+def _breaks(lk: Lookup, g: Group, scenario: int | None) -> list[tuple[str, str, set[str]]]:
     """V6 and V7 on the unrolled timeline, with planned durations or a scenario's: each
     broken rule with the jobs it involves."""
-    jobs = {j.id: j for j in inst.jobs}
+    jobs = lk.jobs
     out: list[tuple[str, str, set[str]]] = []
     last: dict[str, Occurrence] = {}
-    for occ in window(inst, sol, g, scenario):  # V6: consecutive occurrences on each pool
+    for occ in window(lk, g, scenario):  # V6: consecutive occurrences on each pool
         prev = last.get(occ.pool)
         if prev is not None:
             gap = occ.switch_in if prev.job != occ.job else 0
@@ -200,10 +212,10 @@ def _breaks(
                 out.append(("V6", msg, {occ.job, prev.job}))
         if prev is None or occ.end > prev.end:
             last[occ.pool] = occ
-    ends = {(o.job, o.phase, o.step): o for o in unroll(inst, sol, g, UNROLL_STEPS, scenario)}
+    ends = {(o.job, o.phase, o.step): o for o in unroll(lk, g, UNROLL_STEPS, scenario)}
     for m in g.members:  # V7: every step of the unrolled timeline
-        job, plan = jobs[m], next(p for p in sol.plans if p.job_id == m)
-        cross = sync_ms(inst, job) if crosses(job, plan) else 0
+        job, plan = jobs[m], lk.plans[m]
+        cross = sync_ms(lk.inst, job) if crosses(job, plan) else 0
         K = len(job.phases)
         for i in range(UNROLL_STEPS):
             bad = [k for k in range(1, K) if ends[m, k, i].start < ends[m, k - 1, i].end]
@@ -234,9 +246,10 @@ def evaluate(inst: CoschedInstance, sol: CoschedSolution) -> tuple[float, float,
     jobs = {j.id: j for j in inst.jobs}
     step = sum(jobs[p.job_id].weight * cycles.get(p.group, 0) for p in sol.plans) / 1000.0
     moved = 0
+    lk = lookup(inst, sol)
     for p in sol.plans:
         job = jobs[p.job_id]
-        if _bad_option(inst, sol, p.job_id):
+        if _bad_option(lk, p.job_id):
             continue
         moved += sync_gb(job) if crosses(job, p) else 0
         for phase, opt in zip(job.phases, chosen(job, p), strict=True):
@@ -281,10 +294,11 @@ def metrics(inst: CoschedInstance, sol: CoschedSolution) -> dict[str, float]:
     if samples and not validate(inst, sol):
         met = total = 0
         slo = {j.id: j.slo_ms for j in inst.jobs}
+        lk = lookup(inst, sol)
         for s in range(samples):
             for g in sol.groups:
                 if g.members and g.cycle_ms > 0:
-                    for jid, cycle in replay(inst, sol, g, s, REPLAY_STEPS).items():
+                    for jid, cycle in replay(lk, g, s, REPLAY_STEPS).items():
                         total += 1
                         met += cycle <= slo[jid] + 1e-9
         out["slo_attainment_holdout"] = met / total if total else 1.0
