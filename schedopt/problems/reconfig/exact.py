@@ -20,7 +20,7 @@ from schedopt.model.export import first_level_exporter
 
 from . import heuristics
 from .codec import decode, encode
-from .data import MAX_COLUMNS, ModelData, build_data
+from .data import MAX_COLUMNS, MAX_SLOW_PER_HOST, ModelData, build_data
 from .instance import ReconfigInstance
 from .model import ReconfigModel, build_model
 from .plan import Raw, first_level_us, raw_of, realise
@@ -28,7 +28,8 @@ from .solution import ReconfigSolution
 
 PLAN_SPACE = (
     "optimal over the template plan space (one TP degree and at most one slow TP group per "
-    "new pipeline, each template with its best layer partition; formulations/reconfig.md)"
+    "new pipeline, each template with its best layer partition, at most "
+    f"{MAX_SLOW_PER_HOST} slow GPUs of a host used, its fastest; formulations/reconfig.md)"
 )
 INFEASIBLE = (
     "no plan fits: no template's stages fit GPU memory (C4) on the surviving GPUs' TP groups "
@@ -82,6 +83,9 @@ def finish(outcome: Outcome) -> Outcome:
     explanation = outcome.explanation
     if outcome.status is Status.OPTIMAL:
         explanation = PLAN_SPACE
+    elif outcome.bound is not None:  # a bound of the same space, not of every plan
+        where = "the bound holds " + PLAN_SPACE.replace("optimal ", "", 1)
+        explanation = f"{explanation}; {where}" if explanation else where
     return dataclasses.replace(outcome, stats=stats, explanation=explanation)
 
 
