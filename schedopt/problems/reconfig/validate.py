@@ -182,6 +182,10 @@ def validate(inst: ReconfigInstance, sol: ReconfigSolution) -> list[Violation]:
             slow_groups = [s for s in pipe.stages if any(g in slow for g in s.gpus)]
             if len(ts) > 1:
                 out.append(Violation("V6", f"{name}: TP degrees {sorted(ts)} in one pipeline"))
+            if p > inst.max_stages:
+                out.append(
+                    Violation("V6", f"{name}: {p} stages, more than max_stages {inst.max_stages}")
+                )
             if len(slow_groups) > 1 or any(sum(g in slow for g in s.gpus) > 1 for s in slow_groups):
                 out.append(Violation("V6", f"{name}: more than one slow GPU"))
     total = sum(pp.micro_batches for pp in sol.pipelines)
