@@ -67,3 +67,26 @@ def test_the_published_trace() -> None:
     assert len(faults) == 584  # 584 faults on 231 of 400 servers over 349 days
     assert len({f.node for f in faults}) == 231
     assert max(f.start_day for f in faults) < 349
+
+
+@pytest.mark.parametrize("t", [10**400, 1e300, -(10**400)])
+def test_an_out_of_range_time_names_the_entry(tmp_path: Path, t: object) -> None:
+    # an integer too large for a float once escaped as an OverflowError
+    p = tmp_path / "fault_trace.json"
+    p.write_text(f'[{{"node_id": "a", "event_time": {t}, "event_type": "fault_start"}}]')
+    with pytest.raises(InvalidInstanceError) as err:
+        load_infinitehbd_faults(p)
+    assert "event_time" in str(err.value)
+
+
+def test_an_unsorted_file_pairs_in_time_order(tmp_path: Path) -> None:
+    # an end listed before its start once closed nothing and a later end was lost, or an end
+    # earlier than the start it was paired with gave a fault of length 0
+    doc = [
+        {"node_id": "a", "event_time": 5.0, "event_type": "fault_end"},
+        {"node_id": "a", "event_time": 3.0, "event_type": "fault_start"},
+        {"node_id": "a", "event_time": 9.0, "event_type": "fault_start"},
+        {"node_id": "a", "event_time": 1.0, "event_type": "fault_end"},
+    ]
+    faults = load_infinitehbd_faults(_write(tmp_path, doc))
+    assert [(f.start_day, f.end_day) for f in faults] == [(3.0, 5.0), (9.0, math.inf)]

@@ -161,3 +161,15 @@ def test_v8_stated_time_wrong(case) -> None:
     assert validate(inst, sol.model_copy(update={"iteration_time_s": right})) == []
     wrong = sol.model_copy(update={"iteration_time_s": right * 0.9})
     assert _ids(inst, wrong) == {"V8"}
+
+
+def test_v6_more_stages_than_max_stages(case) -> None:
+    # the templates stop at max_stages, so INFEASIBLE and OPTIMAL hold only if the validator
+    # refuses a deeper new pipeline (it once passed one where cpsat had said INFEASIBLE)
+    inst, sol = case
+    deepest = max(len(p.stages) for p in sol.pipelines)
+    capped = inst.model_copy(update={"max_stages": deepest - 1}) if deepest > 1 else None
+    assert capped is not None
+    capped = ReconfigInstance.model_validate(capped.model_dump(mode="json"))
+    assert "V6" in _ids(capped, sol)
+    assert validate(inst, sol) == []

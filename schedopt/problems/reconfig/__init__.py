@@ -12,7 +12,7 @@ from .generate import MODELS, SIZES, generate, generate_custom, model_config
 from .heuristics import KeepShrinkParams, MegatronParams, OobleckParams
 from .instance import ModelConfig, Pipeline, ReconfigInstance, SlowGpu, Stage
 from .solution import ReconfigSolution
-from .validate import TERMS, evaluate, metrics, validate
+from .validate import TERMS, evaluate, finish_reserve_s, metrics, validate
 
 SPEC = ProblemSpec(
     name="reconfig",
@@ -24,6 +24,7 @@ SPEC = ProblemSpec(
     validate=validate,
     evaluate=evaluate,
     metrics=metrics,
+    finish_reserve_s=finish_reserve_s,
     generate=generate,
     sizes=tuple(SIZES),
     estimate_variables=lambda inst: build_data(inst).num_columns,

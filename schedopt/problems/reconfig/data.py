@@ -9,9 +9,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from itertools import combinations_with_replacement, product
 
+from schedopt.core.stopping import Deadline, Ticker
+
 from .cost import CostModel, ceil_us
 from .instance import Pipeline, ReconfigInstance
-from .templates import Template, make_template
+from .templates import Template, Tick, make_template
 
 #: A group type (t, κ): t GPUs of one host, κ = 1 healthy or the factor of its one slow GPU.
 GroupType = tuple[int, float]
@@ -102,8 +104,9 @@ def host_classes(inst: ReconfigInstance) -> tuple[list[HostClass], dict[str, int
     return classes, where
 
 
-def packings(c: HostClass, sizes: list[int]) -> list[Counter[GroupType]]:
-    """The maximal packings of a host of class ``c`` into groups of the given sizes (C2)."""
+def packings(c: HostClass, sizes: list[int], tick: Tick = lambda: None) -> list[Counter[GroupType]]:
+    """The maximal packings of a host of class ``c`` into groups of the given sizes (C2).
+    ``tick`` is called in every loop (a deadline check: a host of 64 GPUs has many)."""
     found: list[Counter[GroupType]] = []
     for slow_sizes in product([0, *sizes], repeat=len(c.slow)):  # 0: the slow GPU left out
         left = c.healthy - sum(max(t - 1, 0) for t in slow_sizes)
@@ -115,12 +118,18 @@ def packings(c: HostClass, sizes: list[int]) -> list[Counter[GroupType]]:
                 base[(t, kappa)] += 1
         for count in range(0, left + 1):
             for combo in combinations_with_replacement(sizes, count):
+                tick()
                 if sum(combo) <= left and left - sum(combo) < min(sizes, default=1):
                     offer = base + Counter((t, 1.0) for t in combo)
                     found.append(offer)
     out: list[Counter[GroupType]] = []
+
+    def dominates(b: Counter[GroupType], a: Counter[GroupType]) -> bool:
+        tick()
+        return b != a and all(b[k] >= v for k, v in a.items())
+
     for a in found:  # drop the dominated ones (fewer groups of every type than another)
-        if any(b != a and all(b[k] >= v for k, v in a.items()) for b in found):
+        if any(dominates(b, a) for b in found):
             continue
         if a not in out:
             out.append(a)
@@ -176,7 +185,10 @@ def copy_possible(inst: ReconfigInstance) -> bool:
     return bool(inst.current_plan) and all(held)
 
 
-def build_data(inst: ReconfigInstance) -> ModelData:
+def build_data(inst: ReconfigInstance, deadline: Deadline | None = None) -> ModelData:
+    """``deadline`` stops the build (``DeadlineReached``) when it passes: templates, packings
+    and kept kinds are each checked as they are computed."""
+    tick = Ticker(deadline, "building the reconfiguration data (templates, packings)")
     cost = CostModel.of(inst)
     classes, where = host_classes(inst)
     per_host = max(len(inst.cluster.gpus_on(h)) for h in inst.cluster.hosts())
@@ -188,15 +200,16 @@ def build_data(inst: ReconfigInstance) -> ModelData:
             continue
         for p in range(1, min(L, inst.max_stages) + 1):
             for kappa in [1.0, *kappas]:
-                tp = make_template(cost, p, t, kappa)
+                tp = make_template(cost, p, t, kappa, tick)
                 if tp is not None:
                     templates.append(tp)
     sizes = sorted({tp.t for tp in templates})
-    packs = [packings(c, sizes) for c in classes]
+    packs = [packings(c, sizes, tick) for c in classes]
     types = sorted({k for ps in packs for pk in ps for k in pk})
     # kept kinds: keepable current pipelines grouped by what the model needs of them
     kinds: dict[tuple, list[int]] = {}
     for i in keepable(inst):
+        tick()
         pipe = (inst.current_plan or ())[i]
         tau, fits = pipeline_us(cost, pipe, inst.slow_factor)
         if not fits:

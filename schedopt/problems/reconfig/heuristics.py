@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from schedopt.core.options import SolveOptions, method_params
 from schedopt.core.registry import Outcome, Runner
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, Ticker
 
 from .data import GroupType, ModelData, build_data
 from .instance import ReconfigInstance
@@ -108,7 +108,7 @@ def _carve(data: ModelData, sizes: dict[int, int]) -> tuple[Raw, Counter[GroupTy
     return raw, pool
 
 
-def megatron(data: ModelData, prm: MegatronParams) -> Raw | None:
+def megatron(data: ModelData, prm: MegatronParams, deadline: Deadline | None = None) -> Raw | None:
     healthy = [k for k, tp in enumerate(data.templates) if tp.kappa == 1.0]
     if not healthy:
         return None
@@ -125,7 +125,7 @@ def megatron(data: ModelData, prm: MegatronParams) -> Raw | None:
     return raw
 
 
-def oobleck(data: ModelData, prm: OobleckParams) -> Raw | None:
+def oobleck(data: ModelData, prm: OobleckParams, deadline: Deadline | None = None) -> Raw | None:
     cands = [
         k
         for k, tp in enumerate(data.templates)
@@ -135,6 +135,7 @@ def oobleck(data: ModelData, prm: OobleckParams) -> Raw | None:
         return None
     best_raw: Raw | None = None
     best_time = None
+    tick = Ticker(deadline, "instantiating the Oobleck templates", every=64)
     for t in sorted({data.templates[k].t for k in cands}):
         raw, pool = _carve(data, {t: 1})
         mine = [k for k in cands if data.templates[k].t == t]
@@ -143,6 +144,7 @@ def oobleck(data: ModelData, prm: OobleckParams) -> Raw | None:
         top = 1.0 / (data.templates[mine[0]].tau * data.templates[mine[0]].gpus)
         kinds: list[int] = []
         for k in mine:
+            tick()
             tp = data.templates[k]
             if 1.0 / (tp.tau * tp.gpus) < prm.min_share * top and tp.kappa == 1.0:
                 continue
@@ -163,7 +165,9 @@ def oobleck(data: ModelData, prm: OobleckParams) -> Raw | None:
     return best_raw
 
 
-def keep_shrink(data: ModelData, prm: KeepShrinkParams) -> Raw | None:
+def keep_shrink(
+    data: ModelData, prm: KeepShrinkParams, deadline: Deadline | None = None
+) -> Raw | None:
     T = len(data.templates)
     kinds = []
     for j, kk in enumerate(data.kept):
@@ -183,13 +187,15 @@ def _has_slow(data: ModelData, i: int) -> bool:
     return any(g in data.instance.slow_factor for s in pipe.stages for g in s.gpus)
 
 
-def _run(rule: Callable[[ModelData, Any], Raw | None], params_cls: type, name: str) -> Runner:
+def _run(
+    rule: Callable[[ModelData, Any, Deadline], Raw | None], params_cls: type, name: str
+) -> Runner:
     def solve(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
         t0 = time.perf_counter()
         prm: Any = method_params(params_cls, options.params)
-        data = build_data(inst)
+        data = build_data(inst, deadline)
         build_s = time.perf_counter() - t0
-        raw = rule(data, prm)
+        raw = rule(data, prm, deadline)
         sol = None if raw is None else realise(data, raw)
         solve_s = time.perf_counter() - t0 - build_s
         if sol is None or not sol.pipelines:

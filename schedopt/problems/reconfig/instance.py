@@ -8,13 +8,14 @@ See ``formulations/reconfig.md``.
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 from typing import Annotated, Final, Literal
 
 from pydantic import Field, model_validator
 
 from schedopt.core.errors import FieldProblems
-from schedopt.core.limits import NonNegMemoryGib, Seconds
+from schedopt.core.limits import MAX_SECONDS, NonNegMemoryGib, Seconds
 from schedopt.core.model import FrozenModel
 from schedopt.topology import Cluster
 
@@ -144,9 +145,65 @@ class ReconfigInstance(FrozenModel):
             problems.append(("current_plan", "required with failure_rate_per_hour (T_ref)"))
         if self.current_plan is not None:
             problems.extend(self._plan_problems(known))
+        if not problems:
+            problems.extend(self._magnitude_problems())
         if problems:
             raise FieldProblems(problems)
         return self
+
+    def _magnitude_problems(self) -> list[tuple[str, str]]:
+        """The models hold times in whole µs (CP-SAT int64, HiGHS coefficients below 1e15,
+        doubles exact below 2**53): bound the first level of every plan, (M + L) micro-batch
+        slots of the whole model on one GPU at the slowest factor plus the all-reduce and the
+        amortised recovery, by MAX_SECONDS (1e15 µs). The links are bounded by the narrowest
+        one (over a host's GPUs for IB), so no path search is needed; see ``cost.py`` for the
+        formulas this over-estimates."""
+        spec, m = self.cluster.to_spec(), self.model
+        h, a, s, b, v, L = m.hidden, m.heads, m.seq_len, self.micro_batch, m.vocab, m.layers
+        kv, f = m.kv_heads or a, m.ffn_hidden or 4 * h
+        layer = 2.0 * h * h + 2.0 * h * h * kv / a + (3 if m.gated_mlp else 2) * h * f + 2.0 * h
+        params = L * layer + 2.0 * v * h
+        flops = (
+            L * (4 if self.recompute else 3) * (2.0 * b * s * (layer - 2 * h) + 4.0 * b * s * s * h)
+            + 6.0 * b * s * v * h
+        )
+        narrow = min(ln.bandwidth_gbps for ln in spec.links) * 1e9 / 8  # bytes/s
+        per_host: dict[str, int] = {}
+        for g in spec.gpus:
+            per_host[g.host] = per_host.get(g.host, 0) + 1
+        ib = narrow / max(per_host.values())
+        sbh = float(s * b * h)
+        speed = self.gpu_peak_tflops * 1e12 * self.compute_efficiency * spec.gpus[0].speed
+        kappas = [x.speed_factor for x in self.slow_gpus]
+
+        def first_level_s(kappa: float) -> tuple[float, float]:
+            """(iteration time, amortised recovery) bounds in seconds (inf on overflow)."""
+            try:
+                tau = flops / (speed * kappa) + L * 16 * sbh / narrow + 4 * sbh / ib
+                t = (self.micro_batches + L) * tau + 4 * params / ib
+                rate = self.failure_rate_per_hour or 0.0
+                recovery = max(self.restart_s + self.checkpoint_interval_s / 2, 16 * params / ib)
+                return t, (recovery * t * rate / 3600 if rate else 0.0)
+            except (ZeroDivisionError, OverflowError):
+                return math.inf, math.inf
+
+        slowest = min(kappas, default=1.0)
+        t, rec = first_level_s(slowest)
+        if t + rec <= MAX_SECONDS:  # false for inf and NaN too
+            return []
+        why = (
+            f"the models' times reach {t + rec:.3g} s (iteration {t:.3g} s + amortised "
+            f"recovery {rec:.3g} s, bounded from layers, hidden, seq_len, vocab, micro_batch, "
+            f"global_batch, gpu_peak_tflops, compute_efficiency, the GPUs' speed, the "
+            f"narrowest link, the slowest speed_factor, restart_s, checkpoint_interval_s and "
+            f"failure_rate_per_hour); they must stay below {MAX_SECONDS:.0e} s (whole µs in "
+            f"the solvers)"
+        )
+        if slowest < 1.0 and sum(first_level_s(1.0)) <= MAX_SECONDS:
+            return [(f"slow_gpus[{kappas.index(slowest)}].speed_factor", why)]
+        if rec > 0 and t <= MAX_SECONDS:
+            return [("failure_rate_per_hour", why)]
+        return [("model", why)]
 
     def _plan_problems(self, known: set[str]) -> list[tuple[str, str]]:
         """The current plan: known GPUs, each once, inside one host, every layer in order."""

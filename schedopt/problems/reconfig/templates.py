@@ -7,9 +7,17 @@ layers; τ is feasible when every ``n_i(τ) ≥ 1`` and ``Σ n_i(τ) ≥ L``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .cost import CostModel
+
+#: Called once per stage bound computed (data.build_data passes a deadline Ticker).
+Tick = Callable[[], None]
+
+
+def _no_tick() -> None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -44,12 +52,12 @@ def best_partition(
 ) -> tuple[tuple[int, ...], int] | None:
     """(stage sizes, max stage time) of the best partition with the slow stage at ``slow_at``
     (None: all healthy), or None if no partition fits."""
-    found = _search(cost, p, t, kappa, [slow_at])
+    found = _search(cost, p, t, kappa, [slow_at], _no_tick)
     return None if found is None else found[:2]
 
 
 def _search(
-    cost: CostModel, p: int, t: int, kappa: float, positions: list[int | None]
+    cost: CostModel, p: int, t: int, kappa: float, positions: list[int | None], tick: Tick
 ) -> tuple[tuple[int, ...], int, int | None] | None:
     """The smallest target time τ for which some slow position admits a partition (every stage
     ≥ 1 layer, ``Σ n_i(τ) ≥ L``), by bisection over integer τ; then the first such position
@@ -59,23 +67,27 @@ def _search(
         return None
 
     def caps(tau: int, kap: float) -> list[int]:
-        return [_max_layers(cost, i, p, t, kap, tau) for i in range(p)]
+        out = []
+        for i in range(p):
+            tick()
+            out.append(_max_layers(cost, i, p, t, kap, tau))
+        return out
 
     def position(tau: int) -> tuple[int | None, list[int]] | None:
         healthy = caps(tau, 1.0)
         slow = caps(tau, kappa) if kappa < 1.0 else healthy
         total = sum(healthy)
         for j in positions:
+            tick()
             c = healthy if j is None else [*healthy[:j], slow[j], *healthy[j + 1 :]]
             if min(c) >= 1 and (total if j is None else total - healthy[j] + slow[j]) >= L:
                 return j, c
         return None
 
-    hi = max(
-        cost.stage_us(L, i == 0, i == p - 1, t, p, kappa if j == i else 1.0)
-        for i in range(p)
-        for j in positions
-    )
+    # no stage is slower than every layer on the last stage (output layer) at the slow factor:
+    # an upper end for the bisection, O(1) rather than O(p²) stage times
+    slowest = kappa if any(j is not None for j in positions) else 1.0
+    hi = cost.stage_us(L, True, True, t, p, slowest)
     if position(hi) is None:
         return None  # memory: no target time helps
     lo = 1
@@ -100,10 +112,13 @@ def _search(
     return tuple(sizes), tau, j
 
 
-def make_template(cost: CostModel, p: int, t: int, kappa: float = 1.0) -> Template | None:
-    """The template (p, t, κ): for κ < 1 the best slow position (smallest τ, then first)."""
+def make_template(
+    cost: CostModel, p: int, t: int, kappa: float = 1.0, tick: Tick = _no_tick
+) -> Template | None:
+    """The template (p, t, κ): for κ < 1 the best slow position (smallest τ, then first).
+    ``tick`` is called in every loop (a deadline check)."""
     positions: list[int | None] = [None] if kappa >= 1.0 else list(range(p))
-    found = _search(cost, p, t, kappa, positions)
+    found = _search(cost, p, t, kappa, positions, tick)
     if found is None:
         return None
     sizes, tau, j = found

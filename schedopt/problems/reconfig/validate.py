@@ -112,6 +112,12 @@ def _pipeline_times(
     return (pipe.micro_batches + p - 1) * worst, c.sync_us(sum(len(s.gpus) for s in pipe.stages))
 
 
+def _shape(pipe: Pipeline) -> tuple:
+    """A pipeline's stages as plain tuples: compared and hashed without pydantic's ``__eq__``
+    (a list of kept pipelines searched per pipeline took 0.7 s on 16,384 GPUs)."""
+    return tuple((s.layer_start, s.layer_end, s.gpus) for s in pipe.stages)
+
+
 def _owned_intact(inst: ReconfigInstance) -> list[Pipeline]:
     failed = set(inst.failed_gpus)
     out = []
@@ -131,7 +137,7 @@ def validate(inst: ReconfigInstance, sol: ReconfigSolution) -> list[Violation]:
         return [Violation("V7", "no pipeline")]
     c = _Costs(inst)
     used: set[str] = set()
-    kept = _owned_intact(inst)
+    kept = {_shape(k) for k in _owned_intact(inst)}
     for pi, pipe in enumerate(sol.pipelines):
         name = f"pipeline {pi}"
         at, p = 0, len(pipe.stages)
@@ -171,11 +177,15 @@ def validate(inst: ReconfigInstance, sol: ReconfigSolution) -> list[Violation]:
             out.append(Violation("V3", f"{name}: covers {at} of {L} layers"))
         if pipe.micro_batches < 1:
             out.append(Violation("V5", f"{name}: no micro-batch"))
-        if pipe not in kept and pipe.stages not in [k.stages for k in kept]:
+        if _shape(pipe) not in kept:
             ts = {len(s.gpus) for s in pipe.stages}
             slow_groups = [s for s in pipe.stages if any(g in slow for g in s.gpus)]
             if len(ts) > 1:
                 out.append(Violation("V6", f"{name}: TP degrees {sorted(ts)} in one pipeline"))
+            if p > inst.max_stages:
+                out.append(
+                    Violation("V6", f"{name}: {p} stages, more than max_stages {inst.max_stages}")
+                )
             if len(slow_groups) > 1 or any(sum(g in slow for g in s.gpus) > 1 for s in slow_groups):
                 out.append(Violation("V6", f"{name}: more than one slow GPU"))
     total = sum(pp.micro_batches for pp in sol.pipelines)
@@ -208,10 +218,10 @@ def _recovery(c: _Costs, inst: ReconfigInstance, sol: ReconfigSolution) -> tuple
             if not set(s.gpus) & failed:
                 held[s.layer_start : s.layer_end] = [True] * (s.layer_end - s.layer_start)
     mode = "copy" if inst.current_plan and all(held) else "reload"
-    kept_stages = [k.stages for k in _owned_intact(inst)]
+    kept_stages = {_shape(k) for k in _owned_intact(inst)}
     kept, worst = 0, 0.0
     for pp in sol.pipelines:
-        if pp.stages in kept_stages:
+        if _shape(pp) in kept_stages:
             kept += 1
             continue
         gpus = sum(len(s.gpus) for s in pp.stages)
@@ -261,3 +271,10 @@ def metrics(inst: ReconfigInstance, sol: ReconfigSolution) -> dict[str, float]:
     if ref:
         out["throughput_retained"] = ref / t_us
     return out
+
+
+def finish_reserve_s(inst: ReconfigInstance) -> float:
+    """Seconds to keep back for validating, evaluating and measuring an answer: each pass
+    rebuilds the cost model from the cluster's links and walks every GPU (validate + evaluate +
+    metrics measured at 0.39 s on 16,384 GPUs, 2.4e-5 s per GPU)."""
+    return 0.05 + 2.5e-5 * inst.cluster.num_gpus
