@@ -13,7 +13,7 @@ from schedopt.core.errors import InvalidInstanceError
 from schedopt.core.files import read_text
 from schedopt.core.pydantic_errors import describe
 
-from . import _files
+from ._files import trace_cap
 
 
 class Row:
@@ -76,7 +76,7 @@ def read_rows(path: Path, columns: Sequence[str]) -> Iterator[Row]:
     The file is read with a cap on its bytes (``/dev/zero`` or an endless FIFO cannot hang the
     loader), and what the csv module refuses (a NUL byte, a field over its size limit) is an
     ``InvalidInstanceError`` naming the line."""
-    text = read_text(path, _files.MAX_TRACE_BYTES, path.name)
+    text = read_text(path, trace_cap(), path.name)
     reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
         header = reader.fieldnames or []

@@ -15,6 +15,11 @@ from schedopt.io.instance_json import decode_json, read_capped
 MAX_TRACE_BYTES = 64 * 1024 * 1024
 
 
+def trace_cap() -> int:
+    """The byte cap of a trace file (read when called, so a test can lower it)."""
+    return MAX_TRACE_BYTES
+
+
 def read_bytes(path: Path) -> bytes:
     try:
         return read_capped(path, MAX_TRACE_BYTES)

@@ -18,9 +18,16 @@ from schedopt.core.stopping import Deadline
 from schedopt.model import Formulated, Hooks, LexResult, exact_methods
 from schedopt.model.export import first_level_exporter
 
-from . import heuristics
 from .codec import decode, encode
 from .data import MAX_COLUMNS, MAX_SLOW_PER_HOST, ModelData, build_data
+from .heuristics import (
+    KeepShrinkParams,
+    MegatronParams,
+    OobleckParams,
+    keep_shrink,
+    megatron,
+    oobleck,
+)
 from .instance import ReconfigInstance
 from .model import ReconfigModel, build_model
 from .plan import Raw, first_level_us, raw_of, realise
@@ -70,9 +77,9 @@ def warm_start(data: ModelData, given: object, deadline: Deadline | None = None)
             return raw
     best: tuple[int, Raw] | None = None
     for raw in (
-        heuristics.oobleck(data, heuristics.OobleckParams(), deadline),
-        heuristics.megatron(data, heuristics.MegatronParams()),
-        heuristics.keep_shrink(data, heuristics.KeepShrinkParams()),
+        oobleck(data, OobleckParams(), deadline),
+        megatron(data, MegatronParams()),
+        keep_shrink(data, KeepShrinkParams()),
     ):
         if raw is None or not raw.pipelines or realise(data, raw) is None:
             continue
