@@ -101,9 +101,17 @@ class ProblemSpec:
     #: one instance (a ``schedopt.model.Formulated``, or an early Outcome), where it has one;
     #: the conformance suite checks that every emitter says what it says.
     formulate: Callable[[Any, SolveOptions, Deadline], Any] | None = None
+    #: ``auto_route(instance) -> method name``: the exact method ``auto`` runs after the
+    #: heuristics for this instance (a decomposition method past a size, say); None: always
+    #: ``auto_exact``. Decided from the instance's size alone, before anything is built.
+    auto_route: Callable[[Any], str] | None = None
     #: Where ``solve`` gets the tuned parameters of the heuristics (``auto``, ``tuned=``); a
     #: problem passes the tuning store's loader. None: nothing is tunable.
     tuned_params: TunedLoader | None = None
+
+    def auto_exact_for(self, instance: Any) -> str:
+        """The exact method ``auto`` runs for ``instance`` (:attr:`auto_route`)."""
+        return self.auto_exact if self.auto_route is None else self.auto_route(instance)
 
     def method(self, name: str) -> MethodSpec:
         try:

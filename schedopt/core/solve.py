@@ -204,20 +204,21 @@ def _auto(
             best, explanation="the heuristics used the whole time limit; no exact model ran"
         )
     heuristics_said = f" (heuristics: {'; '.join(notes)})" if notes and best is None else ""
+    exact_method = spec.auto_exact_for(instance)
     try:
         exact_options = replace(options, hint=hint)
         if det:
             exact_options = replace(exact_options, time_limit_s=options.time_limit_s - share)
-        exact = _run(spec, spec.auto_exact, instance, exact_options, deadline)
+        exact = _run(spec, exact_method, instance, exact_options, deadline)
     except ModelTooLargeError as err:
         if best is None:
             # Nothing to return, and the instance itself is fine: an honest NO_SOLUTION.
-            return f"auto({spec.auto_exact})", Outcome(
+            return f"auto({exact_method})", Outcome(
                 Status.NO_SOLUTION, explanation=f"{err}{heuristics_said}"
             )
         # The exact model is refused for its size: the heuristic's answer stands, and says so.
         return f"auto({best_name})", replace(best, explanation=str(err))
-    label = f"auto({spec.auto_exact}"
+    label = f"auto({exact_method}"
     if exact.status in (Status.OPTIMAL, Status.INFEASIBLE):
         return label + ")", exact
     if best is None:
