@@ -17,6 +17,7 @@ import pytest
 
 import schedopt
 from schedopt.core.status import Status
+from tests.timing import PROOF_LIMIT_S
 
 from .support import (
     INSTANCES,
@@ -63,7 +64,8 @@ def test_exact_methods_reach_the_golden_optimum(problem: str, method: str, name:
     s = spec(problem)
     inst = schedopt.load(INSTANCES / problem / name)
     expected = _golden(problem)[name]
-    result = schedopt.solve(inst, method, time_limit_s=60)
+    # a proof never depends on the machine's speed (tests/README.md)
+    result = schedopt.solve(inst, method, time_limit_s=PROOF_LIMIT_S, deterministic=True)
     if expected["status"] == Status.INFEASIBLE.value:
         assert result.status is Status.INFEASIBLE and result.solution is None
         assert result.explanation

@@ -48,7 +48,7 @@ def test_cpsat_agrees_within_its_resolution(name: str) -> None:
     best = GOLDEN[name]["objectives"][0]
     delta = resolution_us(inst)
     assert delta >= GOLDEN[name]["cpsat_tolerance_us"] - 1e-9 or inst.objective.mode == "weighted"
-    result = schedopt.solve(inst, "cpsat", time_limit_s=60)
+    result = schedopt.solve(inst, "cpsat", time_limit_s=60, deterministic=True)
     assert result.stats["grid_optimal"] == "yes"
     eps = 1e-6 + 1e-8 * abs(best)  # solver tolerances
     assert best - eps <= result.objective <= best + delta + eps
