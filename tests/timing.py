@@ -17,9 +17,9 @@ import time
 from schedopt import TIME_LIMIT_OVERHEAD_S
 
 #: A limit for a correctness test that needs a proof (OPTIMAL, INFEASIBLE, an exact value)
-#: from a back-end with no deterministic mode (HiGHS, CBC): 100x what the golden instances
-#: take on a loaded 2-core machine (the slowest, 6.5 s), so never reached; a real hang is
-#: still ended.
+#: from a back-end with no deterministic mode (HiGHS, CBC): about 100x what the slowest golden
+#: instance takes at load 6 on 2 cores (6.5 s; 54 s at load 11), so not reached in practice; a
+#: real hang is still ended.
 PROOF_LIMIT_S = 600.0
 
 #: CPU seconds of :func:`_workload` on the quiet 2-core development machine (Python 3.11.7;

@@ -42,6 +42,7 @@ def resolution_us(inst) -> float:
     return total
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(GOLDEN))
 def test_cpsat_agrees_within_its_resolution(name: str) -> None:
     inst = schedopt.load(GOLDEN_DIR / name)
