@@ -5,7 +5,7 @@ A row is keyed by (suite, recipe, method, time limit, seed) (:func:`row_key`); r
 the output file are skipped, so a run killed part-way (Ctrl-C, a lost Ray node) is resumed by
 running the same command again. A row is written as soon as its task finishes, and only for a
 task that ran to its end (an error inside the solve is a row; a worker that died under the
-task, ``lost``, is not: the resumed run repeats it).
+task, ``lost``, or a task stopped by the run's deadline is not: the resumed run repeats it).
 
 Each row records what was solved (suite, recipe, checksum), how (method, time limit, seed,
 threads, executor), what came back (status, objectives and their senses, bound, gap, the
@@ -32,7 +32,7 @@ from schedopt.core.stopping import Deadline
 from schedopt.executor import Executor, Task, TaskResult
 
 #: Statuses a row can have besides a solver's (``optimal``, ``feasible``, ...).
-SKIPPED, DRIFT, ERROR, TIMED_OUT = "skipped", "drift", "error", "timed_out"
+SKIPPED, DRIFT, ERROR = "skipped", "drift", "error"
 
 
 @dataclass(frozen=True)
@@ -165,12 +165,11 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
 
 
 def _row_of(result: TaskResult, job: Job) -> dict[str, Any] | None:
-    """The row to write for a finished task; None for a task to repeat (a lost worker)."""
-    if result.lost:
+    """The row to write for a finished task; None for a task to repeat (a lost worker, or
+    stopped by the run's deadline)."""
+    if result.lost or result.timed_out:
         return None
     base = _base(job)
-    if result.timed_out:
-        return {**base, "status": TIMED_OUT, "reason": "the run's deadline passed"}
     if result.error is not None:
         return {**base, "status": ERROR, "reason": result.error}
     value = result.value
@@ -230,7 +229,6 @@ __all__ = [
     "DRIFT",
     "ERROR",
     "SKIPPED",
-    "TIMED_OUT",
     "Job",
     "key_of",
     "machine",

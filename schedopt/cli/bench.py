@@ -39,6 +39,11 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
     cli_args.add_int(p, "--jobs", 1, 4096, 0, "workers (default: the CPUs, 1 inline)")
     p.add_argument("--address", help="a Ray cluster's address (else $RAY_ADDRESS, else local)")
     cli_args.add_int(p, "--threads", 1, 256, 1, "solver threads per worker (1)")
+    p.add_argument(
+        "--deadline",
+        type=cli_args.time_limit,
+        help="stop the run after this many seconds (rows not finished are rerun next time)",
+    )
     p.add_argument("--out", help="JSON-lines file (default: bench-results/<suites>.jsonl)")
     p.add_argument("--no-report", action="store_true", help="skip the Markdown table and plots")
     p.add_argument("--checksums", action="store_true", help="check the suites' instance checksums")
@@ -115,6 +120,7 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.checksums:
         return _checksums(suites, args.update)
     from schedopt.bench import best_known, report, runner
+    from schedopt.core.stopping import Deadline
     from schedopt.executor import make_executor
 
     methods = args.methods.split(",") if args.methods else None
@@ -154,7 +160,8 @@ def run_bench(args: argparse.Namespace) -> int:
                 progress.advance(bar)
                 progress.update(bar, description=f"{row['recipe']} {row['method']}"[:40])
 
-            runner.run(jobs, executor, out, on_row=finished, on_start=started)
+            deadline = Deadline.after(args.deadline) if args.deadline else None
+            runner.run(jobs, executor, out, deadline=deadline, on_row=finished, on_start=started)
     finally:
         signal.signal(signal.SIGTERM, previous)
     rows = list(runner.select(runner.read_rows(out), jobs))

@@ -4,10 +4,31 @@
 
 from __future__ import annotations
 
-from schedopt.bench.suite import Suite, seeded
+from schedopt.bench.suite import Recipe, Suite, seeded
 
 P = "admission"
 METHODS = ("heuristic:edf", "heuristic:slack", "cpsat", "milp:highs", "auto")
+
+
+def _shapes(shapes: tuple[tuple[int, int], ...]) -> tuple[Recipe, ...]:
+    """``(hosts of 8 GPUs, jobs)`` shapes with 12 slots, instance seeds 0 and 1."""
+    return tuple(
+        r
+        for hosts, jobs in shapes
+        for r in seeded(
+            P,
+            f"{8 * hosts}gpu-{jobs}j",
+            "generate_custom",
+            {"hosts": hosts, "jobs": jobs, "slots": 12},
+            (0, 1),
+        )
+    )
+
+
+#: benchmarks/admission.py's shapes: about one job per GPU, and about three (contested).
+SCALING = _shapes(((8, 50), (32, 250), (128, 1000)))
+CONTESTED = _shapes(((8, 200), (32, 800), (128, 3200)))
+EVERY_METHOD = ("heuristic:edf", "heuristic:slack", "cpsat", "milp:highs", "milp:cbc", "auto")
 
 SUITES = (
     Suite(
@@ -41,6 +62,22 @@ SUITES = (
         methods=METHODS,
         time_limit_s=10.0,
         description="64 and 256 GPUs, one to three jobs per GPU (benchmarks/admission.py)",
+    ),
+    Suite(
+        "admission-scaling",
+        P,
+        SCALING,
+        methods=EVERY_METHOD,
+        time_limit_s=10.0,
+        description="every method on 64, 256 and 1,024 GPUs (RESULTS.md's first table)",
+    ),
+    Suite(
+        "admission-contested",
+        P,
+        CONTESTED,
+        methods=EVERY_METHOD,
+        time_limit_s=10.0,
+        description="every method, about 3 jobs per GPU on 64, 256 and 1,024 GPUs",
     ),
     Suite(
         "admission-paper",
