@@ -12,7 +12,6 @@ level the smallest upper bound, for a minimised one the largest lower bound.
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -20,29 +19,15 @@ from typing import Any
 DEFAULT_PATH = Path("benchmarks") / "best_known.json"
 
 
-def commit() -> str:
-    """The checkout's commit (short), or "unknown" outside a git checkout."""
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return out.stdout.strip() or "unknown"
-
-
 def _better(sense: str, new: float, old: float) -> bool:
     return new > old if sense == "max" else new < old
 
 
 def update(
-    table: Mapping[str, Any], rows: Iterable[Mapping[str, Any]], at_commit: str
+    table: Mapping[str, Any], rows: Iterable[Mapping[str, Any]]
 ) -> tuple[dict[str, Any], list[str]]:
-    """``table`` improved by ``rows``; also the keys that changed."""
+    """``table`` improved by ``rows``; also the keys that changed. The commit recorded is the
+    one the row ran at (``versions.commit``)."""
     out = {k: dict(v) for k, v in table.items()}
     changed: list[str] = []
     for r in rows:
@@ -61,7 +46,7 @@ def update(
                 method=r.get("method_used") or r["method"],
                 time_limit_s=r["time_limit_s"],
                 wall_s=round(float(r["wall_s"]), 3),
-                commit=at_commit,
+                commit=r.get("versions", {}).get("commit", "unknown"),
                 when=str(r.get("when", ""))[:10],
             )
         bound = r.get("bound")
@@ -93,4 +78,4 @@ def save(path: Path, table: Mapping[str, Any]) -> None:
     path.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
 
 
-__all__ = ["DEFAULT_PATH", "commit", "load", "save", "update"]
+__all__ = ["DEFAULT_PATH", "load", "save", "update"]

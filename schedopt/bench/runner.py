@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import subprocess
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -79,9 +80,25 @@ def plan(
     ]
 
 
+def commit() -> str:
+    """The git commit (short) of the schedopt checkout running, or "unknown" (an install)."""
+    here = Path(__file__).resolve().parent
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return done.stdout.strip() or "unknown"
+
+
 def versions() -> dict[str, str]:
-    """Versions of schedopt and the solvers a row depends on."""
-    out = {"python": platform.python_version()}
+    """Versions of schedopt (and its commit) and the solvers a row depends on."""
+    out = {"python": platform.python_version(), "commit": commit()}
     for dist in ("schedopt", "ortools", "highspy", "pulp"):
         try:
             out[dist] = metadata.version(dist)
@@ -230,6 +247,7 @@ __all__ = [
     "ERROR",
     "SKIPPED",
     "Job",
+    "commit",
     "key_of",
     "machine",
     "plan",

@@ -173,7 +173,7 @@ def run_bench(args: argparse.Namespace) -> int:
             err.print(f"wrote {escape(str(path))}")
     if args.update_best_known:
         path = Path(args.update_best_known)
-        table, changed = best_known.update(best_known.load(path), rows, best_known.commit())
+        table, changed = best_known.update(best_known.load(path), rows)
         best_known.save(path, table)
         err.print(f"best known: {len(changed)} entries changed in {escape(str(path))}")
     return EXIT_OK if not lost else 1

@@ -171,7 +171,7 @@ def test_quality_costs_respect_the_sense():
 
 
 def test_best_known_keeps_the_best_value_and_tightest_bound():
-    def row(method, value, bound, checksum="c1"):
+    def row(method, value, bound, checksum="c1", commit="abc"):
         return {
             "suite": "s",
             "recipe": "r",
@@ -187,7 +187,7 @@ def test_best_known_keeps_the_best_value_and_tightest_bound():
             "when": "2026-12-03T18",
         }
 
-    table, changed = best_known.update({}, [row("A", 5.0, None), row("B", 7.0, 9.0)], "abc")
+    table, changed = best_known.update({}, [row("A", 5.0, None), row("B", 7.0, 9.0)])
     assert changed == ["s/r"]
     entry = table["s/r"]
     assert (entry["value"], entry["method"], entry["bound"], entry["status"]) == (
@@ -196,11 +196,11 @@ def test_best_known_keeps_the_best_value_and_tightest_bound():
         9.0,
         "open",
     )
-    table, changed = best_known.update(table, [row("C", 6.0, 7.0)], "def")
+    table, changed = best_known.update(table, [row("C", 6.0, 7.0, commit="def")])
     entry = table["s/r"]
     assert (entry["value"], entry["method"], entry["commit"]) == (7.0, "B", "abc")
     assert (entry["bound"], entry["bound_method"], entry["status"]) == (7.0, "C", "closed")
-    table, _ = best_known.update(table, [row("D", 1.0, None, checksum="c2")], "ghi")
+    table, _ = best_known.update(table, [row("D", 1.0, None, checksum="c2")])
     assert table["s/r"]["value"] == 1.0  # another instance: replaced, not merged
 
 
