@@ -185,6 +185,7 @@ def test_best_known_keeps_the_best_value_and_tightest_bound():
             "time_limit_s": 10,
             "wall_s": 1.0,
             "when": "2026-12-03T18",
+            "versions": {"commit": commit},
         }
 
     table, changed = best_known.update({}, [row("A", 5.0, None), row("B", 7.0, 9.0)])
