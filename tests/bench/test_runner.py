@@ -12,24 +12,15 @@ import pytest
 
 from schedopt.bench import best_known, report, runner
 from schedopt.bench.checksums import compute
-from schedopt.bench.suite import Recipe, Suite, seeded
+from schedopt.bench.suite import Recipe, Suite
 from schedopt.bench.suites import all_suites
 from schedopt.cli import main
 from schedopt.core.registry import get_problem
 from schedopt.core.stopping import Deadline
 from schedopt.executor import Executor, InlineExecutor, Task, TaskResult, make_executor
+from tests.bench.tiny import TINY
 
 INF = math.inf
-
-#: Tiny instances every exact method proves in well under a second: rows that do not depend on
-#: speed (a 30 s limit is never reached).
-TINY = Suite(
-    "test-tiny",
-    "admission",
-    seeded("admission", "tiny", "generate", {"size": "tiny"}, (0, 1)),
-    methods=("heuristic:edf", "cpsat"),
-    time_limit_s=30.0,
-)
 
 
 def _essence(rows: Iterable[dict]) -> dict[str, tuple]:

@@ -111,14 +111,8 @@ def test_ray_killed_worker_is_a_lost_row(cluster, tmp_path):
 def _bench_jobs():
     from schedopt.bench.runner import plan
     from schedopt.bench.suite import Suite, seeded
+    from tests.bench.tiny import TINY
 
-    quick = Suite(
-        "test-ray",
-        "admission",
-        seeded("admission", "tiny", "generate", {"size": "tiny"}, (0, 1)),
-        methods=("heuristic:edf", "cpsat"),
-        time_limit_s=30.0,
-    )
     slow = Suite(
         "test-ray-slow",
         "admission",
@@ -132,7 +126,7 @@ def _bench_jobs():
         methods=("cpsat",),
         time_limit_s=15.0,
     )
-    return plan([quick]), plan([slow])
+    return plan([TINY]), plan([slow])
 
 
 def test_bench_rows_on_ray_equal_the_process_pool(cluster, tmp_path):
