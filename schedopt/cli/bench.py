@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 import schedopt.cli.args as cli_args
+from schedopt.core.registry import get_problem
 from schedopt.executor import EXECUTORS
 
 from .common import EXIT_OK, EXIT_USAGE, CliError, err_console, out_console
@@ -124,6 +125,15 @@ def run_bench(args: argparse.Namespace) -> int:
     from schedopt.executor import make_executor
 
     methods = args.methods.split(",") if args.methods else None
+    for suite in suites:  # a misspelt method is a usage error, not a column of error rows
+        known = set(get_problem(suite.problem).methods) | {"auto"}
+        unknown = sorted(set(methods or suite.methods) - known)
+        if unknown:
+            raise CliError(
+                f"{suite.name}: unknown method {', '.join(unknown)} for {suite.problem}; "
+                f"choose from {', '.join(sorted(known))}",
+                EXIT_USAGE,
+            )
     jobs = runner.plan(
         suites,
         methods=methods,

@@ -240,3 +240,4 @@ def test_bench_command_end_to_end(tmp_path, monkeypatch, capsys):
     assert main(args) == 0  # resumed: nothing to run, the same rows
     assert runner.read_rows(tmp_path / "r" / "rows.jsonl") == rows
     assert main(["bench", "no-such-suite"]) == 2
+    assert main(["bench", "admission-small", "--methods", "heuristic:nope"]) == 2
