@@ -241,3 +241,6 @@ def test_bench_command_end_to_end(tmp_path, monkeypatch, capsys):
     assert runner.read_rows(tmp_path / "r" / "rows.jsonl") == rows
     assert main(["bench", "no-such-suite"]) == 2
     assert main(["bench", "admission-small", "--methods", "heuristic:nope"]) == 2
+    capsys.readouterr()
+    assert main(["bench", "admission-small", "--checksums"]) == 0
+    assert capsys.readouterr().out.count(" ok") == len(all_suites()["admission-small"].recipes)
