@@ -103,6 +103,22 @@ def test_deadline_kills_a_running_task_and_its_children(tmp_path):
         assert [r.value for r in ex.run([Task("again", abs, (-5,))])] == [5]
 
 
+def test_a_nested_pool_dies_with_the_task_that_started_it(tmp_path):
+    """A decomposition's own pool inside a benchmark row: killing the row (here: the caller
+    stops the run) also ends the inner workers (their watchdog sees their parent gone)."""
+    pid_file = tmp_path / "inner"
+    with ProcessExecutor(2) as ex:
+        tasks = [
+            Task("outer", procs.nested_pool_sleep, (600, str(pid_file))),
+            Task("watch", procs.wait_for_file, (pid_file, 2 * START_S)),
+        ]
+        for r in ex.run(tasks):  # the inner worker runs: stop the run (the outer task killed)
+            assert r.key == "watch" and r.ok
+            break
+        inner = int(pid_file.read_text())
+        assert not procs.wait_gone({inner}, 5.0)
+
+
 def test_deadline_returns_within_margin_of_a_short_limit():
     with ProcessExecutor(1) as ex:
         list(ex.run([Task("warm", abs, (0,))]))
