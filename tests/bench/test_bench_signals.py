@@ -13,6 +13,8 @@ import pytest
 
 from tests.executor import procs
 
+pytestmark = pytest.mark.slow  # the command and two workers start: 6-12 s each
+
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_bench_stopped_by_a_signal_leaves_no_worker(sig, tmp_path):

@@ -30,6 +30,7 @@ def _essence(rows: Iterable[dict]) -> dict[str, tuple]:
     }
 
 
+@pytest.mark.slow  # two workers start and solve: 7-10 s
 def test_rows_equal_inline_and_process(tmp_path):
     jobs = runner.plan([TINY])
     assert len(jobs) == 4

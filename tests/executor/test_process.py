@@ -74,6 +74,7 @@ def test_workers_pin_their_threads():
     assert rows == dict.fromkeys(THREAD_ENV_VARS, "3")
 
 
+@pytest.mark.slow  # 6 s deadline plus worker start-up
 def test_deadline_kills_a_running_task_and_its_children(tmp_path):
     pid_file = tmp_path / "pids"
     with ProcessExecutor(2) as ex:
@@ -203,6 +204,7 @@ for r in ex.run([Task("s", time.sleep, (600,))]):
 """
 
 
+@pytest.mark.slow  # a parent interpreter and two workers start: 3-8 s
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
 def test_workers_end_when_their_parent_is_killed(sig):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
