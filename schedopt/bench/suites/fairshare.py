@@ -1,9 +1,10 @@
-"""Fair-share suites: small (tiny and small sizes), medium (64 and 1,024 GPUs) and paper
+"""Fair-share suites: small (tiny and small sizes), medium (64 and 1,024 GPUs, and 64 GPUs with
+Gavel's measured throughputs from the data folder) and paper
 (4,096 GPUs × 5,000 jobs, and issue #17's 16,384 GPUs × 200 tenants × 20,000 jobs)."""
 
 from __future__ import annotations
 
-from schedopt.bench.suite import Suite, seeded
+from schedopt.bench.suite import Recipe, Suite, seeded
 
 P = "fairshare"
 METHODS = ("heuristic:astraea", "heuristic:gavel-round", "cpsat", "milp:highs", "auto")
@@ -25,6 +26,13 @@ SUITES = (
         (
             *seeded(P, "64gpu-10t-100j", "generate", {"size": "medium"}, (0, 1)),
             *seeded(P, "1024gpu-50t-1000j", "generate", {"size": "large"}, (0,)),
+            Recipe(
+                "64gpu-10t-100j-s0-gavel",
+                P,
+                "schedopt.bench.traces:gavel_throughputs",
+                {"gpus": 64, "tenants": 10, "jobs": 100, "seed": 0},
+                data="gavel/simulation_throughputs.json",
+            ),
         ),
         methods=METHODS,
     ),
