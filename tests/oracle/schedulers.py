@@ -1,0 +1,171 @@
+"""Toy schedulers a test author might write, and typical bugs in them.
+
+A correct scheduler here is a thin wrapper over one of schedopt's heuristics; a buggy one is the
+same scheduler working from a wrong view of the instance (the capacity it forgets, the arrival
+or SLO it misreads, the topology it ignores) or editing its decision wrongly. The oracle sees
+the true instance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import schedopt
+
+Scheduler = Callable[[Any], Any]
+
+#: The heuristics a correct toy scheduler tries, in order (the first answer is returned).
+HEURISTICS = {
+    "admission": ("heuristic:edf",),
+    "fairshare": ("heuristic:gavel-round",),
+    "timeshare": ("heuristic:isolated",),
+    "moe_placement": ("heuristic:eplb",),
+    "cosched": ("heuristic:packing",),
+    "reconfig": ("heuristic:megatron", "heuristic:oobleck", "heuristic:keep_shrink"),
+}
+
+
+def correct(problem: str) -> Scheduler:
+    """schedopt's own heuristics; None (the claim "no valid decision") if none finds one."""
+
+    def scheduler(instance: Any) -> Any:
+        for method in HEURISTICS[problem]:
+            solution = schedopt.solve(instance, method, deterministic=True).solution
+            if solution is not None:
+                return solution
+        return None
+
+    return scheduler
+
+
+def misreading(problem: str, view: Callable[[dict[str, Any]], None]) -> Scheduler:
+    """The correct scheduler run on ``view`` of the instance document (edited in place)."""
+
+    def scheduler(instance: Any) -> Any:
+        doc = instance.model_dump(mode="json")
+        view(doc)
+        return correct(problem)(type(instance).model_validate(doc))
+
+    return scheduler
+
+
+def editing(problem: str, edit: Callable[[Any, dict[str, Any]], None]) -> Scheduler:
+    """The correct scheduler whose decision document is then edited by ``edit(instance, doc)``."""
+
+    def scheduler(instance: Any) -> Any:
+        solution = correct(problem)(instance)
+        if solution is None:
+            return None
+        doc = solution.model_dump(mode="json")
+        edit(instance, doc)
+        return schedopt.get_problem(problem).solution_type.model_validate(doc)
+
+    return scheduler
+
+
+def _each(items: list[dict[str, Any]], **changes: Any) -> None:
+    for item in items:
+        item.update(changes)
+
+
+def _first_gpus(instance: Any, doc: dict[str, Any]) -> None:
+    gpus = sorted(instance.cluster.gpus())
+    doc["placement"] = {job: gpus[: len(ids)] for job, ids in doc["placement"].items()}
+
+
+def _first_host(instance: Any, doc: dict[str, Any]) -> None:
+    first = sorted(instance.cluster.hosts())[0]
+    for alloc in doc["allocations"]:
+        if alloc["hosts"]:
+            alloc["hosts"] = {first: sum(alloc["hosts"].values())}
+
+
+def _double_shares(instance: Any, doc: dict[str, Any]) -> None:
+    for share in doc["shares"]:
+        share["fraction"] = min(1.0, 2 * share["fraction"])
+
+
+def _any_type(doc: dict[str, Any]) -> None:
+    for job in doc["jobs"]:
+        job["throughput"] = {w: rate or 1.0 for w, rate in job["throughput"].items()}
+
+
+def _memory_free(doc: dict[str, Any]) -> None:
+    for layer in doc["layers"]:
+        _each(layer["experts"], memory_gib=1e-3)
+
+
+def _half_shares(instance: Any, doc: dict[str, Any]) -> None:
+    for layer in doc["layers"]:
+        for expert in layer["experts"]:
+            for replica in expert["replicas"]:
+                replica["share"] /= 2
+
+
+def _replica_twice(instance: Any, doc: dict[str, Any]) -> None:
+    for layer in doc["layers"]:
+        for expert in layer["experts"]:
+            replica = expert["replicas"][0]
+            expert["replicas"] = [{**replica, "share": replica["share"] / 2}] * 2
+
+
+def _shared_hosts(instance: Any, doc: dict[str, Any]) -> None:
+    every = sorted({host for group in doc["groups"] for host in group["hosts"]})
+    _each(doc["groups"], hosts=every)
+
+
+def _one_based_hosts(instance: Any, doc: dict[str, Any]) -> None:
+    for group in doc["groups"]:
+        pools_and_indices = (host.rsplit("/", 1) for host in group["hosts"])
+        group["hosts"] = [f"{pool}/{int(i) + 1}" for pool, i in pools_and_indices]
+
+
+def _optimistic_time(instance: Any, doc: dict[str, Any]) -> None:
+    doc["iteration_time_s"] = 0.9 * (doc["iteration_time_s"] or 1.0)
+
+
+def _four_times(doc: dict[str, Any]) -> None:
+    doc["workers"] = {w: 4 * n for w, n in doc["workers"].items()}
+
+
+#: Bugs that need more than the tiny instances to show (two groups to share a host).
+SIZE = {("cosched", "capacity"): "small"}
+
+#: problem → family → (buggy scheduler, the rules the oracle may name for it). "timing" is
+#: the share of time (timeshare) or of tokens (moe_placement) where a problem has no clock.
+BUGS: dict[str, dict[str, tuple[Scheduler, tuple[str, ...]]]] = {
+    "admission": {
+        "capacity": (
+            misreading("admission", lambda d: d.update(unavailable_gpus=[])),
+            ("V4", "V7"),
+        ),
+        "timing": (misreading("admission", lambda d: _each(d["jobs"], arrival_s=0.0)), ("V3",)),
+        "placement": (editing("admission", _first_gpus), ("V7",)),
+    },
+    "fairshare": {
+        "capacity": (misreading("fairshare", lambda d: d.update(unavailable_gpus=[])), ("V3",)),
+        "timing": (misreading("fairshare", lambda d: d.pop("max_preemptions", None)), ("V6",)),
+        "placement": (editing("fairshare", _first_host), ("V3",)),
+    },
+    "timeshare": {
+        "capacity": (misreading("timeshare", _four_times), ("V3",)),
+        "timing": (editing("timeshare", _double_shares), ("V2",)),
+        "placement": (misreading("timeshare", _any_type), ("V4",)),
+    },
+    "moe_placement": {
+        "capacity": (misreading("moe_placement", _memory_free), ("V4",)),
+        "timing": (editing("moe_placement", _half_shares), ("V3",)),
+        "placement": (editing("moe_placement", _replica_twice), ("V2",)),
+    },
+    "cosched": {
+        "capacity": (editing("cosched", _shared_hosts), ("V2",)),
+        "timing": (misreading("cosched", lambda d: _each(d["jobs"], slo_ms=10**7)), ("V8",)),
+        "placement": (editing("cosched", _one_based_hosts), ("V2",)),
+    },
+    "reconfig": {
+        "capacity": (misreading("reconfig", lambda d: d.update(memory_reserve_gib=0.0)), ("V4",)),
+        "timing": (editing("reconfig", _optimistic_time), ("V8",)),
+        "placement": (misreading("reconfig", lambda d: d.update(failed_gpus=[])), ("V1",)),
+    },
+}
