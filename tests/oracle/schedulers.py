@@ -86,11 +86,6 @@ def _double_shares(instance: Any, doc: dict[str, Any]) -> None:
         share["fraction"] = min(1.0, 2 * share["fraction"])
 
 
-def _any_type(doc: dict[str, Any]) -> None:
-    for job in doc["jobs"]:
-        job["throughput"] = {w: rate or 1.0 for w, rate in job["throughput"].items()}
-
-
 def _memory_free(doc: dict[str, Any]) -> None:
     for layer in doc["layers"]:
         _each(layer["experts"], memory_gib=1e-3)
@@ -119,6 +114,15 @@ def _one_based_hosts(instance: Any, doc: dict[str, Any]) -> None:
     for group in doc["groups"]:
         pools_and_indices = (host.rsplit("/", 1) for host in group["hosts"])
         group["hosts"] = [f"{pool}/{int(i) + 1}" for pool, i in pools_and_indices]
+
+
+def _second_replica(instance: Any, doc: dict[str, Any]) -> None:
+    """One more data-parallel replica on the first pipeline's GPUs, half its micro-batches."""
+    first = doc["pipelines"][0]
+    m = first["micro_batches"]
+    if m >= 2:
+        doc["pipelines"][0] = {**first, "micro_batches": m - m // 2}
+        doc["pipelines"].append({**first, "micro_batches": m // 2})
 
 
 def _optimistic_time(instance: Any, doc: dict[str, Any]) -> None:
@@ -151,7 +155,11 @@ BUGS: dict[str, dict[str, tuple[Scheduler, tuple[str, ...]]]] = {
     "timeshare": {
         "capacity": (misreading("timeshare", _four_times), ("V3",)),
         "timing": (editing("timeshare", _double_shares), ("V2",)),
-        "placement": (misreading("timeshare", _any_type), ("V4",)),
+        # a gang taken for one GPU: too many GPUs of a type (V3) or a type it cannot fit (V4)
+        "placement": (
+            misreading("timeshare", lambda d: _each(d["jobs"], scale_factor=1)),
+            ("V3", "V4"),
+        ),
     },
     "moe_placement": {
         "capacity": (misreading("moe_placement", _memory_free), ("V4",)),
@@ -164,7 +172,7 @@ BUGS: dict[str, dict[str, tuple[Scheduler, tuple[str, ...]]]] = {
         "placement": (editing("cosched", _one_based_hosts), ("V2",)),
     },
     "reconfig": {
-        "capacity": (misreading("reconfig", lambda d: d.update(memory_reserve_gib=0.0)), ("V4",)),
+        "capacity": (editing("reconfig", _second_replica), ("V1",)),
         "timing": (editing("reconfig", _optimistic_time), ("V8",)),
         "placement": (misreading("reconfig", lambda d: d.update(failed_gpus=[])), ("V1",)),
     },

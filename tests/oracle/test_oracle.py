@@ -22,9 +22,17 @@ def test_correct_scheduler_passes(problem: str, schedopt_oracle: Oracle) -> None
     schedopt_oracle.run(problem, correct(problem), max_examples=EXAMPLES)
 
 
-@pytest.mark.parametrize(
-    ("problem", "family"), [(p, f) for p in PROBLEMS for f in ("capacity", "timing", "placement")]
-)
+#: Measured 5-28 s a bug at load 6-8 (the exact solves behind feasible=True while shrinking):
+#: the slow stage.
+SLOW = ("fairshare", "moe_placement", "cosched", "reconfig")
+CASES = [
+    pytest.param(p, f, marks=[pytest.mark.slow] if p in SLOW else [])
+    for p in PROBLEMS
+    for f in ("capacity", "timing", "placement")
+]
+
+
+@pytest.mark.parametrize(("problem", "family"), CASES)
 def test_bug_is_caught_with_a_shrunk_instance(
     problem: str, family: str, schedopt_oracle: Oracle
 ) -> None:
