@@ -119,12 +119,17 @@ def _shape(pipe: Pipeline) -> tuple:
 
 
 def _owned_intact(inst: ReconfigInstance) -> list[Pipeline]:
+    """Keepable current pipelines: no failed GPU, owning their hosts, every TP degree allowed
+    (V2 has no exception for kept pipelines)."""
     failed = set(inst.failed_gpus)
     out = []
     for pipe in inst.current_plan or ():
         gpus = {g for s in pipe.stages for g in s.gpus}
         hosts = {inst.cluster.host_of(g) for g in gpus}
-        if not gpus & failed and gpus == {g for h in hosts for g in inst.cluster.gpus_on(h)}:
+        ok = all(
+            len(s.gpus) in inst.tp_sizes and not inst.model.heads % len(s.gpus) for s in pipe.stages
+        )
+        if ok and not gpus & failed and gpus == {g for h in hosts for g in inst.cluster.gpus_on(h)}:
             out.append(pipe)
     return out
 
