@@ -136,7 +136,7 @@ def _owned_intact(inst: ReconfigInstance) -> list[Pipeline]:
 
 def validate(inst: ReconfigInstance, sol: ReconfigSolution) -> list[Violation]:
     out: list[Violation] = []
-    known, failed, slow = set(inst.cluster.gpus()), set(inst.failed_gpus), inst.slow_factor
+    known, failed = set(inst.cluster.gpus()), set(inst.failed_gpus)
     L, heads = inst.model.layers, inst.model.heads
     if not sol.pipelines:
         return [Violation("V7", "no pipeline")]
@@ -182,17 +182,12 @@ def validate(inst: ReconfigInstance, sol: ReconfigSolution) -> list[Violation]:
             out.append(Violation("V3", f"{name}: covers {at} of {L} layers"))
         if pipe.micro_batches < 1:
             out.append(Violation("V5", f"{name}: no micro-batch"))
-        if _shape(pipe) not in kept:
-            ts = {len(s.gpus) for s in pipe.stages}
-            slow_groups = [s for s in pipe.stages if any(g in slow for g in s.gpus)]
-            if len(ts) > 1:
-                out.append(Violation("V6", f"{name}: TP degrees {sorted(ts)} in one pipeline"))
-            if p > inst.max_stages:
-                out.append(
-                    Violation("V6", f"{name}: {p} stages, more than max_stages {inst.max_stages}")
-                )
-            if len(slow_groups) > 1 or any(sum(g in slow for g in s.gpus) > 1 for s in slow_groups):
-                out.append(Violation("V6", f"{name}: more than one slow GPU"))
+        if _shape(pipe) not in kept and p > inst.max_stages:
+            # V6: the instance's own limit; the template space's limits (one TP degree, one
+            # slow GPU per pipeline) are the models', not the validator's (#17 item 3)
+            out.append(
+                Violation("V6", f"{name}: {p} stages, more than max_stages {inst.max_stages}")
+            )
     total = sum(pp.micro_batches for pp in sol.pipelines)
     if total != inst.micro_batches:
         out.append(
@@ -213,6 +208,73 @@ def validate(inst: ReconfigInstance, sol: ReconfigSolution) -> list[Violation]:
     return out
 
 
+def _down(us: float) -> int:
+    """A lower bound in whole µs: rounded up, less the float noise (never above the truth)."""
+    return max(0, math.ceil(us - 1e-6))
+
+
+def physical_bound_us(inst: ReconfigInstance, costs: _Costs | None = None) -> int | None:
+    """A proven lower bound on L1 (µs) over the **physical** plan space (V1–V5 and
+    ``max_stages``; formulations/reconfig.md, "The physical bound"), or None when no physical
+    plan exists (proven). From the instance alone, with this module's cost model."""
+    c, mc = costs or _Costs(inst), inst.model
+    failed, slow = set(inst.failed_gpus), inst.slow_factor
+    alive = [g for g in inst.cluster.gpus() if g not in failed]
+    N, S = len(alive), sum(slow.get(g, 1.0) for g in alive)
+    per_host = max(
+        sum(1 for g in inst.cluster.gpus_on(h) if g not in failed) for h in inst.cluster.hosts()
+    )
+    room = c.cap * (1 + 1e-6)  # V4's tolerance
+    degrees = [
+        t
+        for t in inst.tp_sizes
+        if t <= per_host and not mc.heads % t and c.stage_bytes(1, False, False, t, 1) <= room
+    ]
+    if not degrees:
+        return None  # P1: no stage of one layer fits memory at any allowed degree
+    g_mem = max(1, math.ceil(16 * c.P / room - 1e-9))  # P2: a pipeline holds the model state
+    p_min = max(1, math.ceil(g_mem / max(degrees)))
+    most_gpus = min(N, min(mc.layers, inst.max_stages) * max(degrees))
+    if p_min > min(mc.layers, inst.max_stages) or g_mem > most_gpus:
+        return None
+    a = c.layer_flops / c.speed * 1e6  # GPU-µs of one layer and micro-batch at speed 1
+    out = c.out_flops / c.speed * 1e6
+    t0 = min(degrees)  # t · (TP all-reduces per layer) grows with t
+    tp = t0 * 4 * (2 * (t0 - 1) / t0) * 2 * c.sbh / c.nv * 1e6
+    p2p = p_min * 4 * c.sbh / c.ib * 1e6 if p_min > 1 else 0.0
+    w_count = mc.layers * (a + tp) + out + p2p  # P3: GPU-µs per micro-batch, by GPU count
+    w_speed = mc.layers * a + out  # P3: speed-weighted GPU-µs per micro-batch
+    rate, ref = inst.failure_rate_per_hour, _healthy_us(c, inst)
+    rebuilt = bool(rate and ref) and not _owned_intact(inst)
+    best: int | None = None
+    for k in range(1, min(inst.micro_batches, N // g_mem) + 1):  # k pipelines
+        slots = inst.micro_batches + k * (p_min - 1)  # P4: micro-batches and fill slots
+        pipe = _down(max(w_count * slots / N, w_speed * slots / S))
+        smallest = min(N / k, most_gpus)  # P5: the smallest pipeline has at most N/k GPUs
+        sync = _down(2 * (2 * c.P / smallest) / c.ib * 1e6)
+        rec = 0
+        if rebuilt and ref and rate:  # P6: no pipeline can be kept, every one is rebuilt
+            worst = (
+                16 * c.P / smallest / c.ib
+                if _copy_mode(inst)
+                else inst.restart_s + inst.checkpoint_interval_s / 2
+            )
+            rec = _down(worst * 1e6 * ref * rate / 3600e6)
+        total = pipe + sync + rec
+        best = total if best is None else min(best, total)
+    return best
+
+
+def _copy_mode(inst: ReconfigInstance) -> bool:
+    failed = set(inst.failed_gpus)
+    held = [False] * inst.model.layers
+    for pp in inst.current_plan or ():
+        for s in pp.stages:
+            if not set(s.gpus) & failed:
+                held[s.layer_start : s.layer_end] = [True] * (s.layer_end - s.layer_start)
+    return bool(inst.current_plan) and all(held)
+
+
 def _healthy_us(c: _Costs, inst: ReconfigInstance) -> int | None:
     if not inst.current_plan:
         return None
@@ -222,13 +284,7 @@ def _healthy_us(c: _Costs, inst: ReconfigInstance) -> int | None:
 
 def _recovery(c: _Costs, inst: ReconfigInstance, sol: ReconfigSolution) -> tuple[int, int, str]:
     """(kept pipelines, amortised recovery µs, mode)."""
-    failed = set(inst.failed_gpus)
-    held = [False] * inst.model.layers
-    for pp in inst.current_plan or ():
-        for s in pp.stages:
-            if not set(s.gpus) & failed:
-                held[s.layer_start : s.layer_end] = [True] * (s.layer_end - s.layer_start)
-    mode = "copy" if inst.current_plan and all(held) else "reload"
+    mode = "copy" if _copy_mode(inst) else "reload"
     kept_stages = {_shape(k) for k in _owned_intact(inst)}
     kept, worst = 0, 0.0
     for pp in sol.pipelines:
@@ -281,6 +337,11 @@ def metrics(inst: ReconfigInstance, sol: ReconfigSolution) -> dict[str, float]:
     ref = _healthy_us(c, inst)
     if ref:
         out["throughput_retained"] = ref / t_us
+    physical = physical_bound_us(inst, c)
+    if physical is not None:  # the proven bound over every physical plan, and the gap to it
+        first = t_us + amortised
+        out["physical_bound_s"] = physical / 1e6
+        out["physical_gap"] = max(0.0, first - physical) / first if first else 0.0
     return out
 
 
