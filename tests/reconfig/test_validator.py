@@ -177,9 +177,10 @@ def test_a_solved_plan_states_its_iteration_time_and_v8_checks_it(case) -> None:
     # solve --out once wrote iteration_time_s: null, so V8 never checked the claim
     inst, sol = case
     assert sol.iteration_time_s is not None
-    assert sol.iteration_time_s == schedopt.get_problem("reconfig").metrics(inst, sol)[
-        "iteration_time_s"
-    ]
+    assert (
+        sol.iteration_time_s
+        == schedopt.get_problem("reconfig").metrics(inst, sol)["iteration_time_s"]
+    )
 
 
 def test_iteration_time_means_one_thing_with_recovery() -> None:
