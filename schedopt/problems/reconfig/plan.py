@@ -70,8 +70,8 @@ def realise(data: ModelData, raw: Raw) -> ReconfigSolution | None:
                 return None
             stages.append(Stage(layer_start=lo, layer_end=hi, gpus=pool[gt].pop(0)))
         out.append(Pipeline(stages=tuple(stages), micro_batches=m))
-    pipe, sync, _ = times_us(data, raw)
-    return ReconfigSolution(pipelines=tuple(out), iteration_time_s=(pipe + sync) / 1e6)
+    slowest, sync, _ = times_us(data, raw)
+    return ReconfigSolution(pipelines=tuple(out), iteration_time_s=(slowest + sync) / 1e6)
 
 
 def kind_of(data: ModelData, pipe: Pipeline) -> int | None:
