@@ -133,15 +133,20 @@ def finish(inst: ReconfigInstance, outcome: Outcome) -> Outcome:
 
 
 def prepare(
-    inst: ReconfigInstance, options: SolveOptions, deadline: Deadline
+    inst: ReconfigInstance,
+    options: SolveOptions,
+    deadline: Deadline,
+    lb_us: int | None = None,
+    data: ModelData | None = None,
 ) -> Formulated | Outcome:
-    data = build_data(inst, deadline)
+    """``lb_us``: a proven lower bound of L1 (C13); ``data``: the instance's data, built."""
+    data = data or build_data(inst, deadline)
     early = refuse(data)
     if early is not None:
         return early
     start = warm_start(data, options.hint, deadline)
     ub = None if start is None else first_level_us(data, start)
-    rm: ReconfigModel = build_model(data, deadline, ub_us=ub)
+    rm: ReconfigModel = build_model(data, deadline, ub_us=ub, lb_us=lb_us)
     hint = None if start is None else encode(rm, start)
 
     def solution(values: np.ndarray, lex: LexResult) -> ReconfigSolution:

@@ -248,8 +248,27 @@ def physical_bound_us(inst: ReconfigInstance, costs: _Costs | None = None) -> in
     rebuilt = bool(rate and ref) and not _owned_intact(inst)
     best: int | None = None
     for k in range(1, min(inst.micro_batches, N // g_mem) + 1):  # k pipelines
-        slots = inst.micro_batches + k * (p_min - 1)  # P4: micro-batches and fill slots
-        pipe = _down(max(w_count * slots / N, w_speed * slots / S))
+        # P4: micro-batches and fill slots; Σ(p_i − 1) ≥ k(p_min − 1) and ≥ X/t_max − k for
+        # X GPUs used (a stage has at most t_max), the bound falling with X ≤ N (or S)
+        fill = k * (p_min - 1)
+        pipe = max(
+            w_count * (inst.micro_batches + max(fill, N / max(degrees) - k)) / N,
+            w_speed * (inst.micro_batches + max(fill, S / max(degrees) - k)) / S,
+        )
+        # P4': the fullest pipeline runs ⌈M/k⌉ micro-batches on at most N − (k−1)·G_mem GPUs,
+        # and one of its p stages holds ⌈L/p⌉ layers on at most t_max GPUs
+        top = -(-inst.micro_batches // k)
+        room_k = min(most_gpus, N - (k - 1) * g_mem)
+        pipe = max(pipe, (top + p_min - 1) * w_count / room_k)
+        deepest = min(mc.layers, inst.max_stages)
+        pipe = max(
+            pipe,
+            min(
+                (top + p - 1) * -(-mc.layers // p) * a / max(degrees)
+                for p in range(p_min, deepest + 1)
+            ),
+        )
+        pipe = _down(pipe)
         smallest = min(N / k, most_gpus)  # P5: the smallest pipeline has at most N/k GPUs
         sync = _down(2 * (2 * c.P / smallest) / c.ib * 1e6)
         rec = 0
