@@ -79,12 +79,14 @@ def solve(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> 
         )
     except DeadlineReached:
         return finish(inst, ours)
+    known = [b for b in (bound, theirs.bound) if b is not None]
+    best = max(known) if known else None  # both proven lower bounds of L1
     if theirs.solution is None or evaluate(inst, theirs.solution) > evaluate(inst, sol):
-        best = bound if theirs.bound is None else max(bound or 0.0, theirs.bound)
         return finish(inst, dataclasses.replace(ours, bound=best))
     merged = {**theirs.stats, **stats, "monolithic": 1.0}
     return dataclasses.replace(
         theirs,
+        bound=best,
         build_s=build_s + theirs.build_s,
         solve_s=ours.solve_s + theirs.solve_s,
         stats=merged,
