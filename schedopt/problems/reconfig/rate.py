@@ -175,13 +175,17 @@ def fixed_time_plan(
     pk = Packing(data, usable, integer=True, scaled=False)
     h, nk = pk.h, pk.nk
     cap = [min(data.M, pi // kd.tau - kd.p + 1) for kd in usable]
-    cost = np.zeros(nk + pk.ng)
-    cost[:nk] = [-float(c) for c in cap]  # maximise the micro-batches held
-    h.changeColsCost(len(cost), np.arange(len(cost), dtype=np.int32), cost)
-    # a cut-off: a node that cannot reach M micro-batches is pruned, and the first point that
-    # does ends the search (any gap is good enough)
+    # maximise z = min(M, Σ c_k n_k), the micro-batches held up to M: a point holding M is
+    # optimal at once (no search past it), and an optimum below M is the proof R3 needs
+    z = nk + pk.ng
+    h.addVar(0.0, float(data.M))
+    idx = np.array([*range(nk), z], dtype=np.int32)
+    h.addRow(0.0, INF, nk + 1, idx, np.array([*(float(c) for c in cap), -1.0]))
+    h.changeColCost(z, -1.0)
+    h.setOptionValue("mip_rel_gap", 0.0)
+    h.setOptionValue("mip_abs_gap", 0.5)  # z is a whole number at the optimum
+    # a cut-off: only points holding M count, so a node that cannot reach M is pruned
     h.setOptionValue("objective_bound", -float(data.M) + 0.5)
-    h.setOptionValue("mip_rel_gap", 1.0)
     if deadline is not None:
         left = deadline.remaining()
         if left <= 0:
@@ -190,14 +194,17 @@ def fixed_time_plan(
     h.run()
     status = h.getModelStatus()
     found = h.getInfo().primal_solution_status == 2
-    x = np.rint(np.array(h.getSolution().col_value)).astype(np.int64) if found else None
-    if x is None or -float(cost @ x) < data.M:
-        proven = status in (
-            highspy.HighsModelStatus.kOptimal,
-            highspy.HighsModelStatus.kInfeasible,
-            highspy.HighsModelStatus.kObjectiveBound,
+    x = np.rint(np.array(h.getSolution().col_value)[:z]).astype(np.int64) if found else None
+    held = 0.0 if x is None else float(np.dot(cap, x[:nk]))
+    if held < data.M:
+        # no point past the cut-off (infeasible), or a dual bound below M: proven
+        status_ = highspy.HighsModelStatus
+        proven = status == status_.kInfeasible or (
+            status in (status_.kOptimal, status_.kObjectiveBound)
+            and h.getInfo().mip_dual_bound > -data.M + 0.5 - 1e-6
         )
         return None, proven
+    assert x is not None
     raw = Raw([[] for _ in data.classes])
     for j, (c, pi_) in enumerate(pk.gcols):
         raw.packs[c].extend([pi_] * int(x[nk + j]))
