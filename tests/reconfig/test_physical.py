@@ -12,14 +12,9 @@ from hypothesis import HealthCheck, assume, given, settings
 import schedopt
 from schedopt.cli.report import result_json
 from schedopt.core.status import Status
-from schedopt.problems.reconfig import (
-    Pipeline,
-    ReconfigInstance,
-    ReconfigSolution,
-    SlowGpu,
-    Stage,
-    model_config,
-)
+from schedopt.problems.reconfig.generate import model_config
+from schedopt.problems.reconfig.instance import Pipeline, ReconfigInstance, SlowGpu, Stage
+from schedopt.problems.reconfig.solution import ReconfigSolution
 from schedopt.problems.reconfig.strategies import instance_dicts
 from schedopt.problems.reconfig.validate import evaluate, physical_bound_us, validate
 from schedopt.topology import Cluster
