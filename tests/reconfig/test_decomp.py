@@ -7,8 +7,8 @@ import pytest
 
 import schedopt
 from schedopt.core.status import Status
-from schedopt.problems.reconfig import SPEC, generate
-from schedopt.problems.reconfig.decomp import NAME, ROUTE_GPUS, route
+from schedopt.problems.reconfig import SPEC, generate, generate_custom
+from schedopt.problems.reconfig.decomp import NAME, ROUTE_FAULTS_PER_HOST, ROUTE_GPUS, route
 
 
 def test_auto_routes_by_size_and_the_method_is_listed() -> None:
@@ -17,6 +17,12 @@ def test_auto_routes_by_size_and_the_method_is_listed() -> None:
     assert small.cluster.num_gpus < ROUTE_GPUS and route(small) == "milp:highs"
     example = schedopt.load("instances/reconfig/example.json")
     assert route(example) == NAME == SPEC.auto_exact_for(example)
+    # sparse failures on many GPUs: the monolithic model proves every level itself
+    sparse = generate_custom(32, 8, "llama2-70b", 512, 1, 0, seed=0)
+    assert len(sparse.failed_gpus) < ROUTE_FAULTS_PER_HOST * len(sparse.cluster.hosts())
+    assert route(sparse) == "milp:highs"
+    dense = generate_custom(32, 8, "llama2-70b", 512, 4, 4, seed=0)
+    assert route(dense) == NAME
 
 
 @pytest.mark.slow  # about 7 s at load 14 alone, longer beside other tests

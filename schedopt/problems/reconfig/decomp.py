@@ -29,14 +29,23 @@ NAME = "decomp:rate"
 #: ``auto`` runs ``decomp:rate`` rather than the monolithic MILP from this many surviving
 #: GPUs on (benchmarks/RESULTS.md, #17; at load 14, 10 s: instances/reconfig/example.json, 30
 #: GPUs, milp:highs 1.097 s with a 22% gap, decomp:rate 1.058 s proven optimal at every level
-#: in 7.1 s; up to 16 GPUs both prove every level in about a second).
+#: in 7.1 s; up to 16 GPUs both prove every level in about a second) ...
 ROUTE_GPUS = 24
+#: ... and from this many failed or slow GPUs per host on: where failures are sparse the
+#: monolithic model proves every level itself, sooner (load 8-10: 256 GPUs with 1 failure,
+#: milp:highs 1.9 s, decomp:rate 6.1 s, both OPTIMAL; 16,384 GPUs with 16 + 16, 0.016 a host,
+#: milp:highs OPTIMAL in 11-17 s, decomp:rate's L2 and L3 unproven at 40 s; with 4 + 4 on 256
+#: and 1,024 GPUs, 0.25 and 0.0625 a host, decomp:rate's gap 0% against 22% and 15%).
+ROUTE_FAULTS_PER_HOST = 0.05
 
 
 def route(inst: ReconfigInstance) -> str:
-    """The exact method ``auto`` runs for ``inst`` (ProblemSpec.auto_route), by size alone."""
+    """The exact method ``auto`` runs for ``inst`` (ProblemSpec.auto_route), from its size and
+    its failures alone (nothing built)."""
     usable = inst.cluster.num_gpus - len(inst.failed_gpus)
-    return NAME if usable >= ROUTE_GPUS else "milp:highs"
+    faults = len(inst.failed_gpus) + len(inst.slow_gpus)
+    dense = faults >= ROUTE_FAULTS_PER_HOST * len(inst.cluster.hosts())
+    return NAME if usable >= ROUTE_GPUS and dense else "milp:highs"
 
 
 #: Of the time left after the data, the share the fixed-time search gets when it has not
