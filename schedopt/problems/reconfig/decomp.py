@@ -22,7 +22,6 @@ from .data import build_data
 from .exact import finish, prepare, refuse, warm_start
 from .instance import ReconfigInstance
 from .plan import first_level_us, realise
-from .rate import search
 from .validate import evaluate
 
 NAME = "decomp:rate"
@@ -56,6 +55,8 @@ SEARCH_SHARE = 0.7
 def solve(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     """R4's search, then the monolithic model (C1–C13) from its plan, with its bound as C13:
     when L1 is proven the model only solves L2 and L3 (and may prove every level)."""
+    from .rate import search  # HiGHS, imported on first use (tests/test_startup.py)
+
     t0 = time.perf_counter()
     data = build_data(inst, deadline)
     early = refuse(data)
