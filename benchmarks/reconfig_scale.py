@@ -1,4 +1,4 @@
-"""Reconfiguration at the papers' scale (#17): the ``reconfig-scale`` suite
+"""Reconfiguration at the papers' scale (#17): the ``reconfig-paper`` suite
 (schedopt/bench/suites/reconfig.py), every method in a process of its own, one after another.
 
     python benchmarks/reconfig_scale.py                    # 10 s, milp:highs, decomp:rate, auto
@@ -58,7 +58,7 @@ def run_one(case: tuple[str, str, str, float]) -> dict[str, Any]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--suite", default="reconfig-scale")
+    ap.add_argument("--suite", default="reconfig-paper")
     ap.add_argument("--methods", default=None, help="comma-separated; default: the suite's")
     ap.add_argument("--time-limit", type=float, default=None)
     ap.add_argument("--no-save", action="store_true")
