@@ -6,7 +6,7 @@ from functools import partial
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.tuning.store import load_tuned
 
-from . import exact, heuristics, posterior, scenario
+from . import decompose, exact, heuristics, posterior, scenario
 from .data import build_data, finish_reserve_s
 from .generate import SHAPES, SIZES, ModelShape, from_counts, generate, generate_custom
 from .heuristics import EplbParams, LocalSearchParams
@@ -43,6 +43,14 @@ SPEC = ProblemSpec(
             supports_hint=True,
         ),
         MethodSpec(
+            "decomp:layer",  # a decomposition proves no optimum: registered as a heuristic
+            MethodKind.HEURISTIC,
+            decompose.solve_decomposed,
+            "per-layer exact models (HiGHS) with each layer's memory fixed, joined and "
+            "repaired; gap against the whole instance's per-layer Lagrangian bound",
+            supports_hint=True,
+        ),
+        MethodSpec(
             "heuristic:eplb",
             MethodKind.HEURISTIC,
             heuristics.solve_eplb,
@@ -58,6 +66,7 @@ SPEC = ProblemSpec(
         ),
     ),
     auto_exact="milp:highs",
+    auto_route=decompose.auto_route,
     auto_heuristics=heuristics.HEURISTICS,
 )
 

@@ -1,0 +1,369 @@
+"""``decomp:layer``: the exact model layer by layer, with each layer's memory fixed, then joined.
+
+Partition (``layer_parts.py``) → solve every part (:func:`solve_part`, module-level, picklable
+input, run through ``schedopt.executor``) → join and repair (:func:`join`) → the bound of the
+whole instance (``ModelData.lower_bound``: per-layer bounds with the memory coupling priced by a
+Lagrange multiplier, valid whatever memory the parts were given). See "Decomposition by layer"
+in ``formulations/moe_placement.md``.
+
+A part solves the layer's own model (model.py on one layer) with HiGHS twice at most: first on
+the greedy's replica graph (only the token shares and which of those replicas to keep are
+free: the shares' LP, at once), then, when the layer's full model can be built in its share of
+the time, over every GPU of its group with the memory fixed, warm-started from the first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import cast
+
+import numpy as np
+
+from schedopt.core.options import SolveOptions
+from schedopt.core.registry import Outcome
+from schedopt.core.status import Status
+from schedopt.core.stopping import Deadline
+from schedopt.executor import Task, make_executor
+from schedopt.model import solve_levels
+from schedopt.model.emit_highs import HighsSession
+
+from .codec import decode, encode
+from .data import BUILD_S_PER_VARIABLE, ModelData, Plan, build_data
+from .exact import MoeHooks
+from .heuristics import EplbParams, LocalSearchParams, improve, run_eplb, validation_reserve_s
+from .instance import MoePlacementInstance
+from .layer_bins import (
+    JOIN_SLACK_SLOTS,
+    Bins,
+    assign_bins,
+    bin_layer,
+    identical_slots,
+    slot_budgets,
+    to_plan,
+)
+from .layer_parts import LayerPart, pack_layer, partition, warm_memory
+from .model import build_model
+from .warmstart import better_of, hint_plan
+
+#: The exact split of the replica slots (bound and budgets) may have this many cells (about
+#: 0.5 s at DeepSeek-V3's 58 layers of 256 experts on 256 GPUs).
+SPLIT_CELLS = 200_000_000
+#: Measured cost of a cell of the split's table (0.45 s for 70 M cells, doubled for a busy
+#: machine), and the share of the time left it may take.
+SPLIT_S_PER_CELL = 1.3e-8
+SPLIT_TIME_SHARE = 0.25
+#: Share of the time left that the bins round may take at most (it needs far less).
+BINS_SHARE = 0.6
+#: Share of the time left that the parts get; the rest goes to the cross-layer local search
+#: (its trades move memory between layers) and the finish.
+PARTS_SHARE = 0.6
+#: The finish keeps back this many conversions of a plan (solution, validation, evaluation).
+RESERVE_CONVERSIONS = 3
+#: A part tries its layer's full model only when building it is estimated below this share of
+#: the part's time.
+FULL_MODEL_BUILD_SHARE = 0.25
+#: Levels a part solves: L3 (GPUs used) is not a sum over layers, and a part never uses a GPU
+#: its memory does not give it, so it is left to the whole.
+PART_LEVELS = ("L1", "W", "L2", "L4")
+
+
+#: ``auto`` runs ``decomp:layer`` instead of the whole model past this many variables (2 x, f
+#: per layer, expert and GPU): the whole model's build alone is then estimated over 4 s
+#: (BUILD_S_PER_VARIABLE), 10.5 s at OLMoE's 32 layers x 64 experts on 64 GPUs.
+AUTO_DECOMPOSE_VARIABLES = 20_000
+
+
+def auto_route(inst: MoePlacementInstance) -> str:
+    """The exact method ``auto`` runs: ``decomp:layer`` past AUTO_DECOMPOSE_VARIABLES, from
+    the instance's size alone (nothing is built)."""
+    gpus = len(inst.cluster.gpus())
+    variables = 2 * gpus * sum(len(layer.experts) for layer in inst.layers)
+    return "decomp:layer" if variables > AUTO_DECOMPOSE_VARIABLES else "milp:highs"
+
+
+@dataclass(frozen=True)
+class PartInput:
+    """Everything a part needs, picklable: the layer's data (one layer on its group's GPUs,
+    memory fixed), the part, and its time (seconds, and a wall-clock end as a backstop)."""
+
+    sub: ModelData
+    part: LayerPart
+    seconds: float
+    end_wall: float
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class PartAnswer:
+    layer: int
+    x: np.ndarray  # (E, G_k) over part.gpus
+    f: np.ndarray
+    load_us: float  # the layer's max GPU load
+    how: str  # "greedy", "graph", "full" or "warm"
+
+
+def layer_data(data: ModelData, part: LayerPart) -> ModelData:
+    """Layer ``part.layer`` alone on its GPUs, with the part's memory as the GPUs' capacity.
+    The instance is not carried (the parts read arrays only, and a worker need not receive it)."""
+    i, g = part.layer, part.gpus
+    return dataclasses.replace(
+        data,
+        instance=cast(MoePlacementInstance, None),
+        gpu_ids=tuple(data.gpu_ids[int(k)] for k in g),
+        cap=part.cap.copy(),
+        speed=data.speed[g],
+        host=data.host[g],
+        group=np.zeros(len(g), dtype=np.int64),
+        n_groups=1,
+        mem=(data.mem[i],),
+        pop=(data.pop[i],),
+        cpt=(data.cpt[i],),
+        comm=data.comm[g],
+        eligible=(data.eligible[i][:, g] & (data.mem[i][:, None] <= part.cap[None, :] + 1e-9),),
+        current=None if data.current is None else (data.current[i][:, g],),
+        extra_memory_gib=part.extra_gib,
+        hierarchical=False,
+    )
+
+
+def _max_load(sub: ModelData, x: np.ndarray, f: np.ndarray) -> float:
+    return float(sub.layer_loads(Plan([x], [f]), 0).max())
+
+
+def _solve_model(sub: ModelData, start: Plan, seconds: float, seed: int) -> Plan | None:
+    """The layer's model (model.py on ``sub``) by HiGHS from ``start``; its best point."""
+    deadline = Deadline(time.perf_counter() + seconds)
+    mm = build_model(sub, deadline)
+    mm.model.levels[:] = [lv for lv in mm.model.levels if lv.name in PART_LEVELS]
+    session = HighsSession(mm.model)
+    try:
+        options = SolveOptions(time_limit_s=max(seconds, 0.01), seed=seed)
+        lex = solve_levels(
+            mm.model, session, options, deadline, MoeHooks(mm, 0.0), encode(mm, start)
+        )
+    finally:
+        session.close()
+    return None if lex.values is None else decode(mm, lex.values)
+
+
+def solve_part(inp: PartInput) -> PartAnswer | None:
+    """Solve one layer (module docstring); None when not even the greedy fits its memory."""
+    started = time.perf_counter()
+    end = started + max(0.0, min(inp.seconds, inp.end_wall - time.time()))
+    sub, part = inp.sub, inp.part
+    packed = pack_layer(
+        sub.work(0),
+        sub.mem[0],
+        sub.speed,
+        sub.cap,
+        sub.eligible[0],
+        sub.replica_cap,
+        part.extra_gib,
+    )
+    best: PartAnswer | None = None
+    for how, xf in (("warm", part.warm), ("greedy", packed)):
+        if xf is not None:
+            z = _max_load(sub, *xf)
+            if best is None or z < best.load_us:
+                best = PartAnswer(part.layer, xf[0], xf[1], z, how)
+    if best is None:
+        return None
+    stages = [
+        ("graph", dataclasses.replace(sub, eligible=(sub.eligible[0] & best.x,), symmetric=False))
+    ]
+    full_build = sub.num_variables * BUILD_S_PER_VARIABLE
+    if full_build < FULL_MODEL_BUILD_SHARE * (end - started):
+        stages.append(("full", sub))
+    for k, (how, model_data) in enumerate(stages):
+        left = end - time.perf_counter()
+        seconds = left / (len(stages) - k)
+        if seconds < 0.02:
+            break
+        plan = _solve_model(model_data, Plan([best.x], [best.f]), seconds, inp.seed)
+        if plan is None or not plan.x[0].any(axis=1).all():
+            continue
+        f = plan.f[0] / np.maximum(plan.f[0].sum(axis=1, keepdims=True), 1e-300)
+        z = _max_load(sub, plan.x[0], f)
+        if z < best.load_us * (1 - 1e-12):
+            best = PartAnswer(part.layer, plan.x[0], f, z, how)
+    return best
+
+
+def join(data: ModelData, parts: list[LayerPart], answers: dict[int, PartAnswer]) -> Plan | None:
+    """The layers' answers as one plan. Repair: a layer without an answer (its part ran out
+    of time or failed) gets the greedy within its memory here; the plan is checked against
+    memory per GPU (C1), extra memory (C6) and the replica cap (C5); None if it fails them."""
+    plan = data.empty_plan()
+    for part in parts:
+        i = part.layer
+        ans = answers.get(i)
+        if ans is None:
+            sub = layer_data(data, part)
+            xf = part.warm or pack_layer(
+                sub.work(0), sub.mem[0], sub.speed, sub.cap, sub.eligible[0],
+                sub.replica_cap, part.extra_gib,
+            )  # fmt: skip
+            if xf is None:
+                return None
+            ans = PartAnswer(i, xf[0], xf[1], 0.0, "repair")
+        plan.x[i][:, part.gpus] = ans.x
+        plan.f[i][:, part.gpus] = np.where(ans.x, ans.f, 0.0)
+    used = sum(data.mem[i] @ plan.x[i] for i in range(data.L))
+    extra = sum(float(data.mem[i] @ (plan.x[i].sum(axis=1) - 1)) for i in range(data.L))
+    if (used > data.cap + 1e-6).any() or extra > data.extra_memory_gib + 1e-6:
+        return None
+    if any((x.sum(axis=1) > data.replica_cap).any() or not x.any(axis=1).all() for x in plan.x):
+        return None
+    return plan
+
+
+@dataclass(frozen=True)
+class BinInput:
+    """A layer of the identical-GPU shape (``layer_bins.py``): its work, the GPUs' speed and
+    count, its replica budget and the replica cap. Picklable."""
+
+    layer: int
+    work: np.ndarray
+    speed: float
+    gpus: int
+    replicas: int
+    per_expert: int
+
+
+def solve_bins_part(inp: BinInput) -> tuple[int, Bins] | None:
+    """One layer in bins (``layer_bins.bin_layer``)."""
+    got = bin_layer(inp.work, inp.speed, inp.gpus, inp.replicas, inp.per_expert)
+    return None if got is None else (inp.layer, got[0])
+
+
+def solve_decomposed(
+    inst: MoePlacementInstance, options: SolveOptions, deadline: Deadline
+) -> Outcome:
+    """The registered ``decomp:layer`` method: (identical GPUs) the layers as bins joined onto
+    the GPUs; then every layer's exact model with the memory of the best plan so far fixed;
+    the join; the cross-layer local search. Never worse than the caller's hint (``auto``
+    passes the heuristics' best); without one and without bins, EPLB's warm start."""
+    t0 = time.perf_counter()
+    data = build_data(inst, check_size=False, deadline=deadline)
+    hint = hint_plan(data, options.hint)
+    split = _split_affordable(data, deadline)
+    bound = max(data.lower_bound(), data.split_bound(SPLIT_CELLS) if split else -math.inf)
+    build_s = time.perf_counter() - t0
+    binned = _bins_round(data, deadline) if split else None
+    warm = hint
+    if warm is None and binned is None:
+        warm = run_eplb(data, EplbParams(), deadline)  # past the deadline: DeadlineReached
+        if warm is not None:
+            warm = improve(
+                data, warm, LocalSearchParams(), deadline.earlier(0.9 * deadline.remaining())
+            )
+    starts = [(name, p) for name, p in (("bins", binned), ("warm start", warm)) if p is not None]
+    if not starts:
+        return Outcome(
+            Status.NO_SOLUTION,
+            bound=bound,
+            build_s=build_s,
+            explanation="the heuristics found no placement that fits the GPU memory (not a "
+            "proof of infeasibility; try an exact method)",
+        )
+    name, start = min(starts, key=lambda t: data.levels(t[1])[0])
+    stats: dict[str, object] = {"start": name, "parts": data.L}
+    reserve = RESERVE_CONVERSIONS * validation_reserve_s(start)
+    plan, improved = _run_parts(data, start, options, deadline, reserve)
+    stats["parts_improved"] = improved
+    best = plan if plan is not None and data.levels(plan)[0] <= data.levels(start)[0] else start
+    # The cross-layer step: the local search moves replicas and memory between layers.
+    end = deadline.earlier(reserve)
+    if not end.expired():
+        best = improve(data, best, LocalSearchParams(), end)
+    reference = warm if warm is not None else start
+    solution, hint_won = better_of(data, data.to_solution(best), reference)
+    if hint_won and reference is hint:
+        stats["hint_returned"] = "yes"
+    return Outcome(
+        Status.FEASIBLE,
+        solution=solution,
+        bound=bound,
+        build_s=build_s,
+        solve_s=time.perf_counter() - t0 - build_s,
+        stats={"solver": "highs", **stats},
+        explanation="joined from per-layer models; the gap is against the whole instance's "
+        "bound (per-layer bounds, the replica slots split exactly over the layers)",
+    )
+
+
+def _split_affordable(data: ModelData, deadline: Deadline) -> bool:
+    """Is the exact split of the replica slots (``budget.py``) within SPLIT_CELLS and, at the
+    measured cost per cell, a quarter of the time left?"""
+    cells = data.split_cells()
+    return (
+        cells is not None
+        and cells <= SPLIT_CELLS
+        and cells * SPLIT_S_PER_CELL < SPLIT_TIME_SHARE * deadline.remaining()
+    )
+
+
+def _bins_round(data: ModelData, deadline: Deadline) -> Plan | None:
+    """Identical GPUs only: every layer in bins (through the executor), joined onto the GPUs,
+    with no slot kept free first, then more (JOIN_SLACK_SLOTS); None where the shape differs,
+    time ran out or no join fits."""
+    slots = identical_slots(data)
+    if slots is None:
+        return None
+    stop = Deadline(time.perf_counter() + deadline.share(BINS_SHARE))
+    per_expert = min(data.replica_cap, data.G)
+    for slack in JOIN_SLACK_SLOTS:
+        budgets = slot_budgets(data, slots, SPLIT_CELLS, slack)
+        if budgets is None or stop.expired():
+            return None
+        tasks = [
+            Task(
+                f"bins-layer{i}",
+                solve_bins_part,
+                (BinInput(i, data.work(i), float(data.speed[0]), data.G, int(n), per_expert),),
+            )
+            for i, n in enumerate(budgets)
+        ]
+        found: dict[int, Bins] = {}
+        with make_executor("inline") as ex:
+            for res in ex.run(tasks, deadline=stop):
+                if res.ok and res.value is not None:
+                    found[res.value[0]] = res.value[1]
+        if len(found) < data.L:
+            return None
+        layer_bins = [found[i] for i in range(data.L)]
+        where = assign_bins(layer_bins, slots)
+        if where is not None:
+            return to_plan(data, layer_bins, where)
+    return None
+
+
+def _run_parts(
+    data: ModelData, start: Plan, options: SolveOptions, deadline: Deadline, reserve: float
+) -> tuple[Plan | None, int]:
+    """Every layer's exact model with ``start``'s memory fixed, through the executor within
+    the parts' share of the time; the join."""
+    parts = partition(data, start, warm_memory(data, start))
+    seconds = max(0.0, deadline.remaining() - reserve) * PARTS_SHARE
+    stop = Deadline(time.perf_counter() + seconds)
+    end_wall = time.time() + seconds
+    answers: dict[int, PartAnswer] = {}
+
+    def tasks() -> Iterator[Task]:
+        for k, part in enumerate(parts):
+            # an equal share of what is left for the parts not yet handed out (an inline
+            # executor asks for the next task when the last is done)
+            share = stop.remaining() / (len(parts) - k)
+            inp = PartInput(layer_data(data, part), part, share, end_wall, options.seed)
+            yield Task(f"layer{part.layer}", solve_part, (inp,))
+
+    with make_executor("inline") as ex:
+        for res in ex.run(tasks(), deadline=stop):
+            if res.ok and res.value is not None:
+                answers[res.value.layer] = res.value
+    improved = sum(1 for a in answers.values() if a.how in ("graph", "full"))
+    return join(data, parts, answers), improved
