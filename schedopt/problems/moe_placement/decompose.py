@@ -34,17 +34,9 @@ from schedopt.model.emit_highs import HighsSession
 from .codec import decode, encode
 from .data import BUILD_S_PER_VARIABLE, ModelData, Plan, build_data
 from .exact import MoeHooks
-from .heuristics import EplbParams, LocalSearchParams, improve, run_eplb, validation_reserve_s
+from .heuristics import EplbParams, LocalSearchParams, improve, run_eplb
 from .instance import MoePlacementInstance
-from .layer_bins import (
-    JOIN_SLACK_SLOTS,
-    Bins,
-    assign_bins,
-    bin_layer,
-    identical_slots,
-    slot_budgets,
-    to_plan,
-)
+from .layer_bins import bins_round
 from .layer_parts import LayerPart, pack_layer, partition, warm_memory
 from .model import build_model
 from .warmstart import better_of, hint_plan
@@ -52,17 +44,19 @@ from .warmstart import better_of, hint_plan
 #: The exact split of the replica slots (bound and budgets) may have this many cells (about
 #: 0.5 s at DeepSeek-V3's 58 layers of 256 experts on 256 GPUs).
 SPLIT_CELLS = 200_000_000
-#: Measured cost of a cell of the split's table (0.45 s for 70 M cells, doubled for a busy
-#: machine), and the share of the time left it may take.
-SPLIT_S_PER_CELL = 1.3e-8
+#: The split's table costs at most this many times the curves it is built from (0.45 s
+#: against 0.26 s at DeepSeek-V3's shape), and may take this share of the time left.
+SPLIT_PER_CURVES = 3.0
 SPLIT_TIME_SHARE = 0.25
 #: Share of the time left that the bins round may take at most (it needs far less).
 BINS_SHARE = 0.6
 #: Share of the time left that the parts get; the rest goes to the cross-layer local search
 #: (its trades move memory between layers) and the finish.
 PARTS_SHARE = 0.6
-#: The finish keeps back this many conversions of a plan (solution, validation, evaluation).
-RESERVE_CONVERSIONS = 3
+#: The finish keeps back this many times one measured conversion of a plan to a solution
+#: (the answer's conversion, two evaluations to compare it with the hint, and the validation
+#: solve() runs after; each costs about one conversion).
+FINISH_CONVERSIONS = 5
 #: A part tries its layer's full model only when building it is estimated below this share of
 #: the part's time.
 FULL_MODEL_BUILD_SHARE = 0.25
@@ -221,25 +215,6 @@ def join(data: ModelData, parts: list[LayerPart], answers: dict[int, PartAnswer]
     return plan
 
 
-@dataclass(frozen=True)
-class BinInput:
-    """A layer of the identical-GPU shape (``layer_bins.py``): its work, the GPUs' speed and
-    count, its replica budget and the replica cap. Picklable."""
-
-    layer: int
-    work: np.ndarray
-    speed: float
-    gpus: int
-    replicas: int
-    per_expert: int
-
-
-def solve_bins_part(inp: BinInput) -> tuple[int, Bins] | None:
-    """One layer in bins (``layer_bins.bin_layer``)."""
-    got = bin_layer(inp.work, inp.speed, inp.gpus, inp.replicas, inp.per_expert)
-    return None if got is None else (inp.layer, got[0])
-
-
 def solve_decomposed(
     inst: MoePlacementInstance, options: SolveOptions, deadline: Deadline
 ) -> Outcome:
@@ -248,12 +223,20 @@ def solve_decomposed(
     the join; the cross-layer local search. Never worse than the caller's hint (``auto``
     passes the heuristics' best); without one and without bins, EPLB's warm start."""
     t0 = time.perf_counter()
+    phases: dict[str, float] = {}
+
+    def mark(name: str) -> None:
+        phases[name] = round(time.perf_counter() - t0 - sum(phases.values()), 3)
+
     data = build_data(inst, check_size=False, deadline=deadline)
     hint = hint_plan(data, options.hint)
+    mark("data")
     split = _split_affordable(data, deadline)
     bound = max(data.lower_bound(), data.split_bound(SPLIT_CELLS) if split else -math.inf)
+    mark("bound")
     build_s = time.perf_counter() - t0
-    binned = _bins_round(data, deadline) if split else None
+    binned = bins_round(data, deadline, SPLIT_CELLS if split else 0, BINS_SHARE)
+    mark("bins")
     warm = hint
     if warm is None and binned is None:
         warm = run_eplb(data, EplbParams(), deadline)  # past the deadline: DeadlineReached
@@ -272,18 +255,34 @@ def solve_decomposed(
         )
     name, start = min(starts, key=lambda t: data.levels(t[1])[0])
     stats: dict[str, object] = {"start": name, "parts": data.L}
-    reserve = RESERVE_CONVERSIONS * validation_reserve_s(start)
-    plan, improved = _run_parts(data, start, options, deadline, reserve)
-    stats["parts_improved"] = improved
-    best = plan if plan is not None and data.levels(plan)[0] <= data.levels(start)[0] else start
-    # The cross-layer step: the local search moves replicas and memory between layers.
-    end = deadline.earlier(reserve)
-    if not end.expired():
-        best = improve(data, best, LocalSearchParams(), end)
-    reference = warm if warm is not None else start
-    solution, hint_won = better_of(data, data.to_solution(best), reference)
-    if hint_won and reference is hint:
-        stats["hint_returned"] = "yes"
+    # What the finish costs on this machine now: one conversion measured (the start's, kept
+    # for when nothing beats it), times the conversions and evaluations still to come.
+    t1 = time.perf_counter()
+    start_solution = data.to_solution(start)
+    reserve = FINISH_CONVERSIONS * (time.perf_counter() - t1) + 0.05
+    mark("start")
+    if deadline.remaining() > 2 * reserve:
+        plan, improved = _run_parts(data, start, options, deadline, reserve)
+        stats["parts_improved"] = improved
+        better = plan is not None and data.levels(plan)[0] <= data.levels(start)[0]
+        best = plan if better and plan is not None else start
+        mark("parts")
+        # The cross-layer step: the local search moves replicas and memory between layers.
+        end = deadline.earlier(reserve)
+        if not end.expired():
+            best = improve(data, best, LocalSearchParams(), end)
+        mark("local_search")
+    else:
+        best = start
+    solution = start_solution if best is start else data.to_solution(best)
+    if warm is not None:  # never worse than the hint (or the warm start)
+        warm_solution = options.hint if warm is hint else None
+        kept, hint_won = better_of(data, solution, warm, warm_solution)
+        solution = solution if kept is None else kept
+        if hint_won and warm is hint:
+            stats["hint_returned"] = "yes"
+    mark("finish")
+    stats["phase_s"] = phases
     return Outcome(
         Status.FEASIBLE,
         solution=solution,
@@ -297,49 +296,17 @@ def solve_decomposed(
 
 
 def _split_affordable(data: ModelData, deadline: Deadline) -> bool:
-    """Is the exact split of the replica slots (``budget.py``) within SPLIT_CELLS and, at the
-    measured cost per cell, a quarter of the time left?"""
+    """Is the exact split of the replica slots (``budget.py``) within SPLIT_CELLS and within
+    SPLIT_TIME_SHARE of the time left, at the cost the curves just took to compute (the table
+    measured at most SPLIT_PER_CURVES times that, on a quiet machine and a busy one)?"""
+    t0 = time.perf_counter()
     cells = data.split_cells()
+    curves_s = time.perf_counter() - t0
     return (
         cells is not None
         and cells <= SPLIT_CELLS
-        and cells * SPLIT_S_PER_CELL < SPLIT_TIME_SHARE * deadline.remaining()
+        and SPLIT_PER_CURVES * curves_s < SPLIT_TIME_SHARE * deadline.remaining()
     )
-
-
-def _bins_round(data: ModelData, deadline: Deadline) -> Plan | None:
-    """Identical GPUs only: every layer in bins (through the executor), joined onto the GPUs,
-    with no slot kept free first, then more (JOIN_SLACK_SLOTS); None where the shape differs,
-    time ran out or no join fits."""
-    slots = identical_slots(data)
-    if slots is None:
-        return None
-    stop = Deadline(time.perf_counter() + deadline.share(BINS_SHARE))
-    per_expert = min(data.replica_cap, data.G)
-    for slack in JOIN_SLACK_SLOTS:
-        budgets = slot_budgets(data, slots, SPLIT_CELLS, slack)
-        if budgets is None or stop.expired():
-            return None
-        tasks = [
-            Task(
-                f"bins-layer{i}",
-                solve_bins_part,
-                (BinInput(i, data.work(i), float(data.speed[0]), data.G, int(n), per_expert),),
-            )
-            for i, n in enumerate(budgets)
-        ]
-        found: dict[int, Bins] = {}
-        with make_executor("inline") as ex:
-            for res in ex.run(tasks, deadline=stop):
-                if res.ok and res.value is not None:
-                    found[res.value[0]] = res.value[1]
-        if len(found) < data.L:
-            return None
-        layer_bins = [found[i] for i in range(data.L)]
-        where = assign_bins(layer_bins, slots)
-        if where is not None:
-            return to_plan(data, layer_bins, where)
-    return None
 
 
 def _run_parts(

@@ -2,7 +2,8 @@
 C6 cap: the real models' shape): each layer as bins, then the bins onto GPUs.
 
 - **budget** (:func:`slot_budgets`): the replicas of each layer, the bound's own exact split of
-  the slots over the layers' replica curves (``ModelData.budget_table``).
+  the slots over the layers' replica curves (``ModelData.budget_table``), or where that table
+  is too large for the time left, the curves priced by one Lagrange multiplier.
 - **part** (:func:`bin_layer`): the smallest target load ``T`` for which the layer fits in at
   most ``G`` bins of capacity ``T`` with at most its budget of replicas: experts heavier than
   ``T`` fill whole bins and open one with their rest, the others go whole, heaviest first,
@@ -16,13 +17,19 @@ C6 cap: the real models' shape): each layer as bins, then the bins onto GPUs.
 from __future__ import annotations
 
 import bisect
+import time
+from dataclasses import dataclass
 
 import numpy as np
 
+from schedopt.core.stopping import Deadline
+from schedopt.executor import Task, make_executor
+
 from .data import ModelData, Plan
 
-#: Bisection steps of the target load (a part).
+#: Bisection steps of the target load (a part) and of the price of a replica (budgets).
 TARGET_STEPS = 20
+PRICE_STEPS = 40
 #: Slots per GPU kept free of the budgets on each try, so that the join has room to fit the
 #: bins (the first try keeps none: one replica less per GPU cost 4% at OLMoE's 64 GPUs).
 JOIN_SLACK_SLOTS = (0, 1, 2)
@@ -54,15 +61,16 @@ def slot_budgets(
     leaves going round robin to the layers with the highest curve; None when the table is not
     built or one copy of everything does not fit."""
     experts = np.array([len(m) for m in data.mem])
-    table = data.budget_table(max_cells)
     spare = int(slots.sum()) - int(experts.sum())
-    if table is None or spare < 0:
+    if spare < 0:
         return None
     spare = max(0, spare - slack * len(slots))
-    extra = table.split(spare)
-    top = experts * (min(data.replica_cap, data.G) - 1)
-    left = spare - int(extra.sum())
     curves = data.replica_curves()
+    table = data.budget_table(max_cells)
+    extra = table.split(spare) if table is not None else _priced_split(curves, spare)
+    top = experts * (min(data.replica_cap, data.G) - 1)
+    extra = np.minimum(extra, top)
+    left = spare - int(extra.sum())
     while left > 0 and (extra < top).any():
         at = [float(c[min(int(k), len(c) - 1)]) for c, k in zip(curves, extra, strict=True)]
         for i in np.argsort(-np.array(at), kind="stable"):
@@ -70,6 +78,25 @@ def slot_budgets(
                 extra[i] += 1
                 left -= 1
     return experts + extra
+
+
+def _priced_split(curves: list[np.ndarray], spare: int) -> np.ndarray:
+    """Without the exact table (too large for the time left): the minimiser of
+    ``c_l(k) + λ k`` per layer for the smallest multiplier ``λ`` (bisection) that fits."""
+
+    def pick(lam: float) -> np.ndarray:
+        return np.array([int(np.argmin(c + lam * np.arange(len(c)))) for c in curves])
+
+    lo, hi = 0.0, max(float(c[0]) for c in curves) + 1.0
+    if pick(lo).sum() <= spare:
+        return pick(lo)
+    for _ in range(PRICE_STEPS):
+        mid = 0.5 * (lo + hi)
+        if pick(mid).sum() > spare:
+            lo = mid
+        else:
+            hi = mid
+    return pick(hi)
 
 
 def pack_bins(work: np.ndarray, cap: float, most_bins: int) -> tuple[Bins, int] | None:
@@ -218,3 +245,58 @@ def to_plan(data: ModelData, layer_bins: list[Bins], where: list[np.ndarray]) ->
                 plan.f[i][e, g] += amount / w[e] if w[e] > 0 else 1.0
         plan.f[i] /= plan.f[i].sum(axis=1, keepdims=True)
     return plan
+
+
+@dataclass(frozen=True)
+class BinInput:
+    """A layer of the identical-GPU shape (``layer_bins.py``): its work, the GPUs' speed and
+    count, its replica budget and the replica cap. Picklable."""
+
+    layer: int
+    work: np.ndarray
+    speed: float
+    gpus: int
+    replicas: int
+    per_expert: int
+
+
+def solve_bins_part(inp: BinInput) -> tuple[int, Bins] | None:
+    """One layer in bins (``layer_bins.bin_layer``)."""
+    got = bin_layer(inp.work, inp.speed, inp.gpus, inp.replicas, inp.per_expert)
+    return None if got is None else (inp.layer, got[0])
+
+
+def bins_round(data: ModelData, deadline: Deadline, max_cells: int, share: float) -> Plan | None:
+    """Identical GPUs only: every layer in bins (through the executor, within ``share`` of the
+    time left), joined onto the GPUs, with no slot kept free first, then more
+    (JOIN_SLACK_SLOTS); the budgets' exact split if its table has at most ``max_cells``
+    cells. None where the shape differs, time ran out or no join fits."""
+    slots = identical_slots(data)
+    if slots is None:
+        return None
+    stop = Deadline(time.perf_counter() + deadline.share(share))
+    per_expert = min(data.replica_cap, data.G)
+    for slack in JOIN_SLACK_SLOTS:
+        budgets = slot_budgets(data, slots, max_cells, slack)
+        if budgets is None or stop.expired():
+            return None
+        tasks = [
+            Task(
+                f"bins-layer{i}",
+                solve_bins_part,
+                (BinInput(i, data.work(i), float(data.speed[0]), data.G, int(n), per_expert),),
+            )
+            for i, n in enumerate(budgets)
+        ]
+        found: dict[int, Bins] = {}
+        with make_executor("inline") as ex:
+            for res in ex.run(tasks, deadline=stop):
+                if res.ok and res.value is not None:
+                    found[res.value[0]] = res.value[1]
+        if len(found) < data.L:
+            return None
+        layer_bins = [found[i] for i in range(data.L)]
+        where = assign_bins(layer_bins, slots)
+        if where is not None:
+            return to_plan(data, layer_bins, where)
+    return None
