@@ -210,7 +210,8 @@ class ModelData:
         return slots
 
     @cached_property
-    def _curves(self) -> list[np.ndarray]:
+    def layer_curves(self) -> list[np.ndarray]:
+        """:meth:`replica_curves`, computed once."""
         return self.replica_curves()
 
     def split_cells(self) -> int | None:
@@ -219,12 +220,12 @@ class ModelData:
         slots = self.replica_slots()
         if slots is None or slots < 0:
             return None
-        return table_cells(self._curves, slots)
+        return table_cells(self.layer_curves, slots)
 
     @cached_property
     def _split_table(self) -> BudgetTable | None:
         slots = self.replica_slots()
-        return None if slots is None or slots < 0 else budget_table(self._curves, slots)
+        return None if slots is None or slots < 0 else budget_table(self.layer_curves, slots)
 
     def budget_table(self, max_cells: int = CHEAP_SPLIT_CELLS) -> BudgetTable | None:
         """Equal expert sizes: the exact split of the replica slots over the layers' curves
@@ -240,7 +241,7 @@ class ModelData:
 
     def _replica_bound(self) -> float:
         budget = self.replica_budget_gib()
-        return max(self.split_bound(), self._lagrangian_bound(budget, self._curves))
+        return max(self.split_bound(), self._lagrangian_bound(budget, self.layer_curves))
 
     def _lagrangian_bound(self, budget: float, curves: list[np.ndarray]) -> float:
         costs = [float(m.min()) for m in self.mem]

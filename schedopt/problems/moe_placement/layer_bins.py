@@ -29,6 +29,9 @@ from .data import ModelData, Plan
 
 #: Bisection steps of the target load (a part) and of the price of a replica (budgets).
 TARGET_STEPS = 20
+#: The target search starts this share above its floor and stops within this precision.
+TARGET_FIRST_STEP = 0.01
+TARGET_PRECISION = 1e-5
 PRICE_STEPS = 40
 #: Slots per GPU kept free of the budgets on each try, so that the join has room to fit the
 #: bins (the first try keeps none: one replica less per GPU cost 4% at OLMoE's 64 GPUs).
@@ -65,7 +68,7 @@ def slot_budgets(
     if spare < 0:
         return None
     spare = max(0, spare - slack * len(slots))
-    curves = data.replica_curves()
+    curves = data.layer_curves
     table = data.budget_table(max_cells)
     extra = table.split(spare) if table is not None else _priced_split(curves, spare)
     top = experts * (min(data.replica_cap, data.G) - 1)
@@ -135,11 +138,12 @@ def pack_bins(work: np.ndarray, cap: float, most_bins: int) -> tuple[Bins, int] 
 
 
 def bin_layer(
-    work: np.ndarray, speed: float, gpus: int, replicas: int, per_expert: int
+    work: np.ndarray, speed: float, gpus: int, replicas: int, per_expert: int, floor: float = 0.0
 ) -> tuple[Bins, float] | None:
     """The smallest target load (µs, by bisection) whose bins fit ``gpus`` GPUs with at most
     ``replicas`` replicas, ``per_expert`` of one expert (C5); the bins and the target. None if
-    no target fits."""
+    no target fits. ``floor``: a lower bound on the target (the layer's curve at its budget),
+    where the search starts: first ``floor`` itself, then above it in growing steps."""
 
     def fits(target: float) -> Bins | None:
         if float(work.max()) > per_expert * target * speed * (1 - 1e-9):
@@ -147,17 +151,20 @@ def bin_layer(
         got = pack_bins(work, target * speed, gpus)
         return None if got is None or got[1] > replicas else got[0]
 
-    low = float(work.sum()) / (speed * gpus)
-    high = float(work.max()) / speed + low
-    if high <= 0:  # no work at all: any bins do (one expert per bin where there are GPUs)
-        high = 1.0
+    low = max(float(work.sum()) / (speed * gpus), floor * (1 - 1e-9))
+    top = 1e3 * (low + float(work.max()) / speed) + 1.0
+    step = TARGET_FIRST_STEP * low if low > 0 else 1.0
+    high = low + step
     best = fits(high)
-    while best is None:
-        if high > 1e3 * (low + float(work.max()) / speed):
+    while best is None:  # 1%, 3%, 7%, ... above the floor
+        if high > top:
             return None
-        high *= 2.0
+        low, step = high, 2.0 * step
+        high += step
         best = fits(high)
     for _ in range(TARGET_STEPS):
+        if high - low <= TARGET_PRECISION * high:
+            break
         mid = 0.5 * (low + high)
         got = fits(mid)
         if got is None:
@@ -258,11 +265,13 @@ class BinInput:
     gpus: int
     replicas: int
     per_expert: int
+    #: The layer's curve at its budget: no target below it fits (``bin_layer``).
+    floor: float = 0.0
 
 
 def solve_bins_part(inp: BinInput) -> tuple[int, Bins] | None:
     """One layer in bins (``layer_bins.bin_layer``)."""
-    got = bin_layer(inp.work, inp.speed, inp.gpus, inp.replicas, inp.per_expert)
+    got = bin_layer(inp.work, inp.speed, inp.gpus, inp.replicas, inp.per_expert, inp.floor)
     return None if got is None else (inp.layer, got[0])
 
 
@@ -276,6 +285,7 @@ def bins_round(data: ModelData, deadline: Deadline, max_cells: int, share: float
         return None
     stop = Deadline(time.perf_counter() + deadline.share(share))
     per_expert = min(data.replica_cap, data.G)
+    curves = data.layer_curves
     for slack in JOIN_SLACK_SLOTS:
         budgets = slot_budgets(data, slots, max_cells, slack)
         if budgets is None or stop.expired():
@@ -284,7 +294,17 @@ def bins_round(data: ModelData, deadline: Deadline, max_cells: int, share: float
             Task(
                 f"bins-layer{i}",
                 solve_bins_part,
-                (BinInput(i, data.work(i), float(data.speed[0]), data.G, int(n), per_expert),),
+                (
+                    BinInput(
+                        i,
+                        data.work(i),
+                        float(data.speed[0]),
+                        data.G,
+                        int(n),
+                        per_expert,
+                        float(curves[i][min(int(n) - len(data.mem[i]), len(curves[i]) - 1)]),
+                    ),
+                ),
             )
             for i, n in enumerate(budgets)
         ]

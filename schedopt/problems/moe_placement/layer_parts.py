@@ -1,21 +1,15 @@
-"""``decomp:layer``, the partition: one part per layer, each with its memory fixed.
+"""``decomp:layer``, the partition of any shape: one part per layer, its memory per GPU fixed.
 
 In the first objective level the layers are coupled only through memory (C1 per GPU, C6 in
 total; "Decomposition by layer" in ``formulations/moe_placement.md``). Fixing how much memory
 each layer may use on each GPU, ``M_lg`` with ``Σ_l M_lg ≤ M_g``, makes every layer a problem
 of its own, and any answers of the layers join into a placement that keeps C1 and C6.
+``M_lg`` is what a plan (the best so far) gives layer ``l`` on GPU ``g`` (:func:`warm_memory`).
 
-Where ``M_lg`` comes from:
-
-- **balanced** (every expert the same size, no C7 groups, no C6 cap: the real models): each
-  layer's replica count from the bound's own replica curves (``ModelData.replica_curves``,
-  priced by one Lagrange multiplier, the leftover handed out round robin), spread over the GPUs
-  in proportion to their free slots;
-- **warm** (otherwise): what the warm start's layer uses on each GPU.
-
-:func:`pack_layer` is the greedy a part starts from: replica counts by the min-max greedy of
-the bound, then longest-piece-first onto the least loaded GPU with room, the GPU with the
-fewest free slots first among equals (the big pieces alone, the small ones paired).
+:func:`pack_layer` is the greedy a part falls back on: replica counts by the min-max greedy of
+the bound, then longest piece first onto the least loaded GPU with room (the GPU with the
+fewest free GiB first among equal loads). The identical-GPU shape has its own partition, by
+replica budgets (``layer_bins.py``).
 """
 
 from __future__ import annotations
