@@ -46,8 +46,9 @@ SPEC = ProblemSpec(
             "decomp:layer",  # a decomposition proves no optimum: registered as a heuristic
             MethodKind.HEURISTIC,
             decompose.solve_decomposed,
-            "per-layer exact models (HiGHS) with each layer's memory fixed, joined and "
-            "repaired; gap against the whole instance's per-layer Lagrangian bound",
+            "decomposition by layer: replica budgets from the bound, each layer in bins, "
+            "joined onto the GPUs; then each layer's model (HiGHS) with its memory fixed; "
+            "gap against the whole instance's bound (auto past 20,000 variables)",
             supports_hint=True,
         ),
         MethodSpec(
