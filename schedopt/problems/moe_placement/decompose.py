@@ -37,7 +37,7 @@ from schedopt.model import solve_levels
 from schedopt.model.emit_highs import HighsSession
 
 from .codec import decode, encode
-from .data import BUILD_S_PER_VARIABLE, ModelData, Plan, build_data
+from .data import BUILD_S_PER_VARIABLE, LEX_REL_TOL, ModelData, Plan, build_data
 from .exact import MoeHooks
 from .heuristics import EplbParams, LocalSearchParams, improve, run_eplb
 from .instance import MoePlacementInstance
@@ -189,7 +189,9 @@ def solve_part(inp: PartInput) -> PartAnswer | None:
             continue
         f = plan.f[0] / np.maximum(plan.f[0].sum(axis=1, keepdims=True), 1e-300)
         z = _max_load(sub, plan.x[0], f)
-        if z < best.load_us * (1 - 1e-12):
+        # the model's level 1 is optimal over a space holding its start, so an equal load
+        # is kept too: its lower levels (L2, L4) were optimised after it
+        if z <= best.load_us * (1 + LEX_REL_TOL):
             best = PartAnswer(part.layer, plan.x[0], f, z, how)
     return best
 
@@ -260,7 +262,7 @@ def solve_decomposed(
             explanation="the heuristics found no placement that fits the GPU memory (not a "
             "proof of infeasibility; try an exact method)",
         )
-    name, start = min(starts, key=lambda t: data.levels(t[1])[0])
+    name, start = min(starts, key=lambda t: data.objectives(t[1])[0])
     stats: dict[str, object] = {"start": name, "parts": data.L}
     # What the finish costs on this machine now: one conversion measured (the start's, kept
     # for when nothing beats it), times the conversions and evaluations still to come.
@@ -271,7 +273,7 @@ def solve_decomposed(
     if deadline.remaining() > 2 * reserve:
         plan, improved = _run_parts(data, start, options, deadline, reserve)
         stats["parts_improved"] = improved
-        better = plan is not None and data.levels(plan)[0] <= data.levels(start)[0]
+        better = plan is not None and data.objectives(plan)[0] <= data.objectives(start)[0]
         best = plan if better and plan is not None else start
         mark("parts")
         # The cross-layer step: the local search moves replicas and memory between layers.
