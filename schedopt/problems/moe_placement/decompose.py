@@ -34,7 +34,6 @@ from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.executor import Task, make_executor
 from schedopt.model import solve_levels
-from schedopt.model.emit_highs import HighsSession
 
 from .codec import decode, encode
 from .data import BUILD_S_PER_VARIABLE, LEX_REL_TOL, ModelData, Plan, build_data
@@ -137,6 +136,8 @@ def _max_load(sub: ModelData, x: np.ndarray, f: np.ndarray) -> float:
 
 def _solve_model(sub: ModelData, start: Plan, seconds: float, seed: int) -> Plan | None:
     """The layer's model (model.py on ``sub``) by HiGHS from ``start``; its best point."""
+    from schedopt.model.emit_highs import HighsSession  # on first use (highspy)
+
     deadline = Deadline(time.perf_counter() + seconds)
     mm = build_model(sub, deadline)
     mm.model.levels[:] = [lv for lv in mm.model.levels if lv.name in PART_LEVELS]
