@@ -227,6 +227,19 @@ class ModelData:
         slots = self.replica_slots()
         return None if slots is None or slots < 0 else budget_table(self.layer_curves, slots)
 
+    def build_split(self, stop: Deadline) -> BudgetTable | None:
+        """The exact split's table, built once, or None if ``stop`` passed first (checked
+        between layers; a later call starts again)."""
+        if "_split_table" in self.__dict__:
+            return self._split_table
+        slots = self.replica_slots()
+        if slots is None or slots < 0:
+            return None
+        table = budget_table(self.layer_curves, slots, stop)
+        if table is not None:
+            self.__dict__["_split_table"] = table  # what the cached property would hold
+        return table
+
     def budget_table(self, max_cells: int = CHEAP_SPLIT_CELLS) -> BudgetTable | None:
         """Equal expert sizes: the exact split of the replica slots over the layers' curves
         (``budget.py``, built once), or None (sizes differ, no room, or over ``max_cells``)."""

@@ -48,10 +48,8 @@ from .warmstart import better_of, hint_plan
 #: The exact split of the replica slots (bound and budgets) may have this many cells (about
 #: 0.5 s at DeepSeek-V3's 58 layers of 256 experts on 256 GPUs).
 SPLIT_CELLS = 200_000_000
-#: The split's table costs at most this many times the curves it is built from (0.45 s
-#: against 0.26 s at DeepSeek-V3's shape), and may take this share of the time left.
-SPLIT_PER_CURVES = 3.0
-SPLIT_TIME_SHARE = 0.25
+#: The split's table may take this share of the time left (then the Lagrangian stands in).
+SPLIT_TIME_SHARE = 0.4
 #: Share of the time left that the bins round may take at most (it needs far less, but a
 #: round cut short is lost whole: 14.8% instead of 0.001% under auto at 6 s, load 11).
 BINS_SHARE = 0.8
@@ -241,7 +239,7 @@ def solve_decomposed(
     data = build_data(inst, check_size=False, deadline=deadline)
     hint = hint_plan(data, options.hint)
     mark("data")
-    split = _split_affordable(data, deadline)
+    split = _split_in_time(data, deadline)
     bound = max(data.lower_bound(), data.split_bound(SPLIT_CELLS) if split else -math.inf)
     mark("bound")
     build_s = time.perf_counter() - t0
@@ -307,18 +305,14 @@ def solve_decomposed(
     )
 
 
-def _split_affordable(data: ModelData, deadline: Deadline) -> bool:
-    """Is the exact split of the replica slots (``budget.py``) within SPLIT_CELLS and within
-    SPLIT_TIME_SHARE of the time left, at the cost the curves just took to compute (the table
-    measured at most SPLIT_PER_CURVES times that, on a quiet machine and a busy one)?"""
-    t0 = time.perf_counter()
+def _split_in_time(data: ModelData, deadline: Deadline) -> bool:
+    """Build the exact split of the replica slots (``budget.py``) if its table is within
+    SPLIT_CELLS, giving up after SPLIT_TIME_SHARE of the time left; True if it is built."""
     cells = data.split_cells()
-    curves_s = time.perf_counter() - t0
-    return (
-        cells is not None
-        and cells <= SPLIT_CELLS
-        and SPLIT_PER_CURVES * curves_s < SPLIT_TIME_SHARE * deadline.remaining()
-    )
+    if cells is None or cells > SPLIT_CELLS:
+        return False
+    stop = Deadline(time.perf_counter() + deadline.share(SPLIT_TIME_SHARE))
+    return data.build_split(stop) is not None
 
 
 def _run_parts(
