@@ -1,8 +1,8 @@
 """Issue #17, MoE placement: ``auto`` and ``decomp:layer`` beside the whole model on the same
 instances, one fresh process per row, one row at a time.
 
-    python benchmarks/moe_decompose.py                       # suite moe-paper, 10 s
-    python benchmarks/moe_decompose.py --suite moe-scale     # 16 to 256 GPUs
+    python benchmarks/moe_decompose.py                                # moe_placement-paper
+    python benchmarks/moe_decompose.py --suite moe_placement-scale    # 16 to 256 GPUs
     python benchmarks/moe_decompose.py --whole-limit 60      # and milp:highs at 60 s
 
 Per row: status, L1 (Σ over layers of the most loaded GPU, µs), the bound every method
@@ -73,7 +73,7 @@ def one_process(case: Case) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--suite", default="moe-paper")
+    p.add_argument("--suite", default="moe_placement-paper")
     p.add_argument("--methods", default=None, help="comma-separated (default: the suite's)")
     p.add_argument("--time-limit", type=float, default=None, help="default: the suite's")
     p.add_argument(
