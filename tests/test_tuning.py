@@ -11,6 +11,7 @@ import pytest
 
 import schedopt
 from schedopt.core.registry import get_problem
+from schedopt.executor import InlineExecutor
 from schedopt.problems.admission import generate_custom
 from schedopt.tuning import load_tuned, save_tuned, tune
 from schedopt.tuning.store import default_save_path, shipped_path
@@ -122,3 +123,98 @@ def test_saved_parameters_are_used_only_when_passed(monkeypatch, tmp_path) -> No
     schedopt.solve(inst, "heuristic:edf", tuned=str(path))
     schedopt.solve(inst, "heuristic:edf", tuned=path, params={"laxity_weight": 1.0})
     assert seen == [mine, mine, {"laxity_weight": 1.0}]  # explicit params still win
+
+
+class _CountingExecutor(InlineExecutor):
+    """Runs tasks here, counting them: how many evaluations a run really made."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tasks = 0
+
+    def run(self, tasks, *, deadline=None):
+        for row in super().run(tasks, deadline=deadline):
+            self.tasks += 1
+            yield row
+
+
+def test_batches_evaluate_every_point_on_every_instance(training) -> None:
+    counter = _CountingExecutor()
+    result = tune("heuristic:edf", training, n_calls=7, batch=3, executor=counter)
+    assert result.evaluations == 7
+    assert counter.tasks == 7 * len(training)
+    assert result.score <= result.default_score
+
+
+def test_a_resumed_run_does_not_evaluate_its_checkpoint_again(training, tmp_path) -> None:
+    checkpoint = tmp_path / "edf.json"
+    first = tune("heuristic:edf", training, n_calls=6, batch=2, checkpoint=checkpoint)
+    assert json.loads(checkpoint.read_text())["points"].__len__() == 6
+    counter = _CountingExecutor()
+    resumed = tune(
+        "heuristic:edf", training, n_calls=9, batch=2, checkpoint=checkpoint, executor=counter
+    )
+    assert counter.tasks == 3 * len(training)  # only the three new points
+    assert resumed.evaluations == 9
+    assert resumed.score <= first.score  # the checkpoint's points still count
+
+
+def test_a_checkpoint_of_another_run_is_refused(training, tmp_path) -> None:
+    checkpoint = tmp_path / "cp.json"
+    tune("heuristic:edf", training, n_calls=6, checkpoint=checkpoint)
+    with pytest.raises(schedopt.InvalidInstanceError, match="another run"):
+        tune("heuristic:slack", training, n_calls=6, checkpoint=checkpoint)
+    with pytest.raises(schedopt.InvalidInstanceError, match="another run"):
+        tune("heuristic:edf", training[:1], n_calls=6, checkpoint=checkpoint)
+
+
+def test_held_out_scores_compare_the_tuned_point_with_the_defaults(training) -> None:
+    held = [generate_custom(hosts=2, jobs=20, slots=6, seed=s, load=2.5) for s in (50, 51)]
+    result = tune("heuristic:edf", training, held_out=held, n_calls=6, batch=5)
+    assert result.held_out_default_score is not None and result.held_out_score is not None
+    # The defaults are the held-out reference: they score exactly -1 per maximised level.
+    assert result.held_out_default_score == pytest.approx(-1.001)
+    assert result.wins_held_out == (result.held_out_score < result.held_out_default_score)
+    assert result.held_out_spread is not None and result.held_out_spread >= 0
+    entry = result.entry(["a", "b"], ["c", "d"])
+    assert entry["held_out_on"] == ["c", "d"] and entry["held_out_score"] == result.held_out_score
+
+
+def test_tune_cli_saves_only_what_wins_on_held_out(tmp_path, monkeypatch) -> None:
+    from schedopt.cli import main
+    from schedopt.tuning import bayes
+
+    verdicts = iter([True, False, True])  # edf wins, slack does not, lns wins
+
+    def judged(*args, **kwargs):
+        real = original(*args, **kwargs)
+        win = next(verdicts)
+        score = real.default_score - 0.5 if win else real.default_score
+        return dataclasses.replace(
+            real, held_out_score=score, held_out_default_score=real.default_score
+        )
+
+    original = bayes.tune
+    monkeypatch.setattr("schedopt.tuning.tune", judged)
+    path = tmp_path / "mine.json"
+    code = main(
+        [
+            "tune",
+            "admission",
+            "--size",
+            "small",
+            "--instances",
+            "1",
+            "--held-out",
+            "1",
+            "--n-calls",
+            "6",
+            "--time-limit",
+            "2",
+            "--save",
+            str(path),
+        ]
+    )
+    assert code == 0
+    saved = json.loads(path.read_text())["methods"]
+    assert set(saved) == {"heuristic:edf", "heuristic:lns"}

@@ -9,12 +9,12 @@ two different instances.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from schedopt.core.checksum import instance_checksum
 
 
 @dataclass(frozen=True)
@@ -56,13 +56,6 @@ class Suite:
         for r in self.recipes:
             if r.problem != self.problem:
                 raise ValueError(f"suite {self.name!r}: recipe {r.name!r} is a {r.problem}")
-
-
-def instance_checksum(instance: Any) -> str:
-    """SHA-256 of the instance's canonical JSON (sorted keys, no spaces)."""
-    doc = instance.model_dump(mode="json")
-    text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 __all__ = ["Recipe", "Suite", "instance_checksum"]
