@@ -18,9 +18,10 @@ from .common import EXIT_OK, EXIT_USAGE, CliError, check_outputs, err_console, o
 
 SCORE_HELP = (
     "score: the mean over instances of each objective level divided by the defaults' value\n"
-    "on that instance, weighted 1, 1e-3, ... by level and signed so that lower is better; the\n"
-    "defaults score -1 per maximised and +1 per minimised first level, an instance without\n"
-    "a solution 10. 'gain' is the improvement over the defaults in per cent."
+    "on that instance (by 1 where that value is below 1), weighted 1, 1e-3, ... by level and\n"
+    "signed so that lower is better: the defaults score about -1 per maximised and +1 per\n"
+    "minimised first level, an instance without a solution 10. 'gain' is the improvement\n"
+    "over the defaults in per cent of their score."
 )
 
 

@@ -1,7 +1,8 @@
 """The score tuning minimises: a heuristic's lexicographic objectives collapsed to one number.
 
 Each level is normalised by a reference (the default parameters' value on the same instance,
-so the defaults score exactly -1 per maximised level and +1 per minimised one), weighted
+or 1 where that value is below 1, so that a level near 0 cannot drown the first; the defaults
+then score -1 per maximised level and +1 per minimised one, or their value itself), weighted
 1, 1e-3, 1e-6, … by level so that the first objective dominates, and signed so that lower is
 better. An instance without a solution scores :data:`NO_SOLUTION_SCORE`, worse than any
 solution. A score is therefore read against the defaults' score: ``-1.0206`` against the
