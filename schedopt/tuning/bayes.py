@@ -17,6 +17,7 @@ instances it was tuned on.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import time
@@ -26,6 +27,7 @@ from typing import Any, ClassVar, Protocol, cast
 
 from schedopt.core.checksum import instance_checksum
 from schedopt.core.registry import MethodKind, ProblemSpec, problem_of
+from schedopt.core.result import ObjectiveTerm
 from schedopt.executor import Executor, InlineExecutor, Task
 
 from .checkpoint import Checkpoint, load_checkpoint, save_checkpoint
@@ -128,22 +130,27 @@ def _typed(space: Sequence[Any], names: Sequence[str], x: Sequence[Any]) -> dict
     }
 
 
+#: ``evaluate(method, case, params) -> objectives or None``: one run of ``method`` with
+#: ``params`` on one case (an instance, a replay episode). Module-level (or a
+#: ``functools.partial`` of one) so that any executor can run it by reference.
+Evaluate = Callable[[str, Any, dict[str, Any]], "Sequence[float] | None"]
+
+
 def _evaluate_points(
     executor: Executor,
+    evaluate_fn: Evaluate,
     method: str,
-    instances: Sequence[Any],
+    cases: Sequence[Any],
     points: Sequence[dict[str, Any]],
-    time_limit_s: float,
-    seed: int,
 ) -> list[list[Objectives | None]]:
-    """``found[p][i]``: what point ``p`` reaches on instance ``i`` (None: nothing, or the task
+    """``found[p][i]``: what point ``p`` reaches on case ``i`` (None: nothing, or the task
     failed). One task per pair, so a pool spreads them all."""
     tasks = [
-        Task(f"{p}/{i}", evaluate, (method, inst, params, time_limit_s, seed))
+        Task(f"{p}/{i}", evaluate_fn, (method, case, params))
         for p, params in enumerate(points)
-        for i, inst in enumerate(instances)
+        for i, case in enumerate(cases)
     ]
-    found: list[list[Objectives | None]] = [[None] * len(instances) for _ in points]
+    found: list[list[Objectives | None]] = [[None] * len(cases) for _ in points]
     for row in executor.run(tasks):
         p, i = (int(k) for k in row.key.split("/"))
         if row.ok and row.value is not None:
@@ -164,7 +171,8 @@ def tune(
     checkpoint: str | os.PathLike[str] | None = None,
     progress: Progress | None = None,
 ) -> TuningResult:
-    """Tune ``method`` (a heuristic with a ``params`` dataclass) on ``instances``.
+    """Tune ``method`` (a heuristic with a ``params`` dataclass) on ``instances``: the score
+    of a point is its objectives on each instance (:mod:`.score`).
 
     ``n_calls`` points are evaluated in all, the defaults first; ``batch`` points are asked of
     the optimiser at a time and evaluated in parallel on ``executor`` (default: in this
@@ -172,25 +180,66 @@ def tune(
     interrupted run resumes from it. The best point is re-evaluated against the defaults on
     ``held_out``.
     """
-    from skopt import Optimizer  # heavy import, only when tuning
-
     if not instances:
         raise ValueError("tune needs at least one instance")
+    spec = problem_of(instances[0])
+    return search(
+        spec,
+        method,
+        instances,
+        functools.partial(evaluate, time_limit_s=time_limit_s, seed=seed),
+        spec.terms,
+        case_ids=[instance_checksum(i) for i in instances],
+        held_out=held_out,
+        n_calls=n_calls,
+        batch=batch,
+        seed=seed,
+        executor=executor,
+        checkpoint=checkpoint,
+        progress=progress,
+    )
+
+
+def search(
+    spec: ProblemSpec,
+    method: str,
+    cases: Sequence[Any],
+    evaluate_fn: Evaluate,
+    terms: Sequence[ObjectiveTerm],
+    *,
+    case_ids: Sequence[str],
+    held_out: Sequence[Any] = (),
+    n_calls: int = 20,
+    batch: int = 1,
+    seed: int = 0,
+    executor: Executor | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    progress: Progress | None = None,
+    initial: Sequence[dict[str, Any]] = (),
+) -> TuningResult:
+    """The Bayesian search behind :func:`tune` and policy tuning (:mod:`.policy`): points of
+    ``method``'s parameter space scored by ``evaluate_fn`` on every case, objectives read in
+    the sense of ``terms``. ``initial``: points evaluated right after the defaults (a warm
+    start, e.g. the best of the previous tuning window). ``case_ids`` name the cases in the
+    checkpoint."""
+    from skopt import Optimizer  # heavy import, only when tuning
+
+    if not cases:
+        raise ValueError("tuning needs at least one case")
     if batch < 1:
         raise ValueError(f"batch must be >= 1 (got {batch})")
-    spec = problem_of(instances[0])
     names, space, defaults = tunable_space(spec, method)
-    n_calls = max(n_calls, 6)  # the defaults, then at least five more points
+    n_calls = max(n_calls, 6 + len(initial))  # the defaults, then at least five more points
     runner = executor if executor is not None else InlineExecutor()
     started = time.perf_counter()
 
-    state = Checkpoint(spec.name, method, names, [instance_checksum(i) for i in instances])
+    state = Checkpoint(spec.name, method, names, list(case_ids))
     if checkpoint is not None:
         state = load_checkpoint(checkpoint, state)
 
     def record(xs: Sequence[Sequence[Any]]) -> None:
         found = _evaluate_points(
-            runner, method, instances, [_typed(space, names, x) for x in xs], time_limit_s, seed
+            runner, evaluate_fn, method, cases, [_typed(space, names, x) for x in xs]
         )
         for x, f in zip(xs, found, strict=True):
             state.points.append([float(v) for v in x])
@@ -201,28 +250,28 @@ def tune(
     def as_found(row: list[list[float] | None]) -> list[Objectives | None]:
         return [tuple(o) if o is not None else None for o in row]
 
-    if not state.points:
-        record([defaults])
-    # Normalisers: the defaults' objectives; where the defaults found nothing, the first
-    # solution any evaluation found (in evaluation order), so that one instance the defaults
-    # fail on does not weigh hundreds of times more than the rest.
-    reference: list[Objectives | None] = as_found(state.found[0])
-
-    def score_of(row: list[list[float] | None]) -> float:
-        found = as_found(row)
-        for i, objectives in enumerate(found):
-            if reference[i] is None and objectives is not None:
-                reference[i] = objectives
-        return mean_score(spec.terms, found, reference)
-
-    opt = Optimizer(space, n_initial_points=min(5, n_calls - 1), random_state=seed)
-    scores = [score_of(row) for row in state.found]
-    opt.tell([list(_typed(space, names, x).values()) for x in state.points], scores)
-    if progress:
-        for k, (x, s) in enumerate(zip(state.points, scores, strict=True), start=1):
-            progress(k, n_calls, _typed(space, names, x), s)
     # An executor made here is closed here; a caller's stays open for the caller.
     with runner if executor is None else contextlib.nullcontext():
+        if not state.points:
+            record([defaults, *([p[n] for n in names] for p in initial)])
+        # Normalisers: the defaults' objectives; where the defaults found nothing, the first
+        # solution any evaluation found (in evaluation order), so that one case the defaults
+        # fail on does not weigh hundreds of times more than the rest.
+        reference: list[Objectives | None] = as_found(state.found[0])
+
+        def score_of(row: list[list[float] | None]) -> float:
+            found = as_found(row)
+            for i, objectives in enumerate(found):
+                if reference[i] is None and objectives is not None:
+                    reference[i] = objectives
+            return mean_score(terms, found, reference)
+
+        opt = Optimizer(space, n_initial_points=min(5, n_calls - 1), random_state=seed)
+        scores = [score_of(row) for row in state.found]
+        opt.tell([list(_typed(space, names, x).values()) for x in state.points], scores)
+        if progress:
+            for k, (x, s) in enumerate(zip(state.points, scores, strict=True), start=1):
+                progress(k, n_calls, _typed(space, names, x), s)
         while len(state.points) < n_calls:
             k = min(batch, n_calls - len(state.points))
             xs = opt.ask(n_points=k, strategy="cl_min") if k > 1 else [opt.ask()]
@@ -236,11 +285,10 @@ def tune(
                     progress(j, n_calls, _typed(space, names, x), s)
 
         best_at = min(range(len(scores)), key=lambda j: (scores[j], j))
-        best = _typed(space, names, state.points[best_at])
         result = TuningResult(
             spec.name,
             method,
-            best,
+            _typed(space, names, state.points[best_at]),
             scores[best_at],
             scores[0],
             len(state.points),
@@ -248,7 +296,7 @@ def tune(
         )
         if held_out:
             result = _check_held_out(
-                result, runner, spec, held_out, _typed(space, names, defaults), time_limit_s, seed
+                result, runner, evaluate_fn, terms, held_out, _typed(space, names, defaults)
             )
     return result
 
@@ -256,19 +304,18 @@ def tune(
 def _check_held_out(
     result: TuningResult,
     executor: Executor,
-    spec: ProblemSpec,
+    evaluate_fn: Evaluate,
+    terms: Sequence[ObjectiveTerm],
     held_out: Sequence[Any],
     defaults: dict[str, Any],
-    time_limit_s: float,
-    seed: int,
 ) -> TuningResult:
     """``result`` with the scores of its parameters and of the defaults on ``held_out``."""
     base, tuned = _evaluate_points(
-        executor, result.method, held_out, [defaults, result.params], time_limit_s, seed
+        executor, evaluate_fn, result.method, held_out, [defaults, result.params]
     )
     reference = [b if b is not None else t for b, t in zip(base, tuned, strict=True)]
     gains = [
-        instance_score(spec.terms, b, r) - instance_score(spec.terms, t, r)
+        instance_score(terms, b, r) - instance_score(terms, t, r)
         for b, t, r in zip(base, tuned, reference, strict=True)
     ]
     average = sum(gains) / len(gains)
@@ -276,11 +323,11 @@ def _check_held_out(
     return TuningResult(
         **{
             **result.__dict__,
-            "held_out_score": mean_score(spec.terms, tuned, reference),
-            "held_out_default_score": mean_score(spec.terms, base, reference),
+            "held_out_score": mean_score(terms, tuned, reference),
+            "held_out_default_score": mean_score(terms, base, reference),
             "held_out_spread": spread,
         }
     )
 
 
-__all__ = ["Progress", "TuningResult", "tunable_space", "tune"]
+__all__ = ["Evaluate", "Progress", "TuningResult", "search", "tunable_space", "tune"]

@@ -14,7 +14,7 @@ from .score import Objectives
 
 
 def evaluate(
-    method: str, instance: Any, params: dict[str, Any], time_limit_s: float, seed: int
+    method: str, instance: Any, params: dict[str, Any], *, time_limit_s: float, seed: int
 ) -> Objectives | None:
     """The objectives ``method`` with ``params`` reaches on ``instance``, or None when it finds
     nothing. Deterministic mode where the problem honours it, so that two evaluations of one
