@@ -136,7 +136,7 @@ def _typed(space: Sequence[Any], names: Sequence[str], x: Sequence[Any]) -> dict
 Evaluate = Callable[[str, Any, dict[str, Any]], "Sequence[float] | None"]
 
 
-def _evaluate_points(
+def evaluate_points(
     executor: Executor,
     evaluate_fn: Evaluate,
     method: str,
@@ -238,7 +238,7 @@ def search(
         state = load_checkpoint(checkpoint, state)
 
     def record(xs: Sequence[Sequence[Any]]) -> None:
-        found = _evaluate_points(
+        found = evaluate_points(
             runner, evaluate_fn, method, cases, [_typed(space, names, x) for x in xs]
         )
         for x, f in zip(xs, found, strict=True):
@@ -310,7 +310,7 @@ def _check_held_out(
     defaults: dict[str, Any],
 ) -> TuningResult:
     """``result`` with the scores of its parameters and of the defaults on ``held_out``."""
-    base, tuned = _evaluate_points(
+    base, tuned = evaluate_points(
         executor, evaluate_fn, result.method, held_out, [defaults, result.params]
     )
     reference = [b if b is not None else t for b, t in zip(base, tuned, strict=True)]
@@ -330,4 +330,12 @@ def _check_held_out(
     )
 
 
-__all__ = ["Evaluate", "Progress", "TuningResult", "search", "tunable_space", "tune"]
+__all__ = [
+    "Evaluate",
+    "Progress",
+    "TuningResult",
+    "evaluate_points",
+    "search",
+    "tunable_space",
+    "tune",
+]
