@@ -218,3 +218,21 @@ def test_tune_cli_saves_only_what_wins_on_held_out(tmp_path, monkeypatch) -> Non
     assert code == 0
     saved = json.loads(path.read_text())["methods"]
     assert set(saved) == {"heuristic:edf", "heuristic:lns"}
+
+
+def test_a_crashing_evaluation_is_reported_not_scored(training, monkeypatch) -> None:
+    from schedopt.tuning import bayes
+
+    def crash(method, case, params):
+        raise ZeroDivisionError("a bug in the heuristic")
+
+    with pytest.raises(RuntimeError, match="ZeroDivisionError: a bug in the heuristic"):
+        bayes.search(
+            get_problem("admission"),
+            "heuristic:edf",
+            training,
+            crash,
+            get_problem("admission").terms,
+            case_ids=["a", "b"],
+            n_calls=6,
+        )

@@ -123,9 +123,7 @@ COMMANDS: tuple[Command, ...] = (
         "once on --executor), on generated training instances (or --suite), then check the\n"
         "best point against the defaults on held-out instances (--held-out, or\n"
         "--held-out-suite). --checkpoint DIR makes a long run resumable.\n"
-        "\n"
-        + tune.SCORE_HELP
-        + "\n\n"
+        "\n" + tune.SCORE_HELP + "\n\n"
         "--save [PATH] records, for each heuristic that beats the defaults on the held-out\n"
         "instances, its parameters in PATH (default $XDG_CONFIG_HOME/schedopt/params/\n"
         "PROBLEM.json, else ~/.config/schedopt/params/PROBLEM.json); the parameters shipped\n"

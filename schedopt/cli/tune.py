@@ -15,6 +15,7 @@ from schedopt.core.registry import MethodKind, ProblemSpec, get_problem
 from schedopt.executor import EXECUTORS
 
 from .common import EXIT_OK, EXIT_USAGE, CliError, check_outputs, err_console, out_console
+from .tune_replay import add_replay_arguments, replay_cases
 
 SCORE_HELP = (
     "score: the mean over instances of each objective level divided by the defaults' value\n"
@@ -74,10 +75,13 @@ def add_tune_arguments(p: argparse.ArgumentParser) -> None:
         "(default: $XDG_CONFIG_HOME/schedopt/params/PROBLEM.json, else ~/.config/...); "
         "solve uses them only with --tuned PATH",
     )
+    add_replay_arguments(p)
 
 
-def _methods(spec: ProblemSpec, asked: list[str] | None) -> list[str]:
+def _methods(spec: ProblemSpec, asked: list[str] | None, replay: bool) -> list[str]:
     tunable = [n for n, m in spec.methods.items() if m.kind is MethodKind.HEURISTIC and m.params]
+    if replay and spec.policy is not None and spec.policy.methods:
+        tunable = [n for n in tunable if n in spec.policy.methods]
     for name in asked or []:
         if name not in tunable:
             raise CliError(
@@ -115,10 +119,11 @@ def _instances(
 def run_tune(args: argparse.Namespace) -> int:
     from schedopt.executor import make_executor
     from schedopt.tuning import load_tuned, save_tuned, tune
+    from schedopt.tuning.policy import tune_policy
     from schedopt.tuning.store import default_save_path
 
     spec = get_problem(args.problem)
-    methods = _methods(spec, args.method)
+    methods = _methods(spec, args.method, args.replay is not None)
     save_path = None
     if args.save is not None:
         # The shipped parameters are package data and stay untouched: a save goes to the
@@ -129,13 +134,19 @@ def run_tune(args: argparse.Namespace) -> int:
             load_tuned(spec.name, save_path)  # the file is added to: it must be readable now
     if args.checkpoint is not None:
         check_outputs(str(Path(args.checkpoint) / "probe.json"), make_dirs=True)
-    train, train_names = _instances(spec, args.suite, args.size, args.first_seed, args.instances)
-    held_count = 0 if args.held_out_suite else args.held_out
-    held, held_names = (
-        _instances(spec, args.held_out_suite, args.size, args.held_out_seed, held_count)
-        if args.held_out_suite or held_count
-        else ([], [])
-    )
+    if args.replay is not None:
+        train, train_names, held, held_names = replay_cases(spec, args)
+    else:
+        train, train_names = _instances(
+            spec, args.suite, args.size, args.first_seed, args.instances
+        )
+        held_count = 0 if args.held_out_suite else args.held_out
+        held, held_names = (
+            _instances(spec, args.held_out_suite, args.size, args.held_out_seed, held_count)
+            if args.held_out_suite or held_count
+            else ([], [])
+        )
+
     err, console = err_console(), out_console()
     err.print(
         f"tuning {', '.join(methods)} of {spec.name} on {len(train)} training and "
@@ -161,18 +172,19 @@ def run_tune(args: argparse.Namespace) -> int:
             if args.checkpoint is not None:
                 stem = f"{spec.name}-{method.replace(':', '-')}.json"
                 checkpoint = Path(args.checkpoint) / stem
-            result = tune(
-                method,
-                train,
+            common: dict[str, Any] = dict(
                 held_out=held,
                 n_calls=args.n_calls,
                 batch=batch,
                 seed=args.seed,
-                time_limit_s=args.time_limit,
                 executor=executor,
                 checkpoint=checkpoint,
                 progress=progress,
             )
+            if args.replay is not None:
+                result = tune_policy(spec, method, train, **common)
+            else:
+                result = tune(method, train, time_limit_s=args.time_limit, **common)
             line = (
                 f"{method}: training score {result.score:+.5f} against the defaults' "
                 f"{result.default_score:+.5f} (gain {result.gain_pct:+.2f}%)"

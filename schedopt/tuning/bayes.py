@@ -153,6 +153,9 @@ def evaluate_points(
     found: list[list[Objectives | None]] = [[None] * len(cases) for _ in points]
     for row in executor.run(tasks):
         p, i = (int(k) for k in row.key.split("/"))
+        if row.error is not None:
+            # A heuristic that crashes on a valid case is a bug to see, not a bad score.
+            raise RuntimeError(f"{method} with {points[p]} failed on case {i}: {row.error}")
         if row.ok and row.value is not None:
             found[p][i] = tuple(row.value)
     return found
