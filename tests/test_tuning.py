@@ -236,3 +236,12 @@ def test_a_crashing_evaluation_is_reported_not_scored(training, monkeypatch) -> 
             case_ids=["a", "b"],
             n_calls=6,
         )
+
+
+def test_a_process_pool_finds_what_this_process_finds(training) -> None:
+    from schedopt.executor import make_executor
+
+    inline = tune("heuristic:slack", training, n_calls=6, batch=3)
+    with make_executor("process", jobs=2) as pool:
+        pooled = tune("heuristic:slack", training, n_calls=6, batch=3, executor=pool)
+    assert pooled.params == inline.params and pooled.score == inline.score
