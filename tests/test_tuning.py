@@ -245,3 +245,13 @@ def test_a_process_pool_finds_what_this_process_finds(training) -> None:
     with make_executor("process", jobs=2) as pool:
         pooled = tune("heuristic:slack", training, n_calls=6, batch=3, executor=pool)
     assert pooled.params == inline.params and pooled.score == inline.score
+
+
+def test_a_space_of_few_points_is_searched_once_through() -> None:
+    from schedopt.problems.reconfig import generate
+
+    instances = [generate("tiny", 0)]
+    counter = _CountingExecutor()
+    result = tune("heuristic:keep_shrink", instances, n_calls=30, executor=counter)
+    assert result.evaluations == 2  # keep_slow in {0, 1}
+    assert counter.tasks == 2

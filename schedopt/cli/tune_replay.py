@@ -29,8 +29,20 @@ def add_replay_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--data", type=Path, default=DEFAULT_DATA, help=f"the trace folder ({DEFAULT_DATA})"
     )
-    cli_args.add_int(g, "--start", 0, 10**9, 0, "first job of the first episode (0)")
-    cli_args.add_int(g, "--episode-size", 1, 10**6, 100, "size of one episode (100)")
+    g.add_argument(
+        "--start",
+        type=cli_args.int_in(0, 10**9),
+        default=0,
+        metavar="N",
+        help="first job of the first episode (0)",
+    )
+    g.add_argument(
+        "--episode-size",
+        type=cli_args.int_in(1, 10**6),
+        default=100,
+        metavar="N",
+        help="size of one episode (100)",
+    )
 
 
 def replay_cases(

@@ -21,6 +21,7 @@ import functools
 import math
 import os
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Protocol, cast
@@ -119,6 +120,18 @@ def tunable_space(spec: ProblemSpec, method: str) -> tuple[list[str], list[Any],
             Integer(int(low), int(high), name=name) if is_int else Real(low, high, name=name)
         )
     return names, space, defaults
+
+
+def _points_in(space: Sequence[Any]) -> int | float:
+    """How many distinct points ``space`` has (infinite with a real dimension)."""
+    from skopt.space import Integer
+
+    total: int | float = 1
+    for dim in space:
+        if not isinstance(dim, Integer):
+            return math.inf
+        total *= int(dim.high) - int(dim.low) + 1
+    return total
 
 
 def _typed(space: Sequence[Any], names: Sequence[str], x: Sequence[Any]) -> dict[str, Any]:
@@ -233,6 +246,9 @@ def search(
         raise ValueError(f"batch must be >= 1 (got {batch})")
     names, space, defaults = tunable_space(spec, method)
     n_calls = max(n_calls, 6 + len(initial))  # the defaults, then at least five more points
+    # A space of a few whole-number points (a switch, say) is searched once through, not
+    # sampled again and again.
+    n_calls = int(min(n_calls, _points_in(space)))
     runner = executor if executor is not None else InlineExecutor()
     started = time.perf_counter()
 
@@ -269,7 +285,7 @@ def search(
                     reference[i] = objectives
             return mean_score(terms, found, reference)
 
-        opt = Optimizer(space, n_initial_points=min(5, n_calls - 1), random_state=seed)
+        opt = Optimizer(space, n_initial_points=max(1, min(5, n_calls - 1)), random_state=seed)
         scores = [score_of(row) for row in state.found]
         opt.tell([list(_typed(space, names, x).values()) for x in state.points], scores)
         if progress:
@@ -277,7 +293,11 @@ def search(
                 progress(k, n_calls, _typed(space, names, x), s)
         while len(state.points) < n_calls:
             k = min(batch, n_calls - len(state.points))
-            xs = opt.ask(n_points=k, strategy="cl_min") if k > 1 else [opt.ask()]
+            with warnings.catch_warnings():
+                # "evaluated at point ... before, using random point": expected in small
+                # spaces, and handled (a random point instead).
+                warnings.filterwarnings("ignore", category=UserWarning, module="skopt")
+                xs = opt.ask(n_points=k, strategy="cl_min") if k > 1 else [opt.ask()]
             before = len(state.points)
             record(xs)
             new = [score_of(row) for row in state.found[before:]]
