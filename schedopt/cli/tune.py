@@ -119,6 +119,7 @@ def _instances(
 def run_tune(args: argparse.Namespace) -> int:
     from schedopt.executor import make_executor
     from schedopt.tuning import load_tuned, save_tuned, tune
+    from schedopt.tuning.bayes import MIN_GAIN_PCT
     from schedopt.tuning.policy import tune_policy
     from schedopt.tuning.store import default_save_path
 
@@ -201,7 +202,10 @@ def run_tune(args: argparse.Namespace) -> int:
             if save_path is None:
                 continue
             if not result.wins_held_out:
-                console.print("  not saved: the defaults are as good on the held-out instances")
+                console.print(
+                    f"  not saved: not {MIN_GAIN_PCT}% better than the defaults on the "
+                    "held-out instances"
+                )
                 continue
             path = save_tuned(spec.name, method, result.entry(train_names, held_names), save_path)
             console.print(f"  saved to {escape(str(path))}")

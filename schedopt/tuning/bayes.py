@@ -35,6 +35,10 @@ from .checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from .evaluate import evaluate
 from .score import Objectives, improvement, instance_score, mean_score
 
+#: The smallest improvement over the defaults, in per cent of their score, that counts as a
+#: win on held-out instances.
+MIN_GAIN_PCT = 0.1
+
 #: ``progress(evaluated_points, total_points, params, score)``: called after each point.
 Progress = Callable[[int, int, dict[str, Any], float], None]
 
@@ -78,10 +82,10 @@ class TuningResult:
     @property
     def wins_held_out(self) -> bool:
         """The tuned parameters beat the defaults on the held-out instances (on the training
-        ones when there are none): only then are they worth shipping."""
-        if self.held_out_score is None or self.held_out_default_score is None:
-            return self.score < self.default_score - 1e-9
-        return self.held_out_score < self.held_out_default_score - 1e-9
+        ones when there are none) by at least :data:`MIN_GAIN_PCT`: only then are they worth
+        shipping (a smaller difference is noise, not a better heuristic)."""
+        gain = self.held_out_gain_pct
+        return (self.gain_pct if gain is None else gain) >= MIN_GAIN_PCT
 
     def entry(self, tuned_on: Sequence[str], held_out_on: Sequence[str] = ()) -> dict[str, Any]:
         """What a parameter file records for this method (``store.save_tuned``)."""
@@ -354,6 +358,7 @@ def _check_held_out(
 
 
 __all__ = [
+    "MIN_GAIN_PCT",
     "Evaluate",
     "Progress",
     "TuningResult",
