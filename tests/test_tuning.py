@@ -23,6 +23,7 @@ def training():
 
 
 @pytest.mark.slow
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["heuristic:edf", "heuristic:slack"])
 def test_tuning_is_no_worse_than_the_defaults(training, method: str) -> None:
     result = tune(method, training, n_calls=8, seed=0)
@@ -139,6 +140,7 @@ class _CountingExecutor(InlineExecutor):
             yield row
 
 
+@pytest.mark.slow
 def test_batches_evaluate_every_point_on_every_instance(training) -> None:
     counter = _CountingExecutor()
     result = tune("heuristic:edf", training, n_calls=7, batch=3, executor=counter)
@@ -147,6 +149,7 @@ def test_batches_evaluate_every_point_on_every_instance(training) -> None:
     assert result.score <= result.default_score
 
 
+@pytest.mark.slow
 def test_a_resumed_run_does_not_evaluate_its_checkpoint_again(training, tmp_path) -> None:
     checkpoint = tmp_path / "edf.json"
     first = tune("heuristic:edf", training, n_calls=6, batch=2, checkpoint=checkpoint)
@@ -160,6 +163,7 @@ def test_a_resumed_run_does_not_evaluate_its_checkpoint_again(training, tmp_path
     assert resumed.score <= first.score  # the checkpoint's points still count
 
 
+@pytest.mark.slow
 def test_a_checkpoint_of_another_run_is_refused(training, tmp_path) -> None:
     checkpoint = tmp_path / "cp.json"
     tune("heuristic:edf", training, n_calls=6, checkpoint=checkpoint)
@@ -169,6 +173,7 @@ def test_a_checkpoint_of_another_run_is_refused(training, tmp_path) -> None:
         tune("heuristic:edf", training[:1], n_calls=6, checkpoint=checkpoint)
 
 
+@pytest.mark.slow
 def test_held_out_scores_compare_the_tuned_point_with_the_defaults(training) -> None:
     held = [generate_custom(hosts=2, jobs=20, slots=6, seed=s, load=2.5) for s in (50, 51)]
     result = tune("heuristic:edf", training, held_out=held, n_calls=6, batch=5)
@@ -185,6 +190,7 @@ def test_held_out_scores_compare_the_tuned_point_with_the_defaults(training) -> 
     assert entry["held_out_on"] == ["c", "d"] and entry["held_out_score"] == result.held_out_score
 
 
+@pytest.mark.slow
 def test_tune_cli_saves_only_what_wins_on_held_out(tmp_path, monkeypatch) -> None:
     from schedopt.cli import main
     from schedopt.tuning import bayes
@@ -243,6 +249,7 @@ def test_a_crashing_evaluation_is_reported_not_scored(training, monkeypatch) -> 
         )
 
 
+@pytest.mark.slow
 def test_a_process_pool_finds_what_this_process_finds(training) -> None:
     from schedopt.executor import make_executor
 

@@ -50,6 +50,7 @@ def test_an_episode_counts_the_deadlines_it_cannot_meet() -> None:
     assert jct > 0
 
 
+@pytest.mark.slow
 @needs_data
 def test_episodes_are_consecutive_windows_of_the_trace() -> None:
     eps = episodes(DATA, "philly-mix2", 5000, 3, 40)
@@ -61,6 +62,7 @@ def test_episodes_are_consecutive_windows_of_the_trace() -> None:
     assert all(len(e.jobs) == 40 and e.jobs[0].submit_s == 0 for e in eps)
 
 
+@pytest.mark.slow
 @needs_data
 def test_policy_tuning_and_a_sliding_retune_on_a_replay() -> None:
     spec = get_problem("admission")
