@@ -11,8 +11,8 @@ figures of two different instances. A trace recipe also records the SHA-256 of t
 
 from __future__ import annotations
 
-import importlib
 import hashlib
+import importlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
