@@ -8,8 +8,6 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from rich.markup import escape
-
 import schedopt.cli.args as cli_args
 from schedopt.core.registry import ProblemSpec
 
@@ -57,8 +55,6 @@ def replay_cases(
             f"{', '.join(spec.policy.traces)}",
             EXIT_USAGE,
         )
-    if not args.data.is_dir():
-        raise CliError(f"no trace folder at {escape(str(args.data))} (--data)", EXIT_USAGE)
     count = args.instances + args.held_out
     cases = spec.policy.episodes(args.data, args.replay, args.start, count, args.episode_size)
     names = [getattr(c, "name", str(k)) for k, c in enumerate(cases)]
