@@ -95,7 +95,7 @@ def _methods(spec: ProblemSpec, asked: list[str] | None, replay: bool) -> list[s
 
 
 def _instances(
-    spec: ProblemSpec, suite: str | None, size: str, first: int, count: int
+    spec: ProblemSpec, suite: str | None, size: str, first: int, count: int, first_flag: bool
 ) -> tuple[list[Any], list[str]]:
     """Instances and their names: a suite's, or ``count`` generated ones of ``size``."""
     if suite is not None:
@@ -111,7 +111,8 @@ def _instances(
     if size not in spec.sizes:
         raise CliError(f"unknown size {size!r}; choose from {', '.join(spec.sizes)}", EXIT_USAGE)
     if first + count - 1 > cli_args.MAX_SEED:
-        raise CliError(f"seeds must stay within 0..{cli_args.MAX_SEED}", EXIT_USAGE)
+        flags = "--first-seed + --instances" if first_flag else "--held-out-seed + --held-out"
+        raise CliError(f"{flags} - 1 must be at most {cli_args.MAX_SEED}", EXIT_USAGE)
     seeds = range(first, first + count)
     return [spec.generate(size, s) for s in seeds], [f"{size}-s{s}" for s in seeds]
 
@@ -139,11 +140,11 @@ def run_tune(args: argparse.Namespace) -> int:
         train, train_names, held, held_names = replay_cases(spec, args)
     else:
         train, train_names = _instances(
-            spec, args.suite, args.size, args.first_seed, args.instances
+            spec, args.suite, args.size, args.first_seed, args.instances, True
         )
         held_count = 0 if args.held_out_suite else args.held_out
         held, held_names = (
-            _instances(spec, args.held_out_suite, args.size, args.held_out_seed, held_count)
+            _instances(spec, args.held_out_suite, args.size, args.held_out_seed, held_count, False)
             if args.held_out_suite or held_count
             else ([], [])
         )
