@@ -12,7 +12,6 @@ from rich.markup import escape
 
 import schedopt.cli.args as cli_args
 from schedopt.core.registry import MethodKind, ProblemSpec, get_problem
-from schedopt.executor import EXECUTORS
 
 from .common import EXIT_OK, EXIT_USAGE, CliError, check_outputs, err_console, out_console
 from .tune_replay import add_replay_arguments, replay_cases
@@ -49,7 +48,7 @@ def add_tune_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", help="train on a benchmark suite's instances instead (bench)")
     p.add_argument("--held-out-suite", metavar="SUITE", help="check on a suite's instances")
     cli_args.add_int(p, "--n-calls", 6, 10_000, 30, "points evaluated per heuristic (30)")
-    cli_args.add_int(p, "--batch", 1, 256, 0, "points evaluated at once (default: --jobs)")
+    cli_args.add_int(p, "--batch", 1, 256, 0, "points evaluated at once (default: the workers)")
     p.add_argument(
         "--time-limit",
         type=cli_args.time_limit,
@@ -57,9 +56,7 @@ def add_tune_arguments(p: argparse.ArgumentParser) -> None:
         metavar="S",
         help="time limit of one heuristic run (10)",
     )
-    p.add_argument("--executor", choices=EXECUTORS, default="inline", help="where runs go")
-    cli_args.add_int(p, "--jobs", 1, 4096, 1, "workers of a process pool or Ray (1)")
-    p.add_argument("--address", help="a Ray cluster's address (else RAY_ADDRESS, else local)")
+    cli_args.add_executor(p, "evaluations")
     p.add_argument(
         "--checkpoint",
         metavar="DIR",
@@ -152,13 +149,12 @@ def run_tune(args: argparse.Namespace) -> int:
     err, console = err_console(), out_console()
     err.print(
         f"tuning {', '.join(methods)} of {spec.name} on {len(train)} training and "
-        f"{len(held)} held-out instances, {args.n_calls} points each, on {args.executor} "
-        f"({args.jobs} worker{'s' if args.jobs > 1 else ''})"
+        f"{len(held)} held-out instances, {args.n_calls} points each, on {args.executor}"
     )
     err.print(escape(SCORE_HELP))
-    batch = args.batch or args.jobs
     saved = 0
-    with make_executor(args.executor, jobs=args.jobs, address=args.address) as executor:
+    with make_executor(args.executor, jobs=args.jobs or None, address=args.address) as executor:
+        batch = args.batch or executor.workers
         for method in methods:
 
             def progress(
