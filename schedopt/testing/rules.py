@@ -122,7 +122,8 @@ RULES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
         "V1": ("every GPU exists, none failed, none used twice (C1).", ("C1",)),
         "V2": (
             "every stage's GPUs are inside one host, `t` is an allowed TP degree "
-            "dividing the heads (C2).",
+            "dividing the heads (C2); for every pipeline, kept ones too (no "
+            "exception: a current pipeline that breaks V2 is not keepable).",
             ("C2",),
         ),
         "V3": (
@@ -135,15 +136,20 @@ RULES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
             ("C9",),
         ),
         "V6": (
-            "plan space: one TP degree and at most `max_stages` stages per new "
-            "pipeline, at most one slow GPU per TP group and one slow group per new "
-            "pipeline (kept pipelines excepted).",
+            "at most `max_stages` stages per new pipeline (kept pipelines excepted). "
+            "The template space's own limits (one TP degree per pipeline, one slow "
+            "GPU per group and one slow group per pipeline) are the models', not the "
+            "validator's: a plan outside them is a valid physical plan (#17).",
             (),
         ),
         "V7": ("at least one pipeline.", ()),
         "V8": (
-            "the reported `iteration_time_s`, if the solution states one, equals the "
-            "recomputed one (C5, C7, C8).",
+            "the solution's `iteration_time_s`, if it states one, equals the "
+            "recomputed iteration time `T` exactly (whole µs; C5, C7, C8). "
+            "`iteration_time_s` means `T`, without the amortised recovery, wherever "
+            "it appears (the solution, `metrics`); L1 is `T` plus the amortised "
+            "recovery (`amortised_recovery_s` in `metrics`). Every method states it "
+            "(#16).",
             ("C5", "C7", "C8"),
         ),
     },
