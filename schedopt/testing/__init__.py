@@ -15,7 +15,9 @@ The same API for every problem (docs/testing-your-scheduler.md)::
 - :func:`check` / :func:`assert_valid`: the broken rules, with the formulation's ids; claims
   a decision makes (a rejection marked proven, "infeasible") are checked by the exact model.
 - :func:`optimality_ratio`: against the proven optimum, or the best bound with its gap.
-- :func:`decision`, :func:`admission_decision`: build a decision from plain values.
+- :func:`decision` (any problem, the solution type's fields), :func:`admission_decision`,
+  :func:`fairshare_decision`, :func:`timeshare_decision`, :func:`moe_decision`: build a
+  decision from plain values.
 - the pytest plugin's ``schedopt_oracle`` fixture (:mod:`schedopt.testing.plugin`).
 
 The strategies for broken input (:func:`mutations`, :func:`corrupted_texts`...) live in
@@ -37,6 +39,9 @@ from schedopt.core.fuzz import (
 
 from .decisions import admission as admission_decision
 from .decisions import decision
+from .decisions import fairshare as fairshare_decision
+from .decisions import moe_placement as moe_decision
+from .decisions import timeshare as timeshare_decision
 from .instances import BY_CONSTRUCTION, SIZES, instances
 from .oracle import Ratio, assert_valid, check, optimality_ratio
 from .reference import CHECK_LIMIT_S, reference
@@ -56,9 +61,12 @@ __all__ = [
     "corrupt_text",
     "corrupted_texts",
     "decision",
+    "fairshare_decision",
     "instances",
+    "moe_decision",
     "mutate",
     "mutations",
     "optimality_ratio",
     "reference",
+    "timeshare_decision",
 ]

@@ -66,3 +66,37 @@ def admission(
                 plan["rejection"] = {"reason": reason, "proven": job.id in proven}
         plans.append(plan)
     return decision("admission", plans=plans, placement=dict(placement or {}))
+
+
+def fairshare(gpus: Mapping[str, tuple[str, Mapping[str, int]]], instance: Any = None) -> Any:
+    """A fairshare round: ``gpus[job] = (GPU type, {host: GPUs})``; with ``instance``, every
+    job it does not name is idle (an allocation per job is required, V1)."""
+    ids = [job.id for job in instance.jobs] if instance is not None else list(gpus)
+    allocations = [
+        {"job_id": j, "gpu_type": gpus[j][0], "hosts": dict(gpus[j][1])}
+        if j in gpus
+        else {"job_id": j}
+        for j in ids
+    ]
+    return decision("fairshare", allocations=allocations)
+
+
+def timeshare(fractions: Mapping[str, Mapping[str, float]]) -> Any:
+    """A timeshare round: ``fractions[job][GPU type]``, the share of the round (0 left out)."""
+    shares = [
+        {"job": job, "worker_type": w, "fraction": f}
+        for job, per_type in fractions.items()
+        for w, f in per_type.items()
+        if f > 0
+    ]
+    return decision("timeshare", shares=shares)
+
+
+def moe_placement(replicas: Sequence[Sequence[Mapping[str, float]]]) -> Any:
+    """An expert placement: ``replicas[layer][expert] = {GPU id: share of its tokens}``, in the
+    instance's order of layers and experts."""
+    layers = [
+        {"experts": [{"replicas": [{"gpu": g, "share": s} for g, s in e.items()]} for e in layer]}
+        for layer in replicas
+    ]
+    return decision("moe_placement", layers=layers)

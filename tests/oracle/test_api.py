@@ -13,8 +13,11 @@ from schedopt.testing import (
     assert_valid,
     check,
     decision,
+    fairshare_decision,
     instances,
+    moe_decision,
     optimality_ratio,
+    timeshare_decision,
 )
 from schedopt.testing.reference import reference
 
@@ -105,3 +108,23 @@ def test_a_decision_of_the_wrong_shape_is_one_violation() -> None:
     assert [v.constraint_id for v in check(inst, {"plans": "x"})] == ["shape"]
     with pytest.raises(ValueError):
         decision("admission", plans="x")
+
+
+@FEW
+@given(instances("fairshare", size="tiny"))
+def test_the_builders_say_what_the_solution_types_say(inst: Any) -> None:
+    best = reference(inst).result.solution
+    built = fairshare_decision(
+        {a.job_id: (a.gpu_type, a.hosts) for a in best.allocations if a.hosts}, inst
+    )
+    assert built == best
+
+
+def test_timeshare_and_moe_builders() -> None:
+    shares = timeshare_decision({"a": {"v100": 0.5, "k80": 0.0}, "b": {"k80": 1.0}}).shares
+    assert [(s.job, s.worker_type, s.fraction) for s in shares] == [
+        ("a", "v100", 0.5),
+        ("b", "k80", 1.0),
+    ]
+    plan = moe_decision([[{"h0/g0": 0.25, "h0/g1": 0.75}]])
+    assert plan.layers[0].experts[0].gpus == ("h0/g0", "h0/g1")
