@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -17,9 +18,10 @@ from schedopt.testing import (
     instances,
     moe_decision,
     optimality_ratio,
+    oracle,
     timeshare_decision,
 )
-from schedopt.testing.reference import reference
+from schedopt.testing.reference import Reference, reference
 
 FEW = settings(max_examples=6, derandomize=True, deadline=None, database=None)
 
@@ -128,3 +130,15 @@ def test_timeshare_and_moe_builders() -> None:
     ]
     plan = moe_decision([[{"h0/g0": 0.25, "h0/g1": 0.75}]])
     assert plan.layers[0].experts[0].gpus == ("h0/g0", "h0/g1")
+
+
+def test_without_a_proof_the_ratio_is_against_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    inst = _tiny_admission()
+    solved = reference(inst).result
+    assert solved.status is schedopt.Status.OPTIMAL and solved.objective == 5.0
+    interrupted = dataclasses.replace(solved, status=schedopt.Status.FEASIBLE, best_bound=8.0)
+    monkeypatch.setattr(oracle, "reference", lambda instance: Reference(interrupted))
+    ratio = optimality_ratio(inst, solved.solution)
+    assert not ratio.proven and ratio.reference == 8.0
+    assert ratio.ratio == pytest.approx(5.0 / 8.0)  # a lower bound on the true ratio (1)
+    assert ratio.gap == interrupted.gap
