@@ -18,7 +18,8 @@ The same API for every problem (docs/testing-your-scheduler.md)::
 - :func:`decision` (any problem, the solution type's fields), :func:`admission_decision`,
   :func:`fairshare_decision`, :func:`timeshare_decision`, :func:`moe_decision`: build a
   decision from plain values.
-- the pytest plugin's ``schedopt_oracle`` fixture (:mod:`schedopt.testing.plugin`).
+- the pytest plugin's ``schedopt_oracle`` fixture (:mod:`schedopt.testing.plugin`), and
+  :func:`ci_settings`, the hypothesis profile ``schedopt-ci`` for CI.
 
 The strategies for broken input (:func:`mutations`, :func:`corrupted_texts`...) live in
 :mod:`schedopt.core.fuzz`, where every problem's ``strategies`` module reaches them.
@@ -44,6 +45,7 @@ from .decisions import moe_placement as moe_decision
 from .decisions import timeshare as timeshare_decision
 from .instances import BY_CONSTRUCTION, SIZES, instances
 from .oracle import Ratio, assert_valid, check, optimality_ratio
+from .profile import PROFILE, ci_settings, register_profile
 from .reference import CHECK_LIMIT_S, reference
 
 __all__ = [
@@ -53,11 +55,13 @@ __all__ = [
     "EXTREME_NUMBERS",
     "HOSTILE_NUMBERS",
     "HOSTILE_TOKENS",
+    "PROFILE",
     "SIZES",
     "Ratio",
     "admission_decision",
     "assert_valid",
     "check",
+    "ci_settings",
     "corrupt_text",
     "corrupted_texts",
     "decision",
@@ -68,5 +72,6 @@ __all__ = [
     "mutations",
     "optimality_ratio",
     "reference",
+    "register_profile",
     "timeshare_decision",
 ]

@@ -59,7 +59,7 @@ def instances(
         raise ValueError(f"size must be 'tiny' or 'small', got {size!r}")
     strategies = importlib.import_module(f"schedopt.problems.{spec.name}.strategies")
     constructive, _ = BY_CONSTRUCTION.get(spec.name, (None, ""))
-    kwargs = {**SIZES[spec.name].get(size, {}), **knobs}
+    kwargs = {**SIZES.get(spec.name, {}).get(size, {}), **knobs}
     if not feasible:
         return strategies.instances(**kwargs)
     if constructive is not None and all(kwargs.get(k, v) == v for k, v in constructive.items()):

@@ -6,9 +6,9 @@ decision is valid (and, with ``min_ratio``, within that ratio of the optimum). A
 shrunk to a minimal instance, saved as JSON beside the decision, and the assertion message
 gives both paths and the commands that re-run them (``schedopt validate``, ``schedopt solve``).
 
-The hypothesis profile ``schedopt-ci`` (derandomised, ``deadline=None``, 25 examples, no
-example database) is registered with the plugin; ``run`` uses it unless ``max_examples`` says
-otherwise. Everything heavy (hypothesis, the problems) is imported on first use.
+``run`` uses the hypothesis profile ``schedopt-ci`` (:mod:`schedopt.testing.profile`) with
+``max_examples`` (25 unless said). Everything heavy (hypothesis, the problems) is imported on
+first use: the plugin is loaded by every pytest run once schedopt is installed.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-PROFILE = "schedopt-ci"
+from .profile import PROFILE, ci_settings, register_profile
+
 #: Where failing instances go, under pytest's rootdir.
 FAILURES_DIR = ".schedopt-failures"
 
@@ -38,21 +39,17 @@ class Oracle:
         scheduler: Callable[[Any], Any],
         *,
         size: str = "tiny",
-        max_examples: int | None = None,
+        max_examples: int = 25,
         min_ratio: float | None = None,
         **knobs: Any,
     ) -> None:
         """Property: on every drawn instance, ``scheduler(instance)`` is a valid decision (and
         ``optimality_ratio >= min_ratio`` when given)."""
-        from hypothesis import given, settings
+        from hypothesis import given
 
         from schedopt.testing import assert_valid, instances, optimality_ratio
 
-        register_profile()
-        profile = settings.get_profile(PROFILE)
-        limits = settings(profile, max_examples=max_examples or profile.max_examples)
-
-        @limits
+        @ci_settings(max_examples)
         @given(instances(problem, size=size, **knobs))
         def prop(instance: Any) -> None:
             decision = scheduler(instance)
@@ -82,17 +79,18 @@ class Oracle:
         return "\n".join(lines)
 
 
-def register_profile() -> None:
-    """The CI profile: derandomised, no deadline, bounded examples, no example database."""
-    from hypothesis import settings
-
-    settings.register_profile(
-        PROFILE, derandomize=True, deadline=None, max_examples=25, database=None
-    )
-
-
 @pytest.fixture
 def schedopt_oracle(request: pytest.FixtureRequest) -> Oracle:
     """Runs a scheduler over generated instances: ``schedopt_oracle.run("admission", f)``."""
     root = Path(request.config.rootpath)
     return Oracle(root / FAILURES_DIR, request.node.name)
+
+
+__all__ = [
+    "FAILURES_DIR",
+    "PROFILE",
+    "Oracle",
+    "ci_settings",
+    "register_profile",
+    "schedopt_oracle",
+]

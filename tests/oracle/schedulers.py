@@ -81,9 +81,15 @@ def _first_host(instance: Any, doc: dict[str, Any]) -> None:
             alloc["hosts"] = {first: sum(alloc["hosts"].values())}
 
 
-def _double_shares(instance: Any, doc: dict[str, Any]) -> None:
-    for share in doc["shares"]:
-        share["fraction"] = min(1.0, 2 * share["fraction"])
+def _whole_round_elsewhere(instance: Any, doc: dict[str, Any]) -> None:
+    """Every running job also gets the whole round on another type: over the round (V2)."""
+    jobs = {job.id: job for job in instance.jobs}
+    for share in list(doc["shares"]):
+        if share.get("with_job") is None:
+            used = {s["worker_type"] for s in doc["shares"] if s["job"] == share["job"]}
+            free = [w for w in jobs[share["job"]].throughput if w not in used]
+            if free:
+                doc["shares"].append({"job": share["job"], "worker_type": free[0], "fraction": 1.0})
 
 
 def _memory_free(doc: dict[str, Any]) -> None:
@@ -154,7 +160,7 @@ BUGS: dict[str, dict[str, tuple[Scheduler, tuple[str, ...]]]] = {
     },
     "timeshare": {
         "capacity": (misreading("timeshare", _four_times), ("V3",)),
-        "timing": (editing("timeshare", _double_shares), ("V2",)),
+        "timing": (editing("timeshare", _whole_round_elsewhere), ("V2",)),
         # a gang taken for one GPU: too many GPUs of a type (V3) or a type it cannot fit (V4)
         "placement": (
             misreading("timeshare", lambda d: _each(d["jobs"], scale_factor=1)),

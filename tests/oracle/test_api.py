@@ -6,13 +6,14 @@ import dataclasses
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 
 import schedopt
 from schedopt.testing import (
     admission_decision,
     assert_valid,
     check,
+    ci_settings,
     decision,
     fairshare_decision,
     instances,
@@ -23,7 +24,7 @@ from schedopt.testing import (
 )
 from schedopt.testing.reference import Reference, reference
 
-FEW = settings(max_examples=6, derandomize=True, deadline=None, database=None)
+FEW = ci_settings(6)
 
 
 def reject_all(inst: Any) -> Any:
