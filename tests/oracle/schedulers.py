@@ -81,6 +81,16 @@ def _first_host(instance: Any, doc: dict[str, Any]) -> None:
             alloc["hosts"] = {first: sum(alloc["hosts"].values())}
 
 
+def _restart_all(instance: Any, doc: dict[str, Any]) -> None:
+    """Every job that keeps last round's GPUs is stopped instead (a round planned from
+    scratch): more preemptions than allowed (V6), guarantees missed (V5)."""
+    previous = {job.id: job.previous for job in instance.jobs}
+    for alloc in doc["allocations"]:
+        before = previous.get(alloc["job_id"])
+        if before is not None and alloc["hosts"] == dict(before.hosts):
+            alloc.update(gpu_type=None, hosts={})
+
+
 def _whole_round_elsewhere(instance: Any, doc: dict[str, Any]) -> None:
     """Every running job also gets the whole round on another type: over the round (V2)."""
     jobs = {job.id: job for job in instance.jobs}
@@ -139,8 +149,9 @@ def _four_times(doc: dict[str, Any]) -> None:
     doc["workers"] = {w: 4 * n for w, n in doc["workers"].items()}
 
 
-#: Bugs that need more than the tiny instances to show (two groups to share a host).
-SIZE = {("cosched", "capacity"): "small"}
+#: Bugs that need more than the tiny instances to show (two groups to share a host, a group
+#: whose cycle can grow past an SLO).
+SIZE = {("cosched", "capacity"): "small", ("cosched", "timing"): "small"}
 
 #: problem → family → (buggy scheduler, the rules the oracle may name for it). "timing" is
 #: the share of time (timeshare) or of tokens (moe_placement) where a problem has no clock.
@@ -155,7 +166,7 @@ BUGS: dict[str, dict[str, tuple[Scheduler, tuple[str, ...]]]] = {
     },
     "fairshare": {
         "capacity": (misreading("fairshare", lambda d: d.update(unavailable_gpus=[])), ("V3",)),
-        "timing": (misreading("fairshare", lambda d: d.pop("max_preemptions", None)), ("V6",)),
+        "timing": (editing("fairshare", _restart_all), ("V6", "V5")),
         "placement": (editing("fairshare", _first_host), ("V3",)),
     },
     "timeshare": {
