@@ -29,6 +29,11 @@ from schedopt.problems.timeshare import Policy
 from schedopt.problems.timeshare.data import build_data
 
 from .gavel_base import RoundFailed, TimesharePolicy, members
+from .gavel_sum import (
+    ThroughputNormalizedByCostSumWithPerf,
+    ThroughputNormalizedByCostSumWithPerfSLOs,
+    ThroughputSumWithPerf,
+)
 
 Key = Hashable
 
@@ -211,5 +216,8 @@ __all__ = [
     "MinTotalDurationPolicyWithPacking",
     "MinTotalDurationPolicyWithPerf",
     "RoundFailed",
+    "ThroughputNormalizedByCostSumWithPerf",
+    "ThroughputNormalizedByCostSumWithPerfSLOs",
+    "ThroughputSumWithPerf",
     "members",
 ]

@@ -22,7 +22,8 @@ class RoundFailed(SchedoptError):
 
     def __init__(self, result: Any):
         self.result = result
-        super().__init__(f"no allocation: {result.status.value}: {result.explanation}")
+        why = getattr(result, "explanation", None)
+        super().__init__(f"no allocation: {result.status.value}: {why}")
 
 
 def members(key: Key) -> tuple[Key, ...] | None:
