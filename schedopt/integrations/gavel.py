@@ -34,6 +34,7 @@ from .gavel_sum import (
     ThroughputNormalizedByCostSumWithPerfSLOs,
     ThroughputSumWithPerf,
 )
+from .gavel_waterfill import MaxMinFairnessWaterFilling, MaxMinFairnessWaterFillingPerf
 
 Key = Hashable
 
@@ -189,6 +190,8 @@ def as_v100(throughputs: Mapping[Key, Mapping[str, Any]]) -> dict[Key, dict[str,
 MaxMinFairnessPolicy = MaxMinFairness
 MaxMinFairnessPolicyWithPerf = MaxMinFairnessPerf
 MaxMinFairnessPolicyWithPacking = MaxMinFairnessPacking
+MaxMinFairnessWaterFillingPolicy = MaxMinFairnessWaterFilling
+MaxMinFairnessWaterFillingPolicyWithPerf = MaxMinFairnessWaterFillingPerf
 MinTotalDurationPolicy = MinTotalDurationBlind
 MinTotalDurationPolicyWithPerf = MinTotalDuration
 MinTotalDurationPolicyWithPacking = MinTotalDurationPacking
@@ -209,6 +212,10 @@ __all__ = [
     "MaxMinFairnessPolicy",
     "MaxMinFairnessPolicyWithPacking",
     "MaxMinFairnessPolicyWithPerf",
+    "MaxMinFairnessWaterFilling",
+    "MaxMinFairnessWaterFillingPerf",
+    "MaxMinFairnessWaterFillingPolicy",
+    "MaxMinFairnessWaterFillingPolicyWithPerf",
     "MinTotalDuration",
     "MinTotalDurationBlind",
     "MinTotalDurationPacking",

@@ -140,32 +140,48 @@ class TimesharePolicy:
             docs[ids[k]] = job
         pairs, pair_keys = self._pairs(pair_items, throughputs, scale_factors, ids, docs)
         workers = {w: int(n) for w, n in cluster_spec.items()}
-        session = self._session
-        if pairs or session is None or session.instance.workers != workers:
-            inst = TimeshareInstance.model_validate(
-                {
-                    "name": f"gavel-{self.name}",
-                    "policy": self.policy.value,
-                    "workers": workers,
-                    "jobs": list(docs.values()),
-                    **pairs,
-                    "efficiency": self.efficiency,
-                }
-            )
-            session = RoundSession(inst, method=self.method, time_limit_s=self.time_limit_s)
-            result = session.solve()
-        else:
-            session.time_limit_s = self.time_limit_s  # the user may change it between rounds
-            result = session.step(self._change(docs))
-        self._session = None if pairs else session
+        result = self._run_round(docs, pairs, workers)
         self._docs = docs
         self.last_result = result
-        self.last_instance = session.instance
         if result.solution is None or not _proven(result):
             return self._failed(result, throughputs)
         out = _as_gavel(result.solution, throughputs, {v: k for k, v in ids.items()}, pair_keys)
         self._previous = out
         return out
+
+    def _instance(
+        self, docs: dict[str, dict[str, Any]], pairs: dict, workers: dict[str, int]
+    ) -> TimeshareInstance:
+        return TimeshareInstance.model_validate(
+            {
+                "name": f"gavel-{self.name}",
+                "policy": self.policy.value,
+                "workers": workers,
+                "jobs": list(docs.values()),
+                **pairs,
+                "efficiency": self.efficiency,
+            }
+        )
+
+    def _run_round(
+        self, docs: dict[str, dict[str, Any]], pairs: dict, workers: dict[str, int]
+    ) -> Any:
+        """The round's ``schedopt.Result``: a new :class:`RoundSession` with pairs or a new
+        cluster, else a step of the last one (sets ``last_instance``)."""
+        session = self._session
+        if pairs or session is None or session.instance.workers != workers:
+            session = RoundSession(
+                self._instance(docs, pairs, workers),
+                method=self.method,
+                time_limit_s=self.time_limit_s,
+            )
+            result = session.solve()
+        else:
+            session.time_limit_s = self.time_limit_s  # the user may change it between rounds
+            result = session.step(self._change(docs))
+        self._session = None if pairs else session
+        self.last_instance = session.instance
+        return result
 
     def _failed(
         self, result: Any, throughputs: Mapping[Key, Mapping[str, Any]]
