@@ -29,6 +29,16 @@ from schedopt.problems.timeshare import Policy
 from schedopt.problems.timeshare.data import build_data
 
 from .gavel_base import RoundFailed, TimesharePolicy, members
+from .gavel_fifo import (
+    FIFO,
+    FIFOPacking,
+    FIFOPerf,
+    FIFOPolicy,
+    FIFOPolicyWithPacking,
+    FIFOPolicyWithPerf,
+    Isolated,
+    IsolatedPolicy,
+)
 from .gavel_sum import (
     ThroughputNormalizedByCostSumWithPerf,
     ThroughputNormalizedByCostSumWithPerfSLOs,
@@ -200,12 +210,20 @@ FinishTimeFairnessPolicyWithPerf = FinishTimeFairness
 FinishTimeFairnessPolicyWithPacking = FinishTimeFairnessPacking
 
 __all__ = [
+    "FIFO",
+    "FIFOPacking",
+    "FIFOPerf",
+    "FIFOPolicy",
+    "FIFOPolicyWithPacking",
+    "FIFOPolicyWithPerf",
     "FinishTimeFairness",
     "FinishTimeFairnessBlind",
     "FinishTimeFairnessPacking",
     "FinishTimeFairnessPolicy",
     "FinishTimeFairnessPolicyWithPacking",
     "FinishTimeFairnessPolicyWithPerf",
+    "Isolated",
+    "IsolatedPolicy",
     "MaxMinFairness",
     "MaxMinFairnessPacking",
     "MaxMinFairnessPerf",
