@@ -133,3 +133,27 @@ def test_the_docs_first_example_runs_as_pasted(capsys: pytest.CaptureFixture[str
     exec(compile(code, "from-your-scheduler.md", "exec"), {})
     printed = capsys.readouterr().out
     assert "Status.OPTIMAL" in printed and "'v100'" in printed
+
+
+@pytest.mark.parametrize("cls", [gavel.MinTotalDurationPacking, gavel.FinishTimeFairnessPacking])
+def test_packed_makespan_and_ftf_reach_the_reference_with_pairs(cls) -> None:
+    """Gavel's ``...WithPacking`` through the drop-in: pair keys reach the LP (the round is
+    the instance the drop-in built, with its pairs), and the value is reference.py's."""
+    from tests.timeshare import reference
+
+    thr, sf, pw, since, remaining = _round(5, seed=7)
+    for a in range(5):
+        for b in range(a + 1, 5):
+            thr[(a, b)] = {w: [0.7 * thr[a][w], 0.6 * thr[b][w]] for w in thr[a]}
+    small = {"v100": 2, "p100": 1, "k80": 1}
+    policy = cls()
+    if cls is gavel.MinTotalDurationPacking:
+        out = policy.get_allocation(thr, sf, remaining, small)
+        value, key = policy.last_result.metrics["makespan_s"], "makespan"
+    else:
+        out = policy.get_allocation(thr, sf, pw, since, remaining, small)
+        value, key = policy.last_result.metrics["max_finish_time_ratio"], "ftf"
+    inst = policy.last_instance
+    assert inst.pairs or inst.colocation, key
+    assert value == pytest.approx(reference.policy_value(inst), rel=1e-6)
+    assert sum(sum(out[k].values()) for k in out if isinstance(k, tuple)) > 0
