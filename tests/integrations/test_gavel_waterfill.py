@@ -9,8 +9,8 @@ import pytest
 from schedopt.core.errors import InvalidInstanceError
 from schedopt.integrations.gavel import (
     MaxMinFairnessWaterFilling,
-    MaxMinFairnessWaterFillingPolicyWithPerf,
     MaxMinFairnessWaterFillingPerf,
+    MaxMinFairnessWaterFillingPolicyWithPerf,
     RoundFailed,
 )
 from schedopt.problems.timeshare.data import build_data
