@@ -56,6 +56,14 @@ def fits(rates: Mapping[str, Any], scale_factor: Any, cluster_spec: Mapping[str,
     return not any(n > 0 for n in runs) or any(n >= s for n in runs)
 
 
+def _above(scale_factor: Any, gpus: int) -> bool:
+    """Is the scale factor more than ``gpus`` (or not a number: the instance names it)?"""
+    try:
+        return int(scale_factor) > gpus
+    except (TypeError, ValueError):
+        return False
+
+
 class TimesharePolicy:
     """What every adapter shares: dicts in, a timeshare round, dicts out. Rounds without pairs
     run in one :class:`RoundSession`: only what changed is validated, and HiGHS starts from
@@ -112,7 +120,14 @@ class TimesharePolicy:
         if not singles:
             self._session = None
             return None  # Gavel's policies return None for an empty round
-        unfit = {k for k in singles if not fits(throughputs[k], scale_factors[k], cluster_spec)}
+        # only a gang larger than the smallest type can fit nowhere (most rounds: none)
+        smallest = min((int(n) for n in cluster_spec.values() if int(n) > 0), default=0)
+        unfit = {
+            k
+            for k in singles
+            if _above(scale_factors[k], smallest)
+            and not fits(throughputs[k], scale_factors[k], cluster_spec)
+        }
         if unfit:  # no time for them (Gavel's LP gives none either), nor for their pairs
             singles = [k for k in singles if k not in unfit]
             pair_items = [(k, ab) for k, ab in pair_items if not unfit.intersection(ab)]
