@@ -84,7 +84,11 @@ class MinTotalDuration(TimesharePolicy):
 
     def get_allocation(self, throughputs, scale_factors, num_steps_remaining, cluster_spec):
         return self._solve(
-            throughputs, scale_factors, None, cluster_spec, remaining=num_steps_remaining
+            self._rates(throughputs),
+            scale_factors,
+            None,
+            cluster_spec,
+            remaining=num_steps_remaining,
         )
 
 
@@ -100,10 +104,8 @@ class MinTotalDurationBlind(MinTotalDuration):
 
     name = "MinTotalDuration"
 
-    def get_allocation(self, throughputs, scale_factors, num_steps_remaining, cluster_spec):
-        return super().get_allocation(
-            as_v100(throughputs), scale_factors, num_steps_remaining, cluster_spec
-        )
+    def _rates(self, throughputs):
+        return as_v100(throughputs)
 
 
 class FinishTimeFairness(TimesharePolicy):
@@ -135,7 +137,7 @@ class FinishTimeFairness(TimesharePolicy):
                     self._isolated_time.get(k, 0.0) + done / (self._last_isolated[k])
                 )
         out = self._solve(
-            throughputs,
+            self._rates(throughputs),
             scale_factors,
             priority_weights,
             cluster_spec,
@@ -168,23 +170,8 @@ class FinishTimeFairnessBlind(FinishTimeFairness):
 
     name = "FinishTimeFairness"
 
-    def get_allocation(
-        self,
-        throughputs,
-        scale_factors,
-        priority_weights,
-        times_since_start,
-        num_steps_remaining,
-        cluster_spec,
-    ):
-        return super().get_allocation(
-            as_v100(throughputs),
-            scale_factors,
-            priority_weights,
-            times_since_start,
-            num_steps_remaining,
-            cluster_spec,
-        )
+    def _rates(self, throughputs):
+        return as_v100(throughputs)
 
 
 def as_v100(throughputs: Mapping[Key, Mapping[str, Any]]) -> dict[Key, dict[str, Any]]:

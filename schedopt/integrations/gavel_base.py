@@ -164,6 +164,10 @@ class TimesharePolicy:
         self._previous = out
         return out
 
+    def _rates(self, throughputs: Mapping[Key, Mapping[str, Any]]) -> Mapping[Key, Any]:
+        """The rates the policy solves with (Gavel's throughput-blind variants rewrite them)."""
+        return throughputs
+
     def _instance(
         self, docs: dict[str, dict[str, Any]], pairs: dict, workers: dict[str, int]
     ) -> TimeshareInstance:
