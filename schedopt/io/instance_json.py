@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from schedopt.core import files
 from schedopt.core.errors import InvalidInstanceError
-from schedopt.core.pydantic_errors import invalid_instance_error
+from schedopt.core.pydantic_errors import describe, invalid_instance_error
 from schedopt.core.registry import get_problem, problem_names, problem_of
 
 SCHEMA_VERSION = 1
@@ -26,6 +26,16 @@ def _reject_constants(token: str) -> float:
     raise InvalidInstanceError("", f"{token} is not a number JSON allows")
 
 
+def _got(value: object) -> str:
+    """A short form of a value for a message, never recursive nor unbounded: ``repr`` of a list
+    nested 1,000 deep raised RecursionError and of a 5,000-digit integer ValueError (#16)."""
+    got = describe(value)
+    if got is not None:
+        return got
+    kind = {dict: "an object", list: "an array", str: "a string"}.get(type(value))
+    return f"{kind or 'a ' + type(value).__name__}, not shown"
+
+
 def parse_instance(doc: Any) -> BaseModel:
     """Validate a decoded JSON document and return the typed instance of its problem."""
     if not isinstance(doc, dict):
@@ -33,12 +43,12 @@ def parse_instance(doc: Any) -> BaseModel:
     name = doc.get("problem")
     if name not in problem_names():
         raise InvalidInstanceError(
-            "problem", f"must be one of {list(problem_names())} (got {name!r})"
+            "problem", f"must be one of {list(problem_names())} (got {_got(name)})"
         )
     version = doc.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
         raise InvalidInstanceError(
-            "schema_version", f"this schedopt reads version {SCHEMA_VERSION} (got {version!r})"
+            "schema_version", f"this schedopt reads version {SCHEMA_VERSION} (got {_got(version)})"
         )
     try:  # the models raise InvalidInstanceError themselves (schedopt.core.model.FrozenModel)
         return get_problem(name).instance_type.model_validate(doc)

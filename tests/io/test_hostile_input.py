@@ -86,6 +86,23 @@ def test_deep_nesting_in_python_objects_while_the_message_is_built() -> None:
         schedopt.io.parse_instance(doc)
 
 
+@pytest.mark.parametrize("field", ["problem", "schema_version"])
+@pytest.mark.parametrize("kind", ["deep", "huge_int", "long_str"])
+def test_the_header_fields_are_described_not_printed(field: str, kind: str) -> None:
+    """The message about a wrong problem or schema_version was built with repr() outside the
+    recursion guard: a list nested 1,000 deep raised RecursionError (#16), a 5,000-digit integer
+    ValueError, and a megabyte string went into the message whole."""
+    value: object = {"huge_int": 10**5000, "long_str": "x" * 1_000_000}.get(kind)
+    if kind == "deep":
+        value = []
+        for _ in range(1_000):
+            value = [value]
+    doc = {**json.loads(SMALL["admission"].read_text()), field: value}
+    with pytest.raises(schedopt.InvalidInstanceError) as info:
+        schedopt.io.parse_instance(doc)
+    assert info.value.path == field and len(str(info.value)) < 300
+
+
 @pytest.mark.parametrize(
     ("slot_s", "slots", "rate", "words"),
     [
