@@ -107,12 +107,40 @@ def load_solution(instance: BaseModel, path: str | Path) -> BaseModel:
     doc = decode_json(read_capped(Path(path)))
     if not isinstance(doc, dict):
         raise InvalidInstanceError("", f"a solution is a JSON object (got {type(doc).__name__})")
+    # Every problem's solution may name its problem, and a name is checked against the
+    # instance's (an admission solution labelled "reconfig" or "" validated as VALID, #16).
+    if "problem" in doc and doc["problem"] != spec.name:
+        raise InvalidInstanceError(
+            "problem", f"a solution of {_got(doc['problem'])}, not of {spec.name!r} as the instance"
+        )
     try:
         return spec.solution_type.model_validate(doc)
+    except InvalidInstanceError:
+        if "problem" not in doc:
+            other = _problem_whose_solution(doc, spec.name)
+            if other is not None:  # not "plans: required field is missing" (#16)
+                raise InvalidInstanceError(
+                    "problem", f"a solution of {other!r}, not of {spec.name!r} as the instance"
+                ) from None
+        raise
     except ValidationError as err:  # a problem package whose models are plain pydantic ones
         raise invalid_instance_error(err) from None
     except RecursionError:
         raise InvalidInstanceError("", "the document is nested too deeply") from None
+
+
+def _problem_whose_solution(doc: dict[str, Any], but: str) -> str | None:
+    """The one other problem whose solution format ``doc`` fits, if exactly one does."""
+    fits = []
+    for name in problem_names():
+        if name == but:
+            continue
+        try:
+            get_problem(name).solution_type.model_validate(doc)
+        except (InvalidInstanceError, ValidationError, RecursionError):
+            continue
+        fits.append(name)
+    return fits[0] if len(fits) == 1 else None
 
 
 def json_schema(problem: str) -> dict[str, Any]:

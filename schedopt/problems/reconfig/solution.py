@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from schedopt.core.model import FrozenModel
@@ -15,5 +17,6 @@ class ReconfigSolution(FrozenModel):
     """Pipelines (data-parallel replicas), each with its stages (layer ranges on TP groups)
     and its micro-batches per iteration. ``iteration_time_s``, when given, is checked (V8)."""
 
+    problem: Literal["reconfig"] = "reconfig"
     pipelines: tuple[Pipeline, ...] = Field(min_length=0, max_length=2**20)
     iteration_time_s: float | None = Field(default=None, ge=0, le=1e9, allow_inf_nan=False)
