@@ -32,8 +32,9 @@ def _got(value: object) -> str:
     got = describe(value)
     if got is not None:
         return got
-    kind = {dict: "an object", list: "an array", str: "a string"}.get(type(value))
-    return f"{kind or 'a ' + type(value).__name__}, not shown"
+    kinds: dict[type, str] = {dict: "an object", list: "an array", str: "a string"}
+    kind = kinds.get(type(value), f"a {type(value).__name__}")
+    return f"{kind}, not shown"
 
 
 def parse_instance(doc: Any) -> BaseModel:
