@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from schedopt.core import files
 from schedopt.core.errors import InvalidInstanceError
-from schedopt.core.pydantic_errors import invalid_instance_error
+from schedopt.core.pydantic_errors import describe, invalid_instance_error
 from schedopt.core.registry import get_problem, problem_names, problem_of
 
 SCHEMA_VERSION = 1
@@ -26,6 +26,17 @@ def _reject_constants(token: str) -> float:
     raise InvalidInstanceError("", f"{token} is not a number JSON allows")
 
 
+def _got(value: object) -> str:
+    """A short form of a value for a message, never recursive nor unbounded: ``repr`` of a list
+    nested 1,000 deep raised RecursionError and of a 5,000-digit integer ValueError (#16)."""
+    got = describe(value)
+    if got is not None:
+        return got
+    kinds: dict[type, str] = {dict: "an object", list: "an array", str: "a string"}
+    kind = kinds.get(type(value), f"a {type(value).__name__}")
+    return f"{kind}, not shown"
+
+
 def parse_instance(doc: Any) -> BaseModel:
     """Validate a decoded JSON document and return the typed instance of its problem."""
     if not isinstance(doc, dict):
@@ -33,12 +44,12 @@ def parse_instance(doc: Any) -> BaseModel:
     name = doc.get("problem")
     if name not in problem_names():
         raise InvalidInstanceError(
-            "problem", f"must be one of {list(problem_names())} (got {name!r})"
+            "problem", f"must be one of {list(problem_names())} (got {_got(name)})"
         )
     version = doc.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
         raise InvalidInstanceError(
-            "schema_version", f"this schedopt reads version {SCHEMA_VERSION} (got {version!r})"
+            "schema_version", f"this schedopt reads version {SCHEMA_VERSION} (got {_got(version)})"
         )
     try:  # the models raise InvalidInstanceError themselves (schedopt.core.model.FrozenModel)
         return get_problem(name).instance_type.model_validate(doc)
@@ -97,12 +108,40 @@ def load_solution(instance: BaseModel, path: str | Path) -> BaseModel:
     doc = decode_json(read_capped(Path(path)))
     if not isinstance(doc, dict):
         raise InvalidInstanceError("", f"a solution is a JSON object (got {type(doc).__name__})")
+    # Every problem's solution may name its problem, and a name is checked against the
+    # instance's (an admission solution labelled "reconfig" or "" validated as VALID, #16).
+    if "problem" in doc and doc["problem"] != spec.name:
+        raise InvalidInstanceError(
+            "problem", f"a solution of {_got(doc['problem'])}, not of {spec.name!r} as the instance"
+        )
     try:
         return spec.solution_type.model_validate(doc)
+    except InvalidInstanceError:
+        if "problem" not in doc:
+            other = _problem_whose_solution(doc, spec.name)
+            if other is not None:  # not "plans: required field is missing" (#16)
+                raise InvalidInstanceError(
+                    "problem", f"a solution of {other!r}, not of {spec.name!r} as the instance"
+                ) from None
+        raise
     except ValidationError as err:  # a problem package whose models are plain pydantic ones
         raise invalid_instance_error(err) from None
     except RecursionError:
         raise InvalidInstanceError("", "the document is nested too deeply") from None
+
+
+def _problem_whose_solution(doc: dict[str, Any], but: str) -> str | None:
+    """The one other problem whose solution format ``doc`` fits, if exactly one does."""
+    fits = []
+    for name in problem_names():
+        if name == but:
+            continue
+        try:
+            get_problem(name).solution_type.model_validate(doc)
+        except (InvalidInstanceError, ValidationError, RecursionError):
+            continue
+        fits.append(name)
+    return fits[0] if len(fits) == 1 else None
 
 
 def json_schema(problem: str) -> dict[str, Any]:

@@ -96,6 +96,8 @@ class HighsSession:
         self._hint = values
 
     def run(self, time_limit_s: float, options: SolveOptions) -> LevelRun:
+        if not self.model.num_cols:
+            return self._run_empty()
         h, entered = self.highs, time.perf_counter()
         h.setOptionValue("time_limit", max(0.01, time_limit_s))
         h.setOptionValue("mip_rel_gap", options.mip_gap)
@@ -147,6 +149,18 @@ class HighsSession:
         }
         handover = started - entered + time.perf_counter() - ended
         return LevelRun(status, objective, bound, values, stats, handover)
+
+    def _run_empty(self) -> LevelRun:
+        """A model without columns (admission with no jobs): HiGHS answers "model empty" with
+        no point, which read as NO_SOLUTION (#16). Its one point is the empty one, every row a
+        constant: optimal at the level's constant if the rows hold there, else infeasible."""
+        assert self._level is not None
+        point = np.zeros(0)
+        stats: dict[str, float | str] = {"solver": "highs", "model_status": "Empty"}
+        if self.model.violated_rows(point, backend=Backend.MILP):
+            return LevelRun(Status.INFEASIBLE, None, None, None, stats)
+        value = self._level.expr.constant
+        return LevelRun(Status.OPTIMAL, value, value, point, stats)
 
     def _interrupt(self, event: highspy.HighsCallbackEvent) -> None:
         if time.perf_counter() >= self._stop_at:
