@@ -26,9 +26,9 @@ from .codec import decode, encode, shares_of, throughputs
 from .colgen import solve as solve_by_columns
 from .columns import Columns
 from .data import TimeshareData, aggregate, build_data
-from .ftf import GAP_TOL, Step, ratios, solve_ftf, start, weights_at
+from .ftf import Step, ratios, solve_ftf, start, weights_at
 from .instance import Policy, TimeshareInstance
-from .model import L1_REL_TOL, TimeshareModel, build_model
+from .model import TimeshareModel, build_model
 from .solution import TimeshareSolution
 from .warm import Basis, capture
 from .warm import apply as apply_basis
@@ -187,10 +187,7 @@ def _finish_time_fairness(
             return Step(lex.status, None, None)
         return Step(lex.status, float(lex.values[tm.t[()]]), lex.values[tm.x.cols])
 
-    # CBC's solution file carries 8 significant digits (model.py): its σ and x cannot close a
-    # gap below that
-    tol = L1_REL_TOL if backend is ExactBackend.CBC else GAP_TOL
-    found = solve_ftf(data, columns, lp, deadline.remaining, tol)
+    found = solve_ftf(data, columns, lp, deadline.remaining)
     status, x = found.status, found.x
     if status is Status.OPTIMAL and not data.instance.efficiency:
         pass
