@@ -98,14 +98,18 @@ class MinTotalDurationPacking(MinTotalDuration):
     name = "MinTotalDuration_Packing"
 
 
-class MinTotalDurationBlind(MinTotalDuration):
-    """``MinTotalDurationPolicy``: throughput-blind as Gavel defines it, every type taken at
-    the job's V100 rate (``min_total_duration.py``)."""
-
-    name = "MinTotalDuration"
+class _AtV100:
+    """Gavel's throughput-blind makespan and finish-time fairness: every type taken at the
+    job's V100 rate (``min_total_duration.py``, ``finish_time_fairness.py``)."""
 
     def _rates(self, throughputs):
         return as_v100(throughputs)
+
+
+class MinTotalDurationBlind(_AtV100, MinTotalDuration):
+    """``MinTotalDurationPolicy``."""
+
+    name = "MinTotalDuration"
 
 
 class FinishTimeFairness(TimesharePolicy):
@@ -164,14 +168,10 @@ class FinishTimeFairnessPacking(FinishTimeFairness):
     name = "FinishTimeFairness_Packing"
 
 
-class FinishTimeFairnessBlind(FinishTimeFairness):
-    """``FinishTimeFairnessPolicy``: throughput-blind as Gavel defines it, every type taken at
-    the job's V100 rate (``finish_time_fairness.py``)."""
+class FinishTimeFairnessBlind(_AtV100, FinishTimeFairness):
+    """``FinishTimeFairnessPolicy``."""
 
     name = "FinishTimeFairness"
-
-    def _rates(self, throughputs):
-        return as_v100(throughputs)
 
 
 def as_v100(throughputs: Mapping[Key, Mapping[str, Any]]) -> dict[Key, dict[str, Any]]:
