@@ -157,3 +157,17 @@ def test_packed_makespan_and_ftf_reach_the_reference_with_pairs(cls) -> None:
     assert inst.pairs or inst.colocation, key
     assert value == pytest.approx(reference.policy_value(inst), rel=1e-6)
     assert sum(sum(out[k].values()) for k in out if isinstance(k, tuple)) > 0
+
+
+def test_throughput_blind_max_min_gives_no_time_where_a_job_cannot_run() -> None:
+    """formulations/timeshare.md's decision (#19 defect 6): job 0 runs on the V100 only. Three
+    jobs on two GPUs: every job gets 2/3 of the round, job 0 all of it on the V100 (Gavel's
+    blind LP, with every rate set to 1, may put job 0 on the K80, where it makes no
+    progress)."""
+    thr = {0: {"v100": 5.0, "k80": 0.0}, 1: {"v100": 3.0, "k80": 1.0}, 2: {"v100": 2.0, "k80": 1.0}}
+    out = gavel.MaxMinFairness("ECOS").get_allocation(
+        thr, {0: 1, 1: 1, 2: 1}, {0: 1.0, 1: 1.0, 2: 1.0}, {"v100": 1, "k80": 1}
+    )
+    assert out[0] == {"v100": pytest.approx(2 / 3), "k80": 0.0}
+    for k in (1, 2):
+        assert sum(out[k].values()) == pytest.approx(2 / 3)
