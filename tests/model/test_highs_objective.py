@@ -10,8 +10,7 @@ import pytest
 
 from schedopt.core.options import SolveOptions
 from schedopt.core.status import Status
-from schedopt.model import Expr, Level, Model, Sense
-from schedopt.model import emit_highs
+from schedopt.model import Expr, Level, Model, Sense, emit_highs
 from schedopt.model.emit_highs import OBJECTIVE_ROW_MIN_INTEGERS, HighsSession
 
 
