@@ -20,7 +20,7 @@ from schedopt.backends.milp_run import MilpSolver
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import MethodKind, MethodSpec, Outcome, Runner
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, DeadlineReached
 
 from .core import Model
 from .emit_cpsat import CpsatSession
@@ -91,7 +91,11 @@ def exact_runner(prepare: Prepare, backend: ExactBackend) -> Runner:
         prepared = prepare(instance, options, deadline)
         if isinstance(prepared, Outcome):
             return prepared
-        session = emit(prepared.model, backend, options, prepared.hooks)
+        try:
+            session = emit(prepared.model, backend, options, prepared.hooks)
+        except DeadlineReached as stop:  # not emitted in time: a bound known without it stands
+            bound = prepared.hooks.first_bound(backend.value, None)
+            return Outcome(Status.NO_SOLUTION, bound=bound, explanation=str(stop))
         build_s = time.perf_counter() - t0
         try:
             lex = solve_levels(
