@@ -18,6 +18,7 @@ import schedopt.cli.args as cli_args
 from schedopt.core.errors import InvalidInstanceError
 from schedopt.core.registry import ProblemSpec
 from schedopt.core.status import Status
+from schedopt.core.stopping import Deadline
 
 # --- exit codes -------------------------------------------------------------------------------
 #: Success: the solve found a solution (OPTIMAL or FEASIBLE), or the command did its job.
@@ -111,9 +112,9 @@ def fmt_gap(gap: float | None) -> str:
 
 
 # --- files ------------------------------------------------------------------------------------
-def load(path: str) -> Any:
+def load(path: str, deadline: Deadline | None = None) -> Any:
     try:
-        return schedopt.load(path)
+        return schedopt.load(path, deadline)
     except InvalidInstanceError as err:
         err.file = path  # type: ignore[attr-defined]
         raise

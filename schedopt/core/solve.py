@@ -126,7 +126,25 @@ def solve(
                 from_hint=True,
                 explanation=f"{outcome.explanation or outcome.status.value}; the hint is returned",
             )
+        if outcome.status is Status.NO_SOLUTION and not options.deterministic:
+            outcome = replace(outcome, explanation=_kept_back(outcome, deadline, started, options))
         return _finish(spec, instance, name, outcome, options, started)
+
+
+def _kept_back(outcome: Outcome, deadline: Deadline, started: float, options: SolveOptions) -> str:
+    """What really happened when a method answered nothing before the time was up: how much of
+    the limit was kept back for checking an answer, and why (#16: "the time limit was reached"
+    after 3.6 s of 10 s)."""
+    said = outcome.explanation or outcome.status.value
+    used = time.perf_counter() - started
+    if used >= 0.8 * options.time_limit_s or not deadline.stretch_s:
+        return said
+    factor = deadline.stretch_factor()
+    return (
+        f"{said} (after {used:.1f} s of the {options.time_limit_s:g} s limit: "
+        f"{deadline.stretch_s * factor:.1f} s are kept back for validating an answer, "
+        f"{deadline.stretch_s:.2f} s × {factor:.1f} for this machine's load now)"
+    )
 
 
 def _tuned_params(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -14,9 +15,9 @@ class DeadlineReached(SchedoptError):
     ``schedopt.solve`` turns it into an honest ``NO_SOLUTION`` (or the caller's hint), so it
     never reaches the caller."""
 
-    def __init__(self, phase: str):
+    def __init__(self, phase: str, message: str | None = None):
         self.phase = phase
-        super().__init__(f"the time limit was reached while {phase}")
+        super().__init__(message or f"the time limit was reached while {phase}")
 
 
 #: The most a busy machine is assumed to slow a reserve down (``Deadline.stretch_s``): a
@@ -25,6 +26,10 @@ class DeadlineReached(SchedoptError):
 #: GPUs at 3 s: NO_SOLUTION from auto), so the limit is then kept only as far as the
 #: validation of the answer allows.
 MAX_SLOWDOWN = 3.0
+#: The slowdown the problems' reserves were measured at: beside other work (admission's
+#: validation 2.0 µs a job-slot there against 1.2 µs quiet, fair share's 65 µs a job). A
+#: reserve stretches only beyond it.
+CALIBRATED_SLOWDOWN = 1.5
 #: Wall seconds after which the process's CPU share is a measurement (before: no stretch).
 MIN_MEASURED_S = 0.1
 
@@ -41,14 +46,32 @@ def slowdown(since_wall: float, since_cpu: float) -> float:
     return min(MAX_SLOWDOWN, max(1.0, wall / max(cpu, 1e-9)))
 
 
+def startup_slowdown() -> float:
+    """:func:`slowdown` over this process's life so far (its start-up and imports, on Linux:
+    /proc), between 1 and MAX_SLOWDOWN; 1 where it cannot be read."""
+    try:
+        with open("/proc/self/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        with open("/proc/uptime") as f:
+            uptime_s = float(f.read().split()[0])
+        started_s = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22, after pid and comm
+    except (OSError, ValueError, IndexError):
+        return 1.0
+    wall = uptime_s - started_s
+    if wall < MIN_MEASURED_S:
+        return 1.0
+    return min(MAX_SLOWDOWN, max(1.0, wall / max(time.process_time(), 1e-9)))
+
+
 @dataclass(frozen=True)
 class Deadline:
     """An absolute point in ``time.perf_counter()`` time by which a solve must return.
 
-    ``stretch_s`` is time kept back for a later phase measured on a quiet machine (validating
-    the answer): the deadline moves earlier by ``stretch_s × (slowdown − 1)`` more, the
-    slowdown this process measures since ``since`` (wall and CPU clocks). Fair share's
-    validation of 20,000 jobs, 1.4 s quiet, took 4-8 s at load 8-11 (#16)."""
+    ``stretch_s`` is time kept back for a later phase (validating the answer), measured at
+    CALIBRATED_SLOWDOWN: the deadline moves earlier by ``stretch_s × (s / CALIBRATED_SLOWDOWN
+    − 1)`` more when the slowdown ``s`` this process measures since ``since`` (wall and CPU
+    clocks) is larger. Fair share's validation of 20,000 jobs, 1.4 s reserved, took 4-8 s at
+    load 8-11 (#16)."""
 
     end: float
     stretch_s: float = 0.0
@@ -61,7 +84,11 @@ class Deadline:
     def _end(self) -> float:
         if not self.stretch_s:
             return self.end
-        return self.end - self.stretch_s * (slowdown(*self.since) - 1.0)
+        return self.end - self.stretch_s * max(0.0, self.stretch_factor() - 1.0)
+
+    def stretch_factor(self) -> float:
+        """How many times ``stretch_s`` the reserve is now (at least 1)."""
+        return max(1.0, slowdown(*self.since) / CALIBRATED_SLOWDOWN)
 
     def remaining(self) -> float:
         return max(0.0, self._end() - time.perf_counter())
