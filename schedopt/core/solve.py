@@ -103,6 +103,10 @@ def solve(
     reserve = spec.finish_reserve_s(instance)
     deadline = Deadline(started + wall_s)
     deadline = deadline.earlier(reserve) if options.deterministic else deadline.reserving(reserve)
+    if method != AUTO and spec.method(method).kind is MethodKind.HEURISTIC:
+        # A heuristic's answer is what auto and callers fall back on: it keeps the plain
+        # reserve (moe's heuristics at 0.5 s answered nothing with the stretched one).
+        deadline = Deadline(deadline.end)
     tuned_params = _tuned_params(spec, tuned)  # shipped, overridden by the file ``tuned``
     if tuned is not None and method in tuned_params and not options.params:
         options = replace(options, params=tuned_params[method])
@@ -207,7 +211,8 @@ def _auto(
             name,
             instance,
             heuristic_options,
-            heuristic_deadline if best is not None else deadline,
+            # the first answer keeps the plain reserve, not the stretched one (see solve)
+            heuristic_deadline if best is not None else Deadline(deadline.end),
         )
         if outcome.solution is None:
             notes.append(f"{name}: {outcome.explanation or outcome.status.value}")
