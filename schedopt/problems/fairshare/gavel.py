@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-import pulp
-
-from schedopt.backends.milp import MilpSolver, solve_pulp, var_value
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline, DeadlineReached, Ticker
 
 from .data import ModelData, build_data
 from .instance import FairshareInstance
+
+if TYPE_CHECKING:
+    import pulp
 
 #: Stage 2 keeps the minimum share within this much of stage 1's optimum.
 STAGE1_TOL = 1e-7
@@ -71,11 +72,17 @@ def solve_gavel_lp(
 
 
 def _lin(pairs) -> pulp.LpAffineExpression:
+    import pulp
+
     return pulp.LpAffineExpression(list(pairs))
 
 
 def solve_data(data: ModelData, time_limit_s: float, efficiency: bool = True) -> GavelAllocation:
     """Both stages together within ``time_limit_s`` (stage 2 gets what stage 1 left)."""
+    import pulp  # PuLP and HiGHS, imported on first use (start-up)
+
+    from schedopt.backends.milp import MilpSolver, solve_pulp, var_value
+
     started = time.perf_counter()
     stop = started + time_limit_s
     tick = Ticker(Deadline(stop), "building the Gavel LP")
