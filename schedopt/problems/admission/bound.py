@@ -12,7 +12,6 @@ from schedopt.core.options import SolveOptions
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.model import Expr, Level, Model, Sense, VarKind
-from schedopt.model.emit_highs import HighsSession
 
 from .data import JobData, ModelData
 
@@ -65,6 +64,8 @@ def l1_bound(data: ModelData, deadline: Deadline, seconds: float) -> float | Non
             coefs = [rho for rho, end in zip(needs, ends, strict=True) if end <= e]
             by_deadline.add(cols, coefs, hi=float(capacity * e))
     m.add_level(Level("B1", Expr.of(u.cols, values), Sense.MAXIMIZE, 0.0))
+    from schedopt.model.emit_highs import HighsSession  # HiGHS, imported on first use (start-up)
+
     session = HighsSession(m)
     try:
         session.set_level(m.levels[0])
