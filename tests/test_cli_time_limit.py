@@ -84,3 +84,28 @@ def test_a_100k_job_file_keeps_a_one_second_limit(tmp_path: Path) -> None:
     code = main(["solve", str(path), "--time-limit", "1", "--method", "heuristic:edf"])
     assert time.perf_counter() - started <= promised_s(1.0)
     assert code == EXIT_NO_SOLUTION
+
+
+@pytest.mark.parametrize("problem", ["admission", "fairshare", "moe_placement", "timeshare"])
+def test_the_solution_in_json_output_is_the_solution(problem: str) -> None:
+    """``solve --json`` writes the solution with pydantic's serializer (100,000 admission plans:
+    0.6 s against 12.4 s through the dict, #16): the same document as before."""
+    from schedopt.cli.report import result_json, solution_json
+
+    spec = schedopt.get_problem(problem)
+    result = schedopt.solve(spec.generate(spec.sizes[0], 0), "auto", time_limit_s=5)
+    assert result.solution is not None
+    assert json.loads(solution_json(result)) == result_json(result)["solution"]
+
+
+def test_json_output_with_raw_values(capsys: pytest.CaptureFixture[str]) -> None:
+    from schedopt.cli.common import write_json
+
+    write_json({"a": 1, "b": [1.5, float("inf")]}, raw={"solution": '{"x": [1, 2]}'})
+    assert json.loads(capsys.readouterr().out) == {
+        "a": 1,
+        "b": [1.5, None],
+        "solution": {"x": [1, 2]},
+    }
+    write_json({}, raw={"solution": "null"})
+    assert json.loads(capsys.readouterr().out) == {"solution": None}

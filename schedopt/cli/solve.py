@@ -31,7 +31,7 @@ from .common import (
     write_json,
     write_plot,
 )
-from .report import render_result, result_json
+from .report import render_result, result_json, solution_json
 
 
 def add_solve_arguments(p: argparse.ArgumentParser) -> None:
@@ -170,10 +170,10 @@ def run_solve(args: argparse.Namespace) -> int:
     # The result is shown before any file is written: should a write still fail (the disk
     # filled up since the check above), the answer is not lost with it.
     if args.json:
-        doc = result_json(result)
+        doc = result_json(result, solution=False)
         # The command's own limit, and what loading took of it (the solver had the rest).
         doc["timing"].update(time_limit_s=args.time_limit, load_s=load_s)
-        write_json(doc)
+        write_json(doc, raw={"solution": solution_json(result)})
     else:
         render_result(out_console(), spec, inst, result)
     if args.out:
