@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 
@@ -46,26 +45,18 @@ def slowdown(since_wall: float, since_cpu: float) -> float:
     return min(MAX_SLOWDOWN, max(1.0, wall / max(cpu, 1e-9)))
 
 
-#: A start-up shorter than this says nothing of the machine (measured: 0.1-0.3 s of wall
-#: before `main`, read as 2.4-3× at load 4, where a 39 MB file then loaded in 4.1 s, as quiet).
-MIN_STARTUP_S = 0.5
-
-
-def startup_slowdown() -> float:
-    """:func:`slowdown` over this process's life so far (its start-up and imports, on Linux:
-    /proc), between 1 and MAX_SLOWDOWN; 1 where it cannot be read."""
-    try:
-        with open("/proc/self/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        with open("/proc/uptime") as f:
-            uptime_s = float(f.read().split()[0])
-        started_s = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22, after pid and comm
-    except (OSError, ValueError, IndexError):
-        return 1.0
-    wall = uptime_s - started_s
-    if wall < MIN_STARTUP_S:  # too short to tell a busy machine from exec's own cost
-        return 1.0
-    return min(MAX_SLOWDOWN, max(1.0, wall / max(time.process_time(), 1e-9)))
+def cpu_share_slowdown(cpu_s: float = 0.03) -> float:
+    """How much slower than alone this process runs now, measured: wall time over CPU time of
+    a busy loop that uses ``cpu_s`` of CPU (30 ms: 90 ms of wall at 3×), between 1 and
+    MAX_SLOWDOWN. (The process's start-up said nothing: 0.1-0.3 s before ``main``, read as
+    2.4-3× at load 4, where a 39 MB file then loaded in 4.1 s, as quiet.)"""
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    acc = 0
+    while time.process_time() - cpu0 < cpu_s:
+        for i in range(10_000):
+            acc = (acc * 31 + i) % 1_000_003
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    return min(MAX_SLOWDOWN, max(1.0, wall / max(cpu, 1e-9)))
 
 
 @dataclass(frozen=True)
