@@ -9,12 +9,13 @@ import numpy as np
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.model import Formulated, Hooks, LexResult, exact_methods
 from schedopt.model.export import first_level_exporter
 from schedopt.model.method import build_seconds, refused
 
 from .assemble import assemble, raw_from_solution
+from .bound import l1_bound
 from .codec import decode, encode
 from .data import JobData, ModelData, build_data
 from .explain import explain_infeasible
@@ -22,14 +23,25 @@ from .heuristics import refill_best_effort
 from .instance import AdmissionInstance
 from .model import AdmissionModel, build_model
 
+#: Share of the time left that B1's LP may take (it takes milliseconds at 1,000 jobs).
+B1_SHARE = 0.1
+
 
 class AdmissionHooks(Hooks):
     # The full LP relaxation is what proves L3 once L2 is fixed (measured: small instance L3
     # proven in 0.3 s instead of not at all in 5 s).
     cpsat_linearization_level = 2
 
-    def __init__(self, am: AdmissionModel):
+    def __init__(self, am: AdmissionModel, bound: float | None = None):
         self.am = am
+        self.bound = bound  # B1 (bound.py), or None
+
+    def first_bound(self, method: str, bound: float | None) -> float | None:
+        # The solver's bound, or B1 where B1 is tighter or the solver has none (CP-SAT stopped
+        # before its root LP, on a busy machine: #16).
+        if self.bound is None or (bound is not None and bound <= self.bound):
+            return bound
+        return self.bound
 
     def hint_first_level(self, method: str) -> bool:
         # The hint is a warm start as an *incumbent*, not as search guidance for L1: hinted,
@@ -70,7 +82,11 @@ def prepare(
     early = refused(data.too_big_for(build_seconds(options, deadline)))
     if early is not None:
         return early
-    am = build_model(data, deadline=deadline)
+    b1 = l1_bound(data, deadline, deadline.share(B1_SHARE))
+    try:
+        am = build_model(data, deadline=deadline)
+    except DeadlineReached as stop:  # no model in time: B1 is still a bound
+        return Outcome(Status.NO_SOLUTION, bound=b1, explanation=str(stop))
     given = options.hint
     hint = None if given is None else encode(am, raw_from_solution(data, given))
 
@@ -79,7 +95,7 @@ def prepare(
 
     return Formulated(
         am.model,
-        AdmissionHooks(am),
+        AdmissionHooks(am, b1),
         solution,
         hint=hint,
         explain_infeasible=lambda: explain_infeasible(data, deadline, feasible_together),
