@@ -1,0 +1,170 @@
+"""Decomposition as a method (DESIGN.md, "Scale and distribution"; issue #17).
+
+A problem splits its instance into parts (POP's random split, Narayanan et al., NSDI'21, or a
+split that follows the topology and the problem's structure), each part a small problem of its
+own whose answers join into a plan for the whole instance. This module is what every problem's
+decomposition shares:
+
+1. the bound first: a relaxation of the *whole* instance (never the parts' own bounds, which
+   bound nothing about the whole), under its own share of the time;
+2. the parts, as :class:`~schedopt.executor.Task` objects run by an executor (``"inline"``
+   now; a process pool is the same call with another ``executor`` argument), each given a time
+   budget that fits the deadline with the number of workers there are;
+3. ``join`` the answers that came back (a part that failed or ran out of time is missing from
+   the mapping; the problem's join repairs around it), which returns the solution for the whole
+   instance, or None;
+4. an :class:`~schedopt.core.registry.Outcome` that is FEASIBLE with the bound: ``solve``
+   validates the joined solution as every answer and reports the gap against the bound. It is
+   never OPTIMAL: the parts' proofs say nothing about the whole, and the bound proves at most
+   the first level (the explanation says when it does).
+
+Part functions must be module-level and their arguments picklable (the process pool sends them
+to workers); each receives its own seconds, not a ``Deadline`` (a worker's clock is its own).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from schedopt.core.registry import Outcome
+from schedopt.core.status import Status
+from schedopt.core.stopping import Deadline
+from schedopt.executor import Executor, Task, TaskResult, make_executor
+
+#: Seconds kept back from the parts for joining and repairing their answers.
+JOIN_RESERVE_S = 0.05
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A proven bound on the first level of the whole instance, or None."""
+
+    value: float | None
+    stats: Mapping[str, float | str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """One instance split into parts, as a problem hands it to :func:`run`.
+
+    ``part(p, budget_s)`` is the task of part ``p`` (of ``count``), to finish within
+    ``budget_s`` seconds of its start. It is made when an executor takes it, so every part of
+    a sequential run gets a fair share of what is left then. ``join(answers, deadline)`` turns
+    the parts' answers (keyed by task key; failed parts missing) into
+    ``(solution or None, stats)``; ``bound(seconds)`` is the whole instance's bound, computed
+    in this process first.
+    """
+
+    part: Callable[[int, float], Task]
+    count: int
+    join: Callable[[Mapping[str, Any], Deadline], tuple[Any, dict[str, float | str]]]
+    bound: Callable[[float], Bound]
+    #: Seconds joining is expected to take (kept back from the parts), beyond JOIN_RESERVE_S.
+    join_reserve_s: float = 0.0
+    #: The level the bound is on, for the explanation ("L1").
+    level: str = "L1"
+
+
+#: Share of a part's fair time it is given: a solver returns a little after its limit (CP-SAT's
+#: last callback, reading the point back), and in a sequential run every overrun would delay
+#: the parts after it.
+PART_SHARE = 0.9
+
+
+def part_budget(deadline: Deadline, count: int, workers: int, reserve_s: float) -> float:
+    """Seconds each of ``count`` parts (not yet started) may take so that all finish by
+    ``deadline`` less ``reserve_s`` on ``workers`` workers running them in waves."""
+    waves = -(-count // max(1, workers))
+    return max(0.0, PART_SHARE * (deadline.remaining() - reserve_s) / max(1, waves))
+
+
+def _tasks(
+    decomposition: Decomposition, deadline: Deadline, workers: int, reserve_s: float
+) -> Iterator[Task]:
+    """The parts' tasks, each made (and its budget fixed) when the executor asks for it."""
+    for p in range(decomposition.count):
+        left = decomposition.count - p
+        yield decomposition.part(p, part_budget(deadline, left, workers, reserve_s))
+
+
+def run_parts(
+    executor: Executor, tasks: Iterable[Task], deadline: Deadline
+) -> tuple[dict[str, Any], dict[str, float | str]]:
+    """The answers of the tasks that finished (by key) and what became of the others."""
+    answers: dict[str, Any] = {}
+    stats: dict[str, float | str] = {}
+    failed: list[str] = []
+    slowest = 0.0
+    result: TaskResult
+    for result in executor.run(tasks, deadline=deadline):
+        slowest = max(slowest, result.elapsed_s)
+        if result.ok:
+            answers[result.key] = result.value
+        else:
+            failed.append(f"{result.key}: {'timed out' if result.timed_out else result.error}")
+    stats["parts_solved"] = float(len(answers))
+    stats["parts_slowest_s"] = round(slowest, 3)
+    if failed:
+        stats["parts_failed"] = "; ".join(failed[:5])
+    return answers, stats
+
+
+def run(
+    decomposition: Decomposition,
+    deadline: Deadline,
+    *,
+    bound_share: float = 0.25,
+    executor: str = "inline",
+    workers: int | None = None,
+) -> Outcome:
+    """The decomposition's Outcome: bound, parts through ``executor``, join."""
+    t0 = time.perf_counter()
+    bound = decomposition.bound(deadline.share(bound_share))
+    bound_s = time.perf_counter() - t0
+    stats: dict[str, float | str] = {**bound.stats, "bound_s": round(bound_s, 3)}
+    reserve = JOIN_RESERVE_S + decomposition.join_reserve_s
+    with make_executor(executor, jobs=workers) as pool:
+        tasks = _tasks(decomposition, deadline, pool.workers, reserve)
+        answers, part_stats = run_parts(pool, tasks, deadline.earlier(reserve))
+        stats.update(part_stats)
+        stats.update(pool.describe())
+    solution, join_stats = decomposition.join(answers, deadline)
+    stats.update(join_stats)
+    elapsed = time.perf_counter() - t0
+    if solution is None:
+        return Outcome(
+            Status.NO_SOLUTION,
+            bound=bound.value,
+            build_s=bound_s,
+            solve_s=elapsed - bound_s,
+            explanation="the parts' answers could not be joined into a plan for the whole "
+            "instance" + (f" ({part_stats['parts_failed']})" if "parts_failed" in stats else ""),
+            stats=stats,
+        )
+    return Outcome(
+        Status.FEASIBLE,
+        solution=solution,
+        bound=bound.value,
+        build_s=bound_s,
+        solve_s=elapsed - bound_s,
+        explanation=(
+            f"joined from {decomposition.count} parts; the bound on {decomposition.level} is "
+            "a relaxation of the whole instance (the gap says how far from it), the parts' "
+            "own proofs say nothing about the whole"
+        ),
+        stats=stats,
+    )
+
+
+__all__ = [
+    "JOIN_RESERVE_S",
+    "PART_SHARE",
+    "Bound",
+    "Decomposition",
+    "part_budget",
+    "run",
+    "run_parts",
+]
