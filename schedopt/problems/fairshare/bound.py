@@ -68,6 +68,11 @@ def pooled_share_bound(data: ModelData) -> float:
 def lagrangian_throughput_bound(data: ModelData, deadline: Deadline | None = None) -> float:
     """B2: ``min_μ≥0 Σ_g μ_g F_g + Σ_j max(0, max_o e_jo − μ_g(o) n_o)``, by projected
     subgradient steps; every μ gives a bound, the least found is returned."""
+    return gpu_prices(data, deadline)[0]
+
+
+def gpu_prices(data: ModelData, deadline: Deadline | None = None) -> tuple[float, dict[str, float]]:
+    """B2 and the prices ``μ_g`` (per GPU of each type) that give it."""
     types = sorted(data.type_capacity)
     tix = {g: i for i, g in enumerate(types)}
     job, typ, n, eff = [], [], [], []
@@ -78,7 +83,7 @@ def lagrangian_throughput_bound(data: ModelData, deadline: Deadline | None = Non
             n.append(o.n)
             eff.append(o.eff)
     if not job:
-        return 0.0
+        return 0.0, {}
     job_a = np.asarray(job, dtype=np.int64)
     typ_a = np.asarray(typ, dtype=np.int64)
     n_a = np.asarray(n, dtype=np.float64)
@@ -86,7 +91,7 @@ def lagrangian_throughput_bound(data: ModelData, deadline: Deadline | None = Non
     cap = np.array([data.type_capacity[g] for g in types], dtype=np.float64)
     jobs = len(data.jobs)
     mu = np.zeros(len(types))
-    best = math.inf
+    best, best_mu = math.inf, mu
     step0 = 1.0 / max(1.0, float(n_a.max()))
     for step in range(B2_STEPS):
         if deadline is not None and deadline.expired():
@@ -95,7 +100,8 @@ def lagrangian_throughput_bound(data: ModelData, deadline: Deadline | None = Non
         top = np.full(jobs, 0.0)
         np.maximum.at(top, job_a, profit)
         value = float(mu @ cap + top.sum())
-        best = min(best, value)
+        if value < best:
+            best, best_mu = value, mu
         # the chosen option of each job (profit equal to its top, and positive)
         chosen = (profit >= top[job_a] - 1e-15) & (profit > 0)
         used = np.bincount(typ_a[chosen], weights=n_a[chosen], minlength=len(types))
@@ -103,7 +109,7 @@ def lagrangian_throughput_bound(data: ModelData, deadline: Deadline | None = Non
         if not grad.any():
             break
         mu = np.maximum(0.0, mu - step0 / math.sqrt(step + 1) * grad / np.linalg.norm(grad))
-    return best
+    return best, {g: float(best_mu[i]) for i, g in enumerate(types)}
 
 
 def restart_lower_bound(data: ModelData) -> float:
@@ -122,6 +128,7 @@ def bounds(data: ModelData, deadline: Deadline | None = None) -> Bounds:
 __all__ = [
     "Bounds",
     "bounds",
+    "gpu_prices",
     "lagrangian_throughput_bound",
     "pooled_share_bound",
     "restart_lower_bound",
