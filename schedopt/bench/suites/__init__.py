@@ -7,7 +7,7 @@ import importlib
 
 from schedopt.bench.suite import Suite
 
-_MODULES: tuple[str, ...] = ()
+_MODULES: tuple[str, ...] = ("admission", "fairshare")
 
 
 def all_suites() -> dict[str, Suite]:
