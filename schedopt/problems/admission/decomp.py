@@ -25,7 +25,7 @@ import numpy as np
 
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import MethodKind, MethodSpec, Outcome
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.executor import Task
 from schedopt.model import decompose
 from schedopt.model.emit_cpsat import CpsatSession
@@ -142,7 +142,12 @@ def solve_part(part: ModelData, time_limit_s: float, seed: int) -> list[RawPlan]
         if start is None:
             raise RuntimeError("no time to keep the part's earlier guarantees")
         return start
-    am = build_model(part, deadline=deadline)
+    try:
+        am = build_model(part, deadline=deadline)
+    except DeadlineReached:  # no time for CP-SAT: the greedy plan is the part's answer
+        if start is None:
+            raise
+        return start
     session = CpsatSession(am.model, AdmissionHooks.cpsat_linearization_level)
     options = SolveOptions(time_limit_s=max(0.01, time_limit_s), seed=seed)
     hint = None if start is None else encode(am, start)
