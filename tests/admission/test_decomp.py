@@ -11,10 +11,11 @@ from hypothesis import HealthCheck, given, settings
 import schedopt
 from schedopt.core.options import TIME_LIMIT_OVERHEAD_S
 from schedopt.core.status import Status
+from schedopt.core.stopping import Deadline
 from schedopt.problems.admission import generate_custom
 from schedopt.problems.admission.bound import l1_bound
 from schedopt.problems.admission.data import build_data
-from schedopt.problems.admission.decomp import auto_route, part_data, split
+from schedopt.problems.admission.decomp import auto_route, join, part_data, split
 from schedopt.problems.admission.strategies import instances
 
 from .bruteforce import best_first_level
@@ -76,3 +77,13 @@ def test_time_limit_at_1024_gpus_and_3200_jobs(limit: float) -> None:
     result = schedopt.solve(inst, "decomp", time_limit_s=limit)
     assert time.perf_counter() - started <= limit + TIME_LIMIT_OVERHEAD_S, result.stats
     assert result.status in (Status.FEASIBLE, Status.NO_SOLUTION)
+
+
+def test_a_join_out_of_time_still_decides_every_job() -> None:
+    # every part missing and no time left: guarantees are placed, every other SLO job is
+    # rejected (found by the time-limit test at 0.5 s: V6, SLO jobs without a decision)
+    inst = generate_custom(hosts=16, jobs=120, slots=6, seed=3)
+    data = build_data(inst)
+    solution, stats = join(data, split(data, 2, False, seed=0), {}, Deadline.after(0.0))
+    assert solution is not None and stats["parts_missing_jobs"] == len(data.jobs)
+    assert schedopt.get_problem("admission").validate(inst, solution) == []

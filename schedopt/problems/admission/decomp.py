@@ -190,6 +190,9 @@ def join(
         if deadline.expired():
             break
         _place_slo(data, ledger, job, raw[job.index])
+    for job in data.jobs:  # not reached in time (a failed part's jobs): rejected, unproven
+        if job.is_slo and raw[job.index].admitted is None:
+            raw[job.index].admitted = False
     _fill_best_effort(data, ledger, raw, deadline)
     added = (guaranteed_value(data, raw) - before) / 1000
     stats: dict[str, float | str] = {
