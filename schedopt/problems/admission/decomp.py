@@ -37,6 +37,7 @@ from .codec import decode, encode
 from .data import JobData, ModelData, build_data
 from .exact import AdmissionHooks
 from .heuristics import (
+    ASSEMBLE_PER_BUILD,
     EdfParams,
     Ledger,
     SlackParams,
@@ -205,7 +206,9 @@ def join(
 def decomposition(
     inst: AdmissionInstance, options: SolveOptions, deadline: Deadline, random: bool
 ) -> decompose.Decomposition:
+    started = time.perf_counter()
     data = build_data(inst, check_size=False, deadline=deadline)
+    data_s = time.perf_counter() - started
     hosts = len({h for h, _ in inst.free_gpus_by_group})
     k = int(options.params.get("parts", part_count(data, hosts)))
     parts = split(data, k, random, options.seed)
@@ -222,8 +225,9 @@ def decomposition(
         count=k,
         join=lambda answers, dl: join(data, parts, answers, dl),
         bound=bound,
-        # the join's greedy pass and assembling: about one data build (heuristics.py)
-        join_reserve_s=0.05 + 2e-5 * len(data.jobs) * data.T,
+        # the join's greedy pass and assembling: about two data builds (heuristics.py's
+        # ASSEMBLE_PER_BUILD), measured here so that it follows the machine's load
+        join_reserve_s=max(0.05 + 2e-5 * len(data.jobs) * data.T, ASSEMBLE_PER_BUILD * data_s),
     )
 
 

@@ -57,6 +57,9 @@ AUTO_DECOMP_JOBS = 5000
 #: and solution: 1.5 s for 20,000 jobs at load 10).
 SOLUTION_S_PER_JOB = 2e-5
 JOIN_S_PER_JOB = 1e-4
+#: ... and at least this many data builds: at load 14.5 the join and the finish of 20,000 jobs
+#: overran a 10 s limit by 1.4 s with the per-job reserve alone (build 1.1 s at load 10).
+JOIN_PER_BUILD = 2.5
 
 #: One job's answer from a part: (GPU type, count, kept, hosts), or None (idle).
 Answer = tuple[str, int, bool, dict[str, int]] | None
@@ -260,6 +263,7 @@ def _runner(random: bool):
             )
         t0 = time.perf_counter()
         data = build_data(inst, check_size=False, deadline=deadline)
+        data_s = time.perf_counter() - t0
         k = int(options.params.get("parts", max(1, round(len(data.jobs) / JOBS_PER_PART))))
         groups = _host_groups(data, k, random, options.seed)
         job_parts = split(data, k, random, options.seed)
@@ -277,7 +281,8 @@ def _runner(random: bool):
             count=k,
             join=lambda answers, dl: join(data, job_parts, answers, dl),
             bound=bound,
-            join_reserve_s=0.05 + JOIN_S_PER_JOB * len(data.jobs),
+            # the join costs about twice the data build, which follows the machine's load
+            join_reserve_s=max(0.05 + JOIN_S_PER_JOB * len(data.jobs), JOIN_PER_BUILD * data_s),
         )
         build_s = time.perf_counter() - t0
         out = decompose.run(
