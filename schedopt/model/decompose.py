@@ -19,7 +19,7 @@ decomposition shares:
    the first level (the explanation says when it does).
 
 Part functions must be module-level and their arguments picklable (the process pool sends them
-to workers); each receives its own seconds, not a ``Deadline`` (a worker's clock is its own).
+to workers); each receives a :class:`Budget`, not a ``Deadline`` (a worker's clock is its own).
 """
 
 from __future__ import annotations
@@ -50,15 +50,16 @@ class Bound:
 class Decomposition:
     """One instance split into parts, as a problem hands it to :func:`run`.
 
-    ``part(p, budget_s)`` is the task of part ``p`` (of ``count``), to finish within
-    ``budget_s`` seconds of its start. It is made when an executor takes it, so every part of
-    a sequential run gets a fair share of what is left then. ``join(answers, deadline)`` turns
+    ``part(p, budget)`` is the task of part ``p`` (of ``count``), to finish within its
+    :class:`Budget` (``budget.deadline()`` in the worker). It is made when an executor takes
+    it, so every part of a sequential run gets a fair share of what is left then.
+    ``join(answers, deadline)`` turns
     the parts' answers (keyed by task key; failed parts missing) into
     ``(solution or None, stats)``; ``bound(seconds)`` is the whole instance's bound, computed
     in this process first.
     """
 
-    part: Callable[[int, float], Task]
+    part: Callable[[int, Budget], Task]
     count: int
     join: Callable[[Mapping[str, Any], Deadline], tuple[Any, dict[str, float | str]]]
     bound: Callable[[float], Bound]
@@ -67,6 +68,28 @@ class Decomposition:
     #: The level the bound is on, for the explanation ("L1").
     level: str = "L1"
 
+
+@dataclass(frozen=True)
+class Budget:
+    """A part's time, picklable: ``seconds`` from the part's start and, for executors on this
+    machine (inline, a process pool), ``until``, the caller's end on this machine's monotonic
+    clock, so that a worker's start-up and a wait in the queue come out of the part's time
+    rather than past the caller's deadline. (A Ray worker on another machine has another
+    clock: it gets ``seconds`` alone.)"""
+
+    seconds: float
+    until: float | None = None
+
+    def deadline(self) -> Deadline:
+        """The part's deadline, on the clock of the process it runs in."""
+        left = self.seconds
+        if self.until is not None:
+            left = min(left, self.until - time.monotonic())
+        return Deadline.after(max(0.0, left))
+
+
+#: Executors whose workers share this machine's monotonic clock.
+LOCAL_EXECUTORS = ("inline", "process")
 
 #: Share of a part's fair time it is given: a solver returns a little after its limit (CP-SAT's
 #: last callback, reading the point back), and in a sequential run every overrun would delay
@@ -82,12 +105,15 @@ def part_budget(deadline: Deadline, count: int, workers: int, reserve_s: float) 
 
 
 def _tasks(
-    decomposition: Decomposition, deadline: Deadline, workers: int, reserve_s: float
+    decomposition: Decomposition, deadline: Deadline, pool: Executor, reserve_s: float
 ) -> Iterator[Task]:
     """The parts' tasks, each made (and its budget fixed) when the executor asks for it."""
+    local = pool.kind in LOCAL_EXECUTORS
     for p in range(decomposition.count):
         left = decomposition.count - p
-        yield decomposition.part(p, part_budget(deadline, left, workers, reserve_s))
+        seconds = part_budget(deadline, left, pool.workers, reserve_s)
+        until = time.monotonic() + deadline.remaining() - reserve_s if local else None
+        yield decomposition.part(p, Budget(seconds, until))
 
 
 def run_parts(
@@ -127,7 +153,7 @@ def run(
     stats: dict[str, float | str] = {**bound.stats, "bound_s": round(bound_s, 3)}
     reserve = JOIN_RESERVE_S + decomposition.join_reserve_s
     with make_executor(executor, jobs=workers) as pool:
-        tasks = _tasks(decomposition, deadline, pool.workers, reserve)
+        tasks = _tasks(decomposition, deadline, pool, reserve)
         answers, part_stats = run_parts(pool, tasks, deadline.earlier(reserve))
         stats.update(part_stats)
         stats.update(pool.describe())
@@ -161,8 +187,10 @@ def run(
 
 __all__ = [
     "JOIN_RESERVE_S",
+    "LOCAL_EXECUTORS",
     "PART_SHARE",
     "Bound",
+    "Budget",
     "Decomposition",
     "part_budget",
     "run",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import time
 
 import numpy as np
@@ -60,11 +61,15 @@ def test_the_lp_bound_is_the_lp_optimum() -> None:
     assert lp.bound >= _best_vertex_value(r) - 1e-9
 
 
-def _ok(x: int, seconds: float) -> int:
+def _sleep(budget: decompose.Budget) -> None:
+    time.sleep(budget.deadline().remaining())
+
+
+def _ok(x: int, seconds: object) -> int:
     return x
 
 
-def _boom(x: int, seconds: float) -> int:
+def _boom(x: int, seconds: object) -> int:
     raise RuntimeError(f"part {x} failed")
 
 
@@ -91,9 +96,9 @@ def test_the_driver_joins_what_came_back_and_names_what_did_not() -> None:
 def test_budgets_fit_the_deadline() -> None:
     budgets: list[float] = []
 
-    def part(p: int, budget: float) -> Task:
-        budgets.append(budget)
-        return Task(f"part{p}", time.sleep, (budget,))
+    def part(p: int, budget: decompose.Budget) -> Task:
+        budgets.append(budget.seconds)
+        return Task(f"part{p}", _sleep, (budget,))
 
     d = decompose.Decomposition(
         part=part,
@@ -106,3 +111,40 @@ def test_budgets_fit_the_deadline() -> None:
     assert time.perf_counter() - started <= 1.0 + 0.2
     assert out.status is Status.NO_SOLUTION and out.explanation
     assert len(budgets) == 4 and sum(budgets) <= 1.0
+
+
+def test_a_budget_ends_at_the_callers_end_on_this_machine() -> None:
+    # a worker that starts late (start-up, a queue) gets what is left, not its whole share
+    late = decompose.Budget(5.0, until=time.monotonic() + 0.2)
+    assert late.deadline().remaining() <= 0.2
+    assert decompose.Budget(5.0).deadline().remaining() > 4.0
+
+
+@pytest.mark.slow
+def test_parts_in_a_process_pool_keep_the_deadline_and_leave_no_worker() -> None:
+    d = decompose.Decomposition(
+        part=lambda p, budget: Task(f"part{p}", _sleep, (budget,)),
+        count=4,
+        join=lambda answers, deadline: (sorted(answers), {}),
+        bound=lambda seconds: decompose.Bound(None),
+    )
+    started = time.perf_counter()
+    out = decompose.run(d, Deadline.after(3.0), executor="process", workers=2)
+    assert time.perf_counter() - started <= 3.0 + 1.0
+    assert out.stats["executor"] == "process"
+    assert _children() == []
+
+
+def _children() -> list[int]:
+    """Live child processes of this one (Linux /proc)."""
+    me, out = os.getpid(), []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == me and fields[0] != "Z":
+                out.append(int(name))
+    return out

@@ -134,10 +134,11 @@ def _greedy_start(part: ModelData) -> list[RawPlan] | None:
     return best
 
 
-def solve_part(part: ModelData, time_limit_s: float, seed: int) -> list[RawPlan]:
-    """One part: its greedy plan, improved by CP-SAT over the three levels in
-    ``time_limit_s`` (module-level, picklable arguments: a process pool's task)."""
-    deadline = Deadline.after(time_limit_s)
+def solve_part(part: ModelData, budget: decompose.Budget, seed: int) -> list[RawPlan]:
+    """One part: its greedy plan, improved by CP-SAT over the three levels within ``budget``
+    (module-level, picklable arguments: a process pool's task)."""
+    deadline = budget.deadline()
+    time_limit_s = deadline.remaining()
     start = _greedy_start(part)
     if time_limit_s < 0.05 or not part.jobs:
         if start is None:
@@ -213,8 +214,8 @@ def decomposition(
     k = int(options.params.get("parts", part_count(data, hosts)))
     parts = split(data, k, random, options.seed)
 
-    def task(p: int, budget_s: float) -> Task:
-        return Task(f"part{p}", solve_part, (part_data(data, parts[p]), budget_s, options.seed))
+    def task(p: int, budget: decompose.Budget) -> Task:
+        return Task(f"part{p}", solve_part, (part_data(data, parts[p]), budget, options.seed))
 
     def bound(seconds: float) -> decompose.Bound:
         b = l1_bound(data, seconds, deadline)

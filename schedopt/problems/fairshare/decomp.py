@@ -203,8 +203,9 @@ def lp_guide(part: ModelData, time_limit_s: float) -> GavelAllocation:
     return GavelAllocation(Status.FEASIBLE, best, 0.0, tuple(jobs), {}, {})
 
 
-def solve_part(part: ModelData, time_limit_s: float) -> list[Answer]:
-    """gavel-round on one part within ``time_limit_s`` (module-level: a process pool's task)."""
+def solve_part(part: ModelData, budget: decompose.Budget) -> list[Answer]:
+    """gavel-round on one part within ``budget`` (module-level: a process pool's task)."""
+    time_limit_s = budget.deadline().remaining()
     try:
         lp = lp_guide(part, 0.7 * time_limit_s)
     except DeadlineReached:
