@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from schedopt.core.registry import Outcome
+from schedopt.core.registry import MethodKind, MethodSpec, Outcome, Runner
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.executor import Executor, Task, TaskResult, make_executor
@@ -185,6 +185,17 @@ def run(
     )
 
 
+def methods(runner: Callable[[bool], Runner], structured: str, pop: str) -> tuple[MethodSpec, ...]:
+    """A problem's two decomposition methods: ``decomp`` (its own split, ``runner(False)``)
+    and ``decomp:pop`` (POP's random split, ``runner(True)``), described by ``structured``
+    and ``pop``. They are listed as heuristics: they prove no optimum (their bound is the
+    whole instance's relaxation), and ``auto`` picks them by size (``auto_route``)."""
+    return (
+        MethodSpec("decomp", MethodKind.HEURISTIC, runner(False), structured),
+        MethodSpec("decomp:pop", MethodKind.HEURISTIC, runner(True), pop),
+    )
+
+
 __all__ = [
     "JOIN_RESERVE_S",
     "LOCAL_EXECUTORS",
@@ -192,6 +203,7 @@ __all__ = [
     "Bound",
     "Budget",
     "Decomposition",
+    "methods",
     "part_budget",
     "run",
     "run_parts",

@@ -24,7 +24,7 @@ from typing import Any, cast
 import numpy as np
 
 from schedopt.core.options import SolveOptions
-from schedopt.core.registry import MethodKind, MethodSpec, Outcome
+from schedopt.core.registry import Outcome
 from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.executor import Task
 from schedopt.model import decompose
@@ -253,19 +253,10 @@ def auto_route(inst: AdmissionInstance) -> str:
     return "decomp" if len(inst.jobs) >= AUTO_DECOMP_JOBS else "cpsat"
 
 
-METHODS = (
-    MethodSpec(
-        "decomp",
-        MethodKind.HEURISTIC,
-        _runner(random=False),
-        "decomposition by host group (CP-SAT per part, greedy repair), LP bound of the whole",
-    ),
-    MethodSpec(
-        "decomp:pop",
-        MethodKind.HEURISTIC,
-        _runner(random=True),
-        "POP's random split of hosts and jobs (CP-SAT per part), LP bound of the whole",
-    ),
+METHODS = decompose.methods(
+    _runner,
+    "decomposition by host group (CP-SAT per part, greedy repair), LP bound of the whole",
+    "POP's random split of hosts and jobs (CP-SAT per part), LP bound of the whole",
 )
 
 __all__ = ["METHODS", "auto_route", "join", "solve_part", "split"]

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from schedopt.core.options import SolveOptions
-from schedopt.core.registry import MethodKind, MethodSpec, Outcome
+from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.executor import Task
@@ -305,20 +305,11 @@ def auto_route(inst: FairshareInstance) -> str:
     return "decomp" if plain and len(inst.jobs) >= AUTO_DECOMP_JOBS else "milp:highs"
 
 
-METHODS = (
-    MethodSpec(
-        "decomp",
-        MethodKind.HEURISTIC,
-        _runner(random=False),
-        "decomposition by pool slices (gavel-round per part, water-filled join), "
-        "bounds of the whole round on every level",
-    ),
-    MethodSpec(
-        "decomp:pop",
-        MethodKind.HEURISTIC,
-        _runner(random=True),
-        "POP's random split of hosts and jobs (gavel-round per part), bounds of the whole",
-    ),
+METHODS = decompose.methods(
+    _runner,
+    "decomposition by pool slices (gavel-round per part, water-filled join), "
+    "bounds of the whole round on every level",
+    "POP's random split of hosts and jobs (gavel-round per part), bounds of the whole",
 )
 
 __all__ = ["METHODS", "auto_route", "join", "solve_part", "split"]
