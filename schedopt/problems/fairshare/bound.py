@@ -94,8 +94,8 @@ def gpu_prices(data: ModelData, deadline: Deadline | None = None) -> tuple[float
     best, best_mu = math.inf, mu
     step0 = 1.0 / max(1.0, float(n_a.max()))
     for step in range(B2_STEPS):
-        if deadline is not None and deadline.expired():
-            break
+        if step and deadline is not None and deadline.expired():
+            break  # (the first step, at μ = 0, always runs: a finite bound)
         profit = eff_a - mu[typ_a] * n_a
         top = np.full(jobs, 0.0)
         np.maximum.at(top, job_a, profit)

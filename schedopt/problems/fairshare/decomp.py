@@ -55,11 +55,13 @@ AUTO_DECOMP_JOBS = 5000
 #: Seconds per job the join keeps for turning the joined state into a solution (measured:
 #: 0.3 s for 20,000 jobs at load 10), and the join's whole reserve per job (state, water-fill
 #: and solution: 1.5 s for 20,000 jobs at load 10).
-SOLUTION_S_PER_JOB = 2e-5
-JOIN_S_PER_JOB = 1e-4
-#: ... and at least this many data builds: at load 14.5 the join and the finish of 20,000 jobs
-#: overran a 10 s limit by 1.4 s with the per-job reserve alone (build 1.1 s at load 10).
-JOIN_PER_BUILD = 2.5
+SOLUTION_S_PER_JOB = 3e-5
+JOIN_S_PER_JOB = 5e-5
+#: ... and at least this many data builds (build 1.1 s at 20,000 jobs, load 10), so that it
+#: follows the machine's load: at load 14.5 the per-job reserve alone overran 10 s by 1.4 s.
+JOIN_PER_BUILD = 1.5
+#: Seconds per job a water-fill of missing parts' jobs needs before its first stop check.
+SORT_S_PER_JOB = 5e-5
 
 #: One job's answer from a part: (GPU type, count, kept, hosts), or None (idle).
 Answer = tuple[str, int, bool, dict[str, int]] | None
@@ -227,6 +229,8 @@ def join(
     data: ModelData, parts: list[list[int]], answers: Mapping[str, Any], deadline: Deadline
 ) -> tuple[Any, dict[str, float | str]]:
     """The parts' placements on the whole cluster, then the idle GPUs water-filled."""
+    if not answers:  # nothing of its own: the caller's heuristics answer (auto)
+        return None, {"parts_missing_jobs": float(len(data.jobs))}
     state = _State(data)
     missing = 0
     for p, indices in enumerate(parts):
@@ -245,7 +249,8 @@ def join(
     before = sum(state.unit_gpus)
     # the parts left GPUs: water-fill them until the time kept for writing the solution
     stop = deadline.earlier(SOLUTION_S_PER_JOB * len(data.jobs))
-    if any(state.board.type_free.values()) and not stop.expired():
+    # (water_fill first sorts every unit's jobs: not started without time for that)
+    if any(state.board.type_free.values()) and stop.remaining() > SORT_S_PER_JOB * missing:
         water_fill(state, AstraeaParams(), wants=lambda unit: not stop.expired())
     stats: dict[str, float | str] = {
         "repair_added_gpus": float(sum(state.unit_gpus) - before),
