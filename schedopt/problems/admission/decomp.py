@@ -145,23 +145,29 @@ def solve_part(part: ModelData, budget: decompose.Budget, seed: int) -> list[Raw
             raise RuntimeError("no time to keep the part's earlier guarantees")
         return start
     try:
-        am = build_model(part, deadline=deadline)
-    except DeadlineReached:  # no time for CP-SAT: the greedy plan is the part's answer
+        found = _improve(part, deadline, seed, start)
+    except DeadlineReached:  # no time for CP-SAT (building, emitting): the greedy plan stands
+        found = None
+    if found is None:
         if start is None:
-            raise
+            raise RuntimeError("no plan keeps the part's earlier guarantees")
         return start
+    return found
+
+
+def _improve(
+    part: ModelData, deadline: Deadline, seed: int, start: list[RawPlan] | None
+) -> list[RawPlan] | None:
+    """CP-SAT over the part's three levels from ``start`` (None: it found nothing)."""
+    am = build_model(part, deadline=deadline)
     session = CpsatSession(am.model, AdmissionHooks.cpsat_linearization_level)
-    options = SolveOptions(time_limit_s=max(0.01, time_limit_s), seed=seed)
+    options = SolveOptions(time_limit_s=max(0.01, deadline.remaining()), seed=seed)
     hint = None if start is None else encode(am, start)
     try:
         lex = solve_levels(am.model, session, options, deadline, AdmissionHooks(am), hint)
     finally:
         session.close()
-    if lex.values is None:
-        if start is None:
-            raise RuntimeError("no plan keeps the part's earlier guarantees")
-        return start
-    return decode(am, lex.values)
+    return None if lex.values is None else decode(am, lex.values)
 
 
 def join(
