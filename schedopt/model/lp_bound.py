@@ -19,11 +19,9 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-import highspy
 import numpy as np
-
-from schedopt.backends.highs_pulp import swallow_highs_banner
 
 from .core import Model
 from .terms import Backend, Expr, Sense
@@ -112,6 +110,10 @@ def solve_relaxation(r: Relaxation, time_limit_s: float, *, interior: bool = Fal
     n, m = len(r.c), len(r.starts) - 1
     if time_limit_s <= 0.0:
         return LpBound(None, None, False, 0.0)
+    import highspy  # imported when first solved (start-up imports no solver)
+
+    from schedopt.backends.highs_pulp import swallow_highs_banner
+
     swallow_highs_banner()
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
@@ -135,7 +137,7 @@ def solve_relaxation(r: Relaxation, time_limit_s: float, *, interior: bool = Fal
     h.passModel(lp)
     stop_at = started + max(0.01, time_limit_s)
 
-    def interrupt(event: highspy.HighsCallbackEvent) -> None:
+    def interrupt(event: Any) -> None:
         if time.perf_counter() >= stop_at:
             event.interrupt()
 

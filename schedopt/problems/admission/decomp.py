@@ -28,7 +28,6 @@ from schedopt.core.registry import Outcome
 from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.executor import Task
 from schedopt.model import decompose
-from schedopt.model.emit_cpsat import CpsatSession
 from schedopt.model.lexico import solve_levels
 
 from .assemble import RawPlan, assemble, guaranteed_value
@@ -159,6 +158,8 @@ def _improve(
     part: ModelData, deadline: Deadline, seed: int, start: list[RawPlan] | None
 ) -> list[RawPlan] | None:
     """CP-SAT over the part's three levels from ``start`` (None: it found nothing)."""
+    from schedopt.model.emit_cpsat import CpsatSession  # the solver, on first use
+
     am = build_model(part, deadline=deadline)
     session = CpsatSession(am.model, AdmissionHooks.cpsat_linearization_level)
     options = SolveOptions(time_limit_s=max(0.01, deadline.remaining()), seed=seed)
