@@ -33,7 +33,7 @@ from schedopt.model.lexico import solve_levels
 from .assemble import RawPlan, assemble, guaranteed_value
 from .bound import l1_bound
 from .codec import decode, encode
-from .data import JobData, ModelData, build_data
+from .data import JobData, ModelData, build_data, finish_reserve_s
 from .exact import AdmissionHooks
 from .heuristics import (
     ASSEMBLE_PER_BUILD,
@@ -235,7 +235,9 @@ def decomposition(
         bound=bound,
         # the join's greedy pass and assembling: about two data builds (heuristics.py's
         # ASSEMBLE_PER_BUILD), measured here so that it follows the machine's load
-        join_reserve_s=max(0.05 + 2e-5 * len(data.jobs) * data.T, ASSEMBLE_PER_BUILD * data_s),
+        # (and the finish once more, as fair share's decomposition keeps it)
+        join_reserve_s=max(0.05 + 2e-5 * len(data.jobs) * data.T, ASSEMBLE_PER_BUILD * data_s)
+        + finish_reserve_s(inst),
     )
 
 

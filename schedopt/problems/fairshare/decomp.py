@@ -33,7 +33,7 @@ from schedopt.model import decompose
 from schedopt.model.lp_bound import relax, solve_relaxation
 
 from .bound import bounds
-from .data import ModelData, TenantData, build_data
+from .data import ModelData, TenantData, build_data, finish_reserve_s
 from .gavel import STAGE1_TOL, GavelAllocation, JobFractions
 from .heuristics import (
     AstraeaParams,
@@ -287,8 +287,11 @@ def _runner(random: bool):
             count=k,
             join=lambda answers, dl: join(data, job_parts, answers, dl),
             bound=bound,
-            # the join costs about twice the data build, which follows the machine's load
-            join_reserve_s=max(0.05 + JOIN_S_PER_JOB * len(data.jobs), JOIN_PER_BUILD * data_s),
+            # the join costs about 1.5 data builds, which follow the machine's load; and the
+            # finish once more: solve()'s reserve for it (65 us a job) was 1.5-3 s short at
+            # 20,000 jobs and load 8-15, and a decomposition uses its time to the end
+            join_reserve_s=max(0.05 + JOIN_S_PER_JOB * len(data.jobs), JOIN_PER_BUILD * data_s)
+            + finish_reserve_s(inst),
         )
         build_s = time.perf_counter() - t0
         out = decompose.run(
