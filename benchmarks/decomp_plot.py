@@ -31,7 +31,7 @@ def rows() -> dict[tuple[str, str, str], dict]:
 
 
 def size(instance: str) -> float:
-    gpus, jobs = re.match(r"(\d+)gpu-(\d+)j", instance).groups()  # type: ignore[union-attr]
+    gpus, jobs = re.match(r"(\d+)gpu-(?:\d+t-)?(\d+)j", instance).groups()  # type: ignore[union-attr]
     return float(gpus) * float(jobs)
 
 

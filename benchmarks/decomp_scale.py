@@ -5,8 +5,8 @@ fresh process (single-threaded solvers, the machine's load recorded beside it), 
 JSON lines to benchmarks/results/decomp_scale.jsonl. A method may carry its own limit:
 ``milp:highs@60`` is the MILP with 60 s (the monolithic model's time to its proof).
 
-    python benchmarks/decomp_scale.py --suite admission-scale
-    python benchmarks/decomp_scale.py --suite fairshare-scale --methods decomp,auto,milp:highs@60
+    python benchmarks/decomp_scale.py --suite admission-paper
+    python benchmarks/decomp_scale.py --suite fairshare-paper --methods decomp,auto,milp:highs@60
 
 The summary prints, per recipe, each method's level values, the bound on L1 and the gap, the
 per-level bounds a decomposition reports (L2_bound, L3_bound), the wall time, and against the
@@ -60,7 +60,7 @@ def one_row(suite_name: str, recipe_name: str, method: str, limit: float) -> dic
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--suite", default="admission-scale")
+    ap.add_argument("--suite", default="admission-paper")
     ap.add_argument("--methods", default=None, help="comma-separated, name or name@seconds")
     ap.add_argument("--instances", default=None, help="comma-separated recipe names")
     ap.add_argument("--time-limit", type=float, default=None)

@@ -74,6 +74,7 @@ def test_workers_pin_their_threads():
     assert rows == dict.fromkeys(THREAD_ENV_VARS, "3")
 
 
+@pytest.mark.slow  # 6 s deadline plus worker start-up
 def test_deadline_kills_a_running_task_and_its_children(tmp_path):
     pid_file = tmp_path / "pids"
     with ProcessExecutor(2) as ex:
@@ -101,6 +102,22 @@ def test_deadline_kills_a_running_task_and_its_children(tmp_path):
         assert not procs.wait_gone({worker, grandchild}, 2.0)
         # the killed slot starts afresh for the next task
         assert [r.value for r in ex.run([Task("again", abs, (-5,))])] == [5]
+
+
+def test_a_nested_pool_dies_with_the_task_that_started_it(tmp_path):
+    """A decomposition's own pool inside a benchmark row: killing the row (here: the caller
+    stops the run) also ends the inner workers (their watchdog sees their parent gone)."""
+    pid_file = tmp_path / "inner"
+    with ProcessExecutor(2) as ex:
+        tasks = [
+            Task("outer", procs.nested_pool_sleep, (600, str(pid_file))),
+            Task("watch", procs.wait_for_file, (pid_file, 2 * START_S)),
+        ]
+        for r in ex.run(tasks):  # the inner worker runs: stop the run (the outer task killed)
+            assert r.key == "watch" and r.ok
+            break
+        inner = int(pid_file.read_text())
+        assert not procs.wait_gone({inner}, 5.0)
 
 
 def test_deadline_returns_within_margin_of_a_short_limit():
@@ -187,6 +204,7 @@ for r in ex.run([Task("s", time.sleep, (600,))]):
 """
 
 
+@pytest.mark.slow  # a parent interpreter and two workers start: 3-8 s
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
 def test_workers_end_when_their_parent_is_killed(sig):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}

@@ -1,29 +1,62 @@
-"""Fair-share suites: the paper-scale row of issue #17, beside the monolithic model."""
+"""Fair-share suites: small (tiny and small sizes), medium (64 and 1,024 GPUs, and 64 GPUs with
+Gavel's measured throughputs from the data folder) and paper
+(4,096 GPUs × 5,000 jobs, and issue #17's 16,384 GPUs × 200 tenants × 20,000 jobs)."""
 
 from __future__ import annotations
 
-from schedopt.bench.suite import Recipe, Suite
+from schedopt.bench.suite import Recipe, Suite, seeded
 
-
-def _recipe(gpus: int, tenants: int, jobs: int, seed: int) -> Recipe:
-    return Recipe(
-        f"{gpus}gpu-{jobs}j-s{seed}",
-        "fairshare",
-        "generate_custom",
-        {"gpus": gpus, "tenants": tenants, "jobs": jobs, "seed": seed},
-    )
-
+P = "fairshare"
+METHODS = ("heuristic:astraea", "heuristic:gavel-round", "cpsat", "milp:highs", "auto")
 
 SUITES = (
     Suite(
-        "fairshare-scale",
-        "fairshare",
+        "fairshare-small",
+        P,
         (
-            _recipe(4096, 100, 5000, 0),
-            _recipe(16384, 200, 20000, 0),  # every level <= 1% in 10 s, >= 20x the monolithic
+            *seeded(P, "tiny", "generate", {"size": "tiny"}, (0, 1)),
+            *seeded(P, "small", "generate", {"size": "small"}, (0, 1, 2)),
         ),
+        methods=METHODS,
+        description="8-16 GPUs, 2-3 tenants, 4-12 jobs",
+    ),
+    Suite(
+        "fairshare-medium",
+        P,
+        (
+            *seeded(P, "64gpu-10t-100j", "generate", {"size": "medium"}, (0, 1)),
+            *seeded(P, "1024gpu-50t-1000j", "generate", {"size": "large"}, (0,)),
+            Recipe(
+                "64gpu-10t-100j-s0-gavel",
+                P,
+                "schedopt.bench.traces:gavel_throughputs",
+                {"gpus": 64, "tenants": 10, "jobs": 100, "seed": 0},
+                data="gavel/simulation_throughputs.json",
+            ),
+        ),
+        methods=METHODS,
+    ),
+    Suite(
+        "fairshare-paper",
+        P,
+        (
+            *seeded(
+                P,
+                "4096gpu-100t-5000j",
+                "generate_custom",
+                {"gpus": 4096, "tenants": 100, "jobs": 5000},
+                (0,),
+            ),
+            *seeded(
+                P,
+                "16384gpu-200t-20000j",
+                "generate_custom",
+                {"gpus": 16384, "tenants": 200, "jobs": 20000},
+                (0,),
+            ),
+        ),
+        # auto (which routes these sizes to decomp), both decompositions, the MILP alone
         methods=("auto", "decomp", "decomp:pop", "milp:highs"),
-        time_limit_s=10.0,
-        description="issue #17's fair-share row: decomposition and auto against the MILP",
+        description="issue #17's fair-share row and the 4,096-GPU shape of RESULTS.md",
     ),
 )
