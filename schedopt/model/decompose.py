@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from schedopt.core.options import SolveOptions
 from schedopt.core.registry import MethodKind, MethodSpec, Outcome, Runner
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
@@ -67,6 +68,8 @@ class Decomposition:
     join_reserve_s: float = 0.0
     #: The level the bound is on, for the explanation ("L1").
     level: str = "L1"
+    #: Share of the time left that :attr:`bound` gets.
+    bound_share: float = 0.25
 
 
 @dataclass(frozen=True)
@@ -142,13 +145,12 @@ def run(
     decomposition: Decomposition,
     deadline: Deadline,
     *,
-    bound_share: float = 0.25,
     executor: str = "inline",
     workers: int | None = None,
 ) -> Outcome:
     """The decomposition's Outcome: bound, parts through ``executor``, join."""
     t0 = time.perf_counter()
-    bound = decomposition.bound(deadline.share(bound_share))
+    bound = decomposition.bound(deadline.share(decomposition.bound_share))
     bound_s = time.perf_counter() - t0
     stats: dict[str, float | str] = {**bound.stats, "bound_s": round(bound_s, 3)}
     reserve = JOIN_RESERVE_S + decomposition.join_reserve_s
@@ -185,14 +187,40 @@ def run(
     )
 
 
-def methods(runner: Callable[[bool], Runner], structured: str, pop: str) -> tuple[MethodSpec, ...]:
-    """A problem's two decomposition methods: ``decomp`` (its own split, ``runner(False)``)
-    and ``decomp:pop`` (POP's random split, ``runner(True)``), described by ``structured``
-    and ``pop``. They are listed as heuristics: they prove no optimum (their bound is the
-    whole instance's relaxation), and ``auto`` picks them by size (``auto_route``)."""
+#: ``split(instance, options, deadline, random)``: a problem's decomposition of one instance
+#: (``random``: POP's split), or an early Outcome (a case it does not split).
+Split = Callable[[Any, SolveOptions, Deadline, bool], "Decomposition | Outcome"]
+
+
+def runner(split: Split, random: bool) -> Runner:
+    """The method that splits with ``split`` and runs the parts (``options.params``:
+    ``executor``, ``workers``; ``parts`` is the problem's)."""
+
+    def by_parts(instance: Any, options: SolveOptions, deadline: Deadline) -> Outcome:
+        t0 = time.perf_counter()
+        d = split(instance, options, deadline, random)
+        if isinstance(d, Outcome):
+            return d
+        build_s = time.perf_counter() - t0
+        out = run(
+            d,
+            deadline,
+            executor=str(options.params.get("executor", "inline")),
+            workers=options.params.get("workers"),
+        )
+        return replace(out, build_s=out.build_s + build_s)
+
+    return by_parts
+
+
+def methods(split: Split, structured: str, pop: str) -> tuple[MethodSpec, ...]:
+    """A problem's two decomposition methods: ``decomp`` (its own split) and ``decomp:pop``
+    (POP's random split), described by ``structured`` and ``pop``. They are listed as
+    heuristics: they prove no optimum (their bound is the whole instance's relaxation), and
+    ``auto`` picks them by size (``auto_route``)."""
     return (
-        MethodSpec("decomp", MethodKind.HEURISTIC, runner(False), structured),
-        MethodSpec("decomp:pop", MethodKind.HEURISTIC, runner(True), pop),
+        MethodSpec("decomp", MethodKind.HEURISTIC, runner(split, False), structured),
+        MethodSpec("decomp:pop", MethodKind.HEURISTIC, runner(split, True), pop),
     )
 
 
@@ -207,4 +235,5 @@ __all__ = [
     "part_budget",
     "run",
     "run_parts",
+    "runner",
 ]

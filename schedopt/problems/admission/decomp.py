@@ -24,7 +24,6 @@ from typing import Any, cast
 import numpy as np
 
 from schedopt.core.options import SolveOptions
-from schedopt.core.registry import Outcome
 from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.executor import Task
 from schedopt.model import decompose
@@ -238,26 +237,10 @@ def decomposition(
         # (and the finish once more, as fair share's decomposition keeps it)
         join_reserve_s=max(0.05 + 2e-5 * len(data.jobs) * data.T, ASSEMBLE_PER_BUILD * data_s)
         + finish_reserve_s(inst),
+        # B1 is the promise ("a bound every run"): at 256 GPUs x 800 jobs its LP took
+        # 1.8-2.6 s at load 11-16, past a quarter of what auto leaves it
+        bound_share=0.4,
     )
-
-
-def _runner(random: bool):
-    def run(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
-        t0 = time.perf_counter()
-        d = decomposition(inst, options, deadline, random)
-        build_s = time.perf_counter() - t0
-        out = decompose.run(
-            d,
-            deadline,
-            # B1 is the promise ("a bound every run"): at 256 GPUs x 800 jobs its LP took
-            # 1.8-2.6 s at load 11-16, past a quarter of what auto leaves it
-            bound_share=0.4,
-            executor=str(options.params.get("executor", "inline")),
-            workers=options.params.get("workers"),
-        )
-        return dataclasses.replace(out, build_s=out.build_s + build_s)
-
-    return run
 
 
 def auto_route(inst: AdmissionInstance) -> str:
@@ -266,7 +249,7 @@ def auto_route(inst: AdmissionInstance) -> str:
 
 
 METHODS = decompose.methods(
-    _runner,
+    decomposition,
     "decomposition by host group (CP-SAT per part, greedy repair), LP bound of the whole",
     "POP's random split of hosts and jobs (CP-SAT per part), LP bound of the whole",
 )

@@ -259,51 +259,40 @@ def join(
     return state.solution(), stats
 
 
-def _runner(random: bool):
-    def run(inst: FairshareInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
-        if inst.guarantees_hard or inst.max_preemptions is not None:
-            return Outcome(
-                Status.NO_SOLUTION,
-                explanation="the decomposition does not split hard guarantees (C5) or a "
-                "preemption cap (C6); use milp:highs or auto",
-            )
-        t0 = time.perf_counter()
-        data = build_data(inst, check_size=False, deadline=deadline)
-        data_s = time.perf_counter() - t0
-        k = int(options.params.get("parts", max(1, round(len(data.jobs) / JOBS_PER_PART))))
-        groups = _host_groups(data, k, random, options.seed)
-        job_parts = split(data, k, random, options.seed)
-        pieces = scale_units(
-            data, [part_data(data, ix, p, groups) for p, ix in enumerate(job_parts)]
+def decomposition(
+    inst: FairshareInstance, options: SolveOptions, deadline: Deadline, random: bool
+) -> decompose.Decomposition | Outcome:
+    if inst.guarantees_hard or inst.max_preemptions is not None:
+        return Outcome(
+            Status.NO_SOLUTION,
+            explanation="the decomposition does not split hard guarantees (C5) or a "
+            "preemption cap (C6); use milp:highs or auto",
         )
-        deadline.check("splitting the round into parts")
+    t0 = time.perf_counter()
+    data = build_data(inst, check_size=False, deadline=deadline)
+    data_s = time.perf_counter() - t0
+    k = int(options.params.get("parts", max(1, round(len(data.jobs) / JOBS_PER_PART))))
+    groups = _host_groups(data, k, random, options.seed)
+    job_parts = split(data, k, random, options.seed)
+    pieces = scale_units(data, [part_data(data, ix, p, groups) for p, ix in enumerate(job_parts)])
+    deadline.check("splitting the round into parts")
 
-        def bound(seconds: float) -> decompose.Bound:
-            b = bounds(data, Deadline.after(seconds))
-            return decompose.Bound(b.l1, {"L2_bound": b.l2, "L3_bound": b.l3})
+    def bound(seconds: float) -> decompose.Bound:
+        b = bounds(data, Deadline.after(seconds))
+        return decompose.Bound(b.l1, {"L2_bound": b.l2, "L3_bound": b.l3})
 
-        d = decompose.Decomposition(
-            part=lambda p, budget: Task(f"part{p}", solve_part, (pieces[p], budget)),
-            count=k,
-            join=lambda answers, dl: join(data, job_parts, answers, dl),
-            bound=bound,
-            # the join costs about 1.5 data builds, which follow the machine's load; and the
-            # finish once more: solve()'s reserve for it (65 us a job) was 1.5-3 s short at
-            # 20,000 jobs and load 8-15, and a decomposition uses its time to the end
-            join_reserve_s=max(0.05 + JOIN_S_PER_JOB * len(data.jobs), JOIN_PER_BUILD * data_s)
-            + finish_reserve_s(inst),
-        )
-        build_s = time.perf_counter() - t0
-        out = decompose.run(
-            d,
-            deadline,
-            bound_share=0.1,
-            executor=str(options.params.get("executor", "inline")),
-            workers=options.params.get("workers"),
-        )
-        return dataclasses.replace(out, build_s=out.build_s + build_s)
-
-    return run
+    return decompose.Decomposition(
+        part=lambda p, budget: Task(f"part{p}", solve_part, (pieces[p], budget)),
+        count=k,
+        join=lambda answers, dl: join(data, job_parts, answers, dl),
+        bound=bound,
+        # the join costs about 1.5 data builds, which follow the machine's load; and the
+        # finish once more: solve()'s reserve for it (65 us a job) was 1.5-3 s short at
+        # 20,000 jobs and load 8-15, and a decomposition uses its time to the end
+        join_reserve_s=max(0.05 + JOIN_S_PER_JOB * len(data.jobs), JOIN_PER_BUILD * data_s)
+        + finish_reserve_s(inst),
+        bound_share=0.1,
+    )
 
 
 def auto_route(inst: FairshareInstance) -> str:
@@ -314,7 +303,7 @@ def auto_route(inst: FairshareInstance) -> str:
 
 
 METHODS = decompose.methods(
-    _runner,
+    decomposition,
     "decomposition by pool slices (gavel-round per part, water-filled join), "
     "bounds of the whole round on every level",
     "POP's random split of hosts and jobs (gavel-round per part), bounds of the whole",
