@@ -117,7 +117,8 @@ def solve_relaxation(r: Relaxation, time_limit_s: float, *, interior: bool = Fal
     swallow_highs_banner()
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
+    # (no "threads": HiGHS fixes its thread pool at a process's first run and fails every
+    # later run that asks for another size; its simplex and IPM run serially here anyway)
     h.setOptionValue("time_limit", max(0.01, time_limit_s))
     if interior:
         # Without crossover its point is not a vertex (a worse guide for rounding), and its

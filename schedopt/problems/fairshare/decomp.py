@@ -34,6 +34,7 @@ from schedopt.model.lp_bound import relax, solve_relaxation
 
 from .bound import bounds
 from .data import ModelData, TenantData, build_data, finish_reserve_s
+from .explain import with_fairness_note
 from .gavel import STAGE1_TOL, GavelAllocation, JobFractions
 from .heuristics import (
     AstraeaParams,
@@ -292,6 +293,7 @@ def decomposition(
         join_reserve_s=max(0.05 + JOIN_S_PER_JOB * len(data.jobs), JOIN_PER_BUILD * data_s)
         + finish_reserve_s(inst),
         bound_share=0.1,
+        finish=lambda outcome: with_fairness_note(data, outcome),
     )
 
 
