@@ -12,15 +12,16 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any
 
 from .errors import UnknownMethodError, UnknownProblemError
 from .options import SolveOptions
 from .result import ObjectiveTerm, Violation
 from .status import Status
 from .stopping import Deadline
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 class MethodKind(str, Enum):
@@ -72,6 +73,28 @@ class MethodSpec:
 
 
 @dataclass(frozen=True)
+class PolicySpec:
+    """What policy-level tuning (AutoSched-style) needs of a problem: episodes of a replay,
+    cut from a public trace, and the metrics a scheduler cares about over one episode.
+
+    ``episodes(data_dir, trace, start, count, size)`` cuts ``count`` consecutive episodes of
+    ``size`` (jobs, days, rounds: the problem says) from ``trace`` (one of ``traces``) in the
+    folder ``data_dir``, starting at ``start``. ``evaluate(method, episode, params)`` replays
+    one episode with ``method`` (a heuristic with ``params``) deciding every round, and
+    returns the metrics in the order and sense of ``terms`` (lexicographic, as a problem's
+    objectives). A module-level function, so any executor can run it by reference.
+    """
+
+    traces: tuple[str, ...]
+    terms: tuple[ObjectiveTerm, ...]
+    episodes: Callable[[str | os.PathLike[str], str, int, int, int], list[Any]]
+    evaluate: Callable[[str, Any, dict[str, Any]], Sequence[float] | None]
+    #: The heuristics worth tuning on a replay (default: every tunable one).
+    methods: tuple[str, ...] = ()
+    description: str = ""
+
+
+@dataclass(frozen=True)
 class ProblemSpec:
     """Everything generic code needs to know about one problem."""
 
@@ -109,6 +132,8 @@ class ProblemSpec:
     #: Where ``solve`` gets the tuned parameters of the heuristics (``auto``, ``tuned=``); a
     #: problem passes the tuning store's loader. None: nothing is tunable.
     tuned_params: TunedLoader | None = None
+    #: Replays for policy-level tuning (``schedopt tune PROBLEM --replay TRACE``), if any.
+    policy: PolicySpec | None = None
 
     def auto_exact_for(self, instance: Any) -> str:
         """The exact method ``auto`` runs for ``instance`` (:attr:`auto_route`)."""

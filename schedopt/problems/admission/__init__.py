@@ -11,6 +11,7 @@ from .data import estimate_num_variables, finish_reserve_s
 from .generate import SIZES, generate, generate_custom
 from .heuristics import EdfParams, SlackParams
 from .instance import AdmissionInstance, DeadlineTier, Job, JobKind
+from .policy import POLICY
 from .solution import AdmissionSolution, JobPlan, Rejection, RejectReason
 from .validate import evaluate, metrics, validate
 
@@ -33,6 +34,7 @@ SPEC = ProblemSpec(
     estimate_variables=estimate_num_variables,
     finish_reserve_s=finish_reserve_s,
     tuned_params=partial(load_tuned, "admission"),
+    policy=POLICY,
     export_model=exact.export,
     formulate=exact.prepare,
     render=render.render,
