@@ -1,4 +1,4 @@
-"""B1 (formulations/admission.md, "A bound on L1 every run"): on the right side of the true
+"""B0 (formulations/admission.md, "A bound on L1 every run (B0)"): on the right side of the true
 optimum, and reported by the exact methods even when the solver has no bound of its own (#16
 item 6: CP-SAT at 1,024 GPUs × 1,000 jobs on a busy machine ended with none)."""
 
@@ -11,9 +11,9 @@ import schedopt
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.problems.admission import generate_custom
-from schedopt.problems.admission.bound import l1_bound
 from schedopt.problems.admission.data import build_data
 from schedopt.problems.admission.strategies import instances
+from schedopt.problems.admission.tier_bound import tier_bound
 from tests.timing import quiet_s
 
 from .bruteforce import best_first_level
@@ -28,9 +28,9 @@ SETTINGS = settings(
 
 @SETTINGS
 @given(inst=instances(max_jobs=5, max_slots=4))
-def test_b1_is_never_below_the_optimum(inst) -> None:
+def test_b0_is_never_below_the_optimum(inst) -> None:
     truth = best_first_level(inst)
-    bound = l1_bound(build_data(inst), Deadline.after(60), 30.0)
+    bound = tier_bound(build_data(inst), Deadline.after(60), 30.0)
     assert bound is not None
     if truth is not None:
         assert bound >= truth - 1e-9
@@ -44,7 +44,7 @@ def thousand():
 @pytest.mark.parametrize("method", ["cpsat", "auto"])
 def test_a_bound_every_run_at_1024_gpus(thousand, method: str) -> None:
     # 2 s: CP-SAT alone ends L1 with no bound of its own here (or the model is not even built).
-    # B1 needs the data (0.1 s quiet) and its LP (0.08 s): asked for when the machine gives
+    # B0 needs the data (0.1 s quiet) and its LP (0.08 s): asked for when the machine gives
     # 2 s at least half a quiet second.
     if quiet_s(2.0) < 0.5:
         pytest.skip("the machine is too slow now to build the data in 2 s")
@@ -52,6 +52,6 @@ def test_a_bound_every_run_at_1024_gpus(thousand, method: str) -> None:
     assert result.best_bound is not None, result.stats
     if result.objective is not None:
         assert result.best_bound >= result.objective - 1e-6 * result.objective
-        assert result.gap is not None and result.gap < 0.01  # B1 is 6,540.0065 here
+        assert result.gap is not None and result.gap < 0.01  # B0 is 6,540.0065 here
     if result.status is not Status.OPTIMAL:
         assert result.status in (Status.FEASIBLE, Status.NO_SOLUTION)

@@ -15,16 +15,16 @@ from schedopt.model.export import first_level_exporter
 from schedopt.model.method import build_seconds, refused
 
 from .assemble import assemble, raw_from_solution
-from .bound import l1_bound
 from .codec import decode, encode
 from .data import JobData, ModelData, build_data
 from .explain import explain_infeasible
 from .heuristics import refill_best_effort
 from .instance import AdmissionInstance
 from .model import AdmissionModel, build_model
+from .tier_bound import tier_bound
 
-#: Share of the time left that B1's LP may take (it takes milliseconds at 1,000 jobs).
-B1_SHARE = 0.1
+#: Share of the time left that B0's LP may take (it takes milliseconds at 1,000 jobs).
+B0_SHARE = 0.1
 
 
 class AdmissionHooks(Hooks):
@@ -34,10 +34,10 @@ class AdmissionHooks(Hooks):
 
     def __init__(self, am: AdmissionModel, bound: float | None = None):
         self.am = am
-        self.bound = bound  # B1 (bound.py), or None
+        self.bound = bound  # B0 (tier_bound.py), or None
 
     def first_bound(self, method: str, bound: float | None) -> float | None:
-        # The solver's bound, or B1 where B1 is tighter or the solver has none (CP-SAT stopped
+        # The solver's bound, or B0 where B0 is tighter or the solver has none (CP-SAT stopped
         # before its root LP, on a busy machine: #16).
         if self.bound is None or (bound is not None and bound <= self.bound):
             return bound
@@ -82,11 +82,11 @@ def prepare(
     early = refused(data.too_big_for(build_seconds(options, deadline)))
     if early is not None:
         return early
-    b1 = l1_bound(data, deadline, deadline.share(B1_SHARE))
+    b0 = tier_bound(data, deadline, deadline.share(B0_SHARE))
     try:
         am = build_model(data, deadline=deadline)
-    except DeadlineReached as stop:  # no model in time: B1 is still a bound
-        return Outcome(Status.NO_SOLUTION, bound=b1, explanation=str(stop))
+    except DeadlineReached as stop:  # no model in time: B0 is still a bound
+        return Outcome(Status.NO_SOLUTION, bound=b0, explanation=str(stop))
     given = options.hint
     hint = None if given is None else encode(am, raw_from_solution(data, given))
 
@@ -95,7 +95,7 @@ def prepare(
 
     return Formulated(
         am.model,
-        AdmissionHooks(am, b1),
+        AdmissionHooks(am, b0),
         solution,
         hint=hint,
         explain_infeasible=lambda: explain_infeasible(data, deadline, feasible_together),

@@ -150,9 +150,14 @@ def _fill_best_effort(
     data: ModelData, ledger: Ledger, raw: list[RawPlan], stop: Deadline | None = None
 ) -> None:
     """Leftover GPUs to best-effort jobs, smallest remaining GPU-time first, slot by slot
-    (until ``stop``: what is planned by then stands, the rest idles)."""
+    (until ``stop``: what is planned by then stands, the rest idles). Slots a job already has
+    planned in ``raw`` stay as they are and count against its work (a decomposition's join
+    tops up its parts' plans so)."""
     be = [j for j in data.jobs if not j.is_slo]
-    left = {j.index: j.work for j in be}
+    left = {
+        j.index: max(0, j.work - sum(j.options[o].work for o in raw[j.index].run if o is not None))
+        for j in be
+    }
 
     def gpu_time(j: JobData) -> float:
         return min(o.n * left[j.index] / o.work for o in j.options if o.work > 0)
@@ -166,6 +171,8 @@ def _fill_best_effort(
         for job in sorted(active, key=lambda j: (gpu_time(j), j.id)):
             if stop is not None and stop.expired():
                 return
+            if raw[job.index].run[t] is not None:
+                continue
             fitting = [i for i, o in enumerate(job.options) if o.work > 0 and ledger.fits(t, o)]
             if not fitting:
                 continue
