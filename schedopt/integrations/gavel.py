@@ -40,6 +40,7 @@ from .gavel_fifo import (
     IsolatedPolicy,
 )
 from .gavel_sum import (
+    ThroughputNormalizedByCostSumWithPackingSLOs,
     ThroughputNormalizedByCostSumWithPerf,
     ThroughputNormalizedByCostSumWithPerfSLOs,
     ThroughputSumWithPerf,
@@ -228,6 +229,7 @@ __all__ = [
     "MinTotalDurationPolicyWithPacking",
     "MinTotalDurationPolicyWithPerf",
     "RoundFailed",
+    "ThroughputNormalizedByCostSumWithPackingSLOs",
     "ThroughputNormalizedByCostSumWithPerf",
     "ThroughputNormalizedByCostSumWithPerfSLOs",
     "ThroughputSumWithPerf",

@@ -10,6 +10,7 @@ from scipy.optimize import linprog
 from schedopt.core.errors import InvalidInstanceError
 from schedopt.integrations.gavel import (
     RoundFailed,
+    ThroughputNormalizedByCostSumWithPackingSLOs,
     ThroughputNormalizedByCostSumWithPerf,
     ThroughputNormalizedByCostSumWithPerfSLOs,
     ThroughputSumWithPerf,
@@ -95,3 +96,47 @@ def test_names_inputs_and_failures() -> None:
     *_, thr, sf, spec, _ = _round(0)
     with pytest.raises(RoundFailed):
         ThroughputSumWithPerf(time_limit_s=0.0).get_allocation(thr, sf, spec)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_packed_slos_match_the_reference_over_the_pairs(seed: int) -> None:
+    """``...WithPackingSLOs``: pair keys share GPUs; the value is the dense LP of
+    tests/timeshare/reference.py over jobs alone and every pair (C4 included)."""
+    from tests.timeshare import reference
+
+    rng = np.random.default_rng(200 + seed)
+    n = 4
+    T = rng.uniform(0.5, 10, (n, 3))
+    thr = {j: dict(zip(TYPES, map(float, T[j]), strict=True)) for j in range(n)}
+    for a in range(n):
+        for b in range(a + 1, n):
+            thr[(a, b)] = {w: [0.7 * thr[a][w], 0.6 * thr[b][w]] for w in TYPES}
+    sf = {j: 1 for j in range(n)}
+    spec = {"k80": 1, "p100": 1, "v100": 1}
+    costs = {"k80": 0.5, "p100": 1.5, "v100": 3.0}
+    remaining = {j: 1000.0 for j in range(n)}
+    slos = {0: float(rng.uniform(100, 2000))}
+    policy = ThroughputNormalizedByCostSumWithPackingSLOs()
+    out = policy.get_allocation(thr, sf, spec, costs, SLOs=slos, num_steps_remaining=remaining)
+    inst = policy.last_instance
+    A, b, rho, nv = reference._polytope(inst)
+    types = sorted(inst.workers)
+    c = np.array([costs[types[v % len(types)]] for v in range(nv)])
+    A_slo = -rho[:1]  # job 0 is the first job of the instance (the drop-in keeps the order)
+    res = linprog(
+        -(rho / c).sum(axis=0),
+        A_ub=np.vstack([A, A_slo]),
+        b_ub=np.concatenate([b, [-remaining[0] / slos[0]]]),
+        bounds=(0, 1),
+    )
+    kept = res.status == 0
+    if not kept:
+        res = linprog(-(rho / c).sum(axis=0), A_ub=A, b_ub=b, bounds=(0, 1))
+    assert policy.last_result.stats["slos_kept"] == float(kept)
+    value = 0.0
+    for k, row in out.items():
+        for w, x in row.items():
+            rates = thr[k][w] if isinstance(k, tuple) else [thr[k][w]]
+            value += x * sum(rates) / costs[w]
+    assert value == pytest.approx(-res.fun, rel=1e-7)
+    assert policy.name == "ThroughputNormalizedByCostSum_PackingSLOs"

@@ -18,6 +18,7 @@ from schedopt.core.stopping import Deadline
 from schedopt.model import ExactBackend, Expr, Hooks, Level, Model, Sense, VarKind, solve_levels
 from schedopt.model.method import emit
 
+from .columns import Columns
 from .model import csr
 
 #: Rows of the answer are checked against the polytope to this (absolute) tolerance.
@@ -105,6 +106,60 @@ def _run(model: Model, shape: tuple[int, int], deadline: Deadline) -> SumResult:
         return SumResult(lex.status, None, None)
     x = np.clip(np.asarray(lex.values[: shape[0] * shape[1]]), 0.0, 1.0).reshape(shape)
     return SumResult(Status.OPTIMAL, x, None)
+
+
+def build_packed(
+    columns: Columns,
+    num_jobs: int,
+    capacity: np.ndarray,
+    costs: np.ndarray,
+    min_rate: np.ndarray | None,
+    deadline: Deadline | None = None,
+) -> Model:
+    """The same LP over combinations (jobs alone and pairs, ``columns`` of data.py): C1 and
+    C2 of model.py, the SLO rows on each job's throughput summed over its columns."""
+    model = Model("throughput_sum_packed", deadline)
+    x = model.add_vars("x", [(c,) for c in range(len(columns))], VarKind.CONTINUOUS, 0, 1)
+    jobs, cols, time, rates = columns.member_terms(x.start)
+    starts, c1, v1 = csr(jobs, cols, time, num_jobs)
+    model.add_rows("C1", starts, c1, v1, -np.inf, 1.0)
+    own = np.arange(len(columns), dtype=np.int64) + x.start
+    starts, c2, v2 = csr(columns.type, own, columns.gpus.astype(float), len(capacity))
+    model.add_rows("C2", starts, c2, v2, -np.inf, capacity.astype(float))
+    if min_rate is not None:
+        slo = np.flatnonzero(~np.isnan(min_rate))
+        sel = np.isin(jobs, slo)
+        if len(slo):
+            rank = np.searchsorted(slo, jobs[sel])
+            starts, c3, v3 = csr(rank, cols[sel], (time * rates)[sel], len(slo))
+            model.add_rows("SLO", starts, c3, v3, min_rate[slo], np.inf)
+    # a pair's two members' rates, summed per column (a level's expression has one term each)
+    per_column = np.bincount(cols - x.start, weights=time * rates, minlength=len(columns))
+    gain = per_column.astype(np.float64) / costs[columns.type]
+    model.add_level(Level("L1", Expr.of(own, gain), Sense.MAXIMIZE, 0.0, 1e-9))
+    return model
+
+
+def solve_packed(
+    columns: Columns,
+    num_jobs: int,
+    capacity: np.ndarray,
+    costs: np.ndarray,
+    min_rate: np.ndarray | None,
+    time_limit_s: float,
+) -> SumResult:
+    """:func:`solve_sum` over combinations; ``x`` is one value per column."""
+    deadline = Deadline.after(time_limit_s)
+    shape = (len(columns), 1)
+    out = _run(
+        build_packed(columns, num_jobs, capacity, costs, min_rate, deadline), shape, deadline
+    )
+    kept = True
+    if out.status is Status.INFEASIBLE and min_rate is not None:
+        model = build_packed(columns, num_jobs, capacity, costs, None, deadline)
+        out, kept = _run(model, shape, deadline), False
+    x = None if out.x is None else out.x[:, 0]
+    return SumResult(out.status, x, None, slos_kept=kept)
 
 
 def violations(
