@@ -45,7 +45,11 @@ from .gavel_sum import (
     ThroughputNormalizedByCostSumWithPerfSLOs,
     ThroughputSumWithPerf,
 )
-from .gavel_waterfill import MaxMinFairnessWaterFilling, MaxMinFairnessWaterFillingPerf
+from .gavel_waterfill import (
+    MaxMinFairnessWaterFilling,
+    MaxMinFairnessWaterFillingPacking,
+    MaxMinFairnessWaterFillingPerf,
+)
 
 Key = Hashable
 
@@ -190,6 +194,7 @@ MaxMinFairnessPolicyWithPerf = MaxMinFairnessPerf
 MaxMinFairnessPolicyWithPacking = MaxMinFairnessPacking
 MaxMinFairnessWaterFillingPolicy = MaxMinFairnessWaterFilling
 MaxMinFairnessWaterFillingPolicyWithPerf = MaxMinFairnessWaterFillingPerf
+MaxMinFairnessWaterFillingPolicyWithPacking = MaxMinFairnessWaterFillingPacking
 MinTotalDurationPolicy = MinTotalDurationBlind
 MinTotalDurationPolicyWithPerf = MinTotalDuration
 MinTotalDurationPolicyWithPacking = MinTotalDurationPacking
@@ -219,8 +224,10 @@ __all__ = [
     "MaxMinFairnessPolicyWithPacking",
     "MaxMinFairnessPolicyWithPerf",
     "MaxMinFairnessWaterFilling",
+    "MaxMinFairnessWaterFillingPacking",
     "MaxMinFairnessWaterFillingPerf",
     "MaxMinFairnessWaterFillingPolicy",
+    "MaxMinFairnessWaterFillingPolicyWithPacking",
     "MaxMinFairnessWaterFillingPolicyWithPerf",
     "MinTotalDuration",
     "MinTotalDurationBlind",

@@ -1,7 +1,7 @@
 """Gavel's water-filling max-min fairness (``max_min_fairness_water_filling.py``) as drop-ins:
 the exact leximin allocation of ``schedopt.problems.timeshare.waterfill``, with Gavel's names,
-constructor and ``get_allocation`` signature. Jobs alone (Gavel's packed variant is not here)
-and no priority reweighting by entity (Gavel's ``priority_reweighting_policies``)."""
+constructor and ``get_allocation`` signature, jobs alone or with Gavel's pairs; no priority
+reweighting by entity (Gavel's ``priority_reweighting_policies``)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from schedopt.core.stopping import Deadline
 from schedopt.problems.timeshare import Policy, TimeshareSolution
 from schedopt.problems.timeshare.codec import shares_of
 from schedopt.problems.timeshare.data import build_data
+from schedopt.problems.timeshare.exact import all_columns
 from schedopt.problems.timeshare.validate import validate
 from schedopt.problems.timeshare.waterfill import water_fill
 
@@ -37,6 +38,8 @@ class MaxMinFairnessWaterFillingPerf(TimesharePolicy):
 
     policy = Policy.MAX_MIN_FAIRNESS_PERF
     name = "MaxMinFairnessWaterFilling_Perf"
+    #: share GPUs in the pairs given (Gavel's packed variant only)
+    packs = False
 
     def __init__(self, priority_reweighting_policies: Any = None, **kwargs: Any):
         if priority_reweighting_policies is not None:
@@ -60,23 +63,32 @@ class MaxMinFairnessWaterFillingPerf(TimesharePolicy):
             raise InvalidInstanceError(
                 "return_effective_throughputs", "not supported: read last_result"
             )
-        # pair keys, if any, get no time: this is not the packed variant
+        # pair keys, if any, get no time unless this is the packed variant
         return self._solve(throughputs, scale_factors, priority_weights, cluster_spec)
 
     def _run_round(self, docs, pairs, workers) -> WaterFillResult:
         deadline = Deadline.after(self.time_limit_s)
-        inst = self._instance(docs, {}, workers)
+        inst = self._instance(docs, pairs if self.packs else {}, workers)
         self.last_instance = inst
         data = build_data(inst, deadline)
-        found = water_fill(data, deadline.remaining)
+        columns = all_columns(data)
+        found = water_fill(data, deadline.remaining, columns)
         stats = {"water_filling_lps": float(found.lps)}
         if found.x is None:
             return WaterFillResult(found.status, None, "water filling ran out of time", stats)
-        solution = shares_of(data, data.singles, found.x)
+        solution = shares_of(data, columns, found.x)
         broken = validate(inst, solution)
         if broken:
             return WaterFillResult(Status.NO_SOLUTION, None, f"validator: {broken[0]}", stats)
         return WaterFillResult(found.status, solution, None, stats)
+
+
+class MaxMinFairnessWaterFillingPacking(MaxMinFairnessWaterFillingPerf):
+    """``MaxMinFairnessWaterFillingPolicyWithPacking``: the leximin over jobs alone and the
+    pairs Gavel gives (pair keys)."""
+
+    name = "MaxMinFairnessWaterFilling_Packing"
+    packs = True
 
 
 class MaxMinFairnessWaterFilling(MaxMinFairnessWaterFillingPerf):

@@ -9,6 +9,7 @@ import pytest
 from schedopt.core.errors import InvalidInstanceError
 from schedopt.integrations.gavel import (
     MaxMinFairnessWaterFilling,
+    MaxMinFairnessWaterFillingPacking,
     MaxMinFairnessWaterFillingPerf,
     MaxMinFairnessWaterFillingPolicyWithPerf,
     RoundFailed,
@@ -49,3 +50,32 @@ def test_names_constructor_and_failures() -> None:
         MaxMinFairnessWaterFillingPerf(time_limit_s=1e-6).get_allocation(
             thr, ones, {i: 1.0 for i in thr}, {"v100": 4, "k80": 4}
         )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_packed_water_filling_is_the_leximin_over_the_pairs(seed: int) -> None:
+    """``...WithPacking``: pair keys share GPUs; the levels are reference.leximin's over the
+    instance the drop-in built (jobs alone and every pair)."""
+    inst = _round(seed)
+    thr = {i: dict(j.throughput) for i, j in enumerate(inst.jobs)}
+    sf = {i: j.scale_factor for i, j in enumerate(inst.jobs)}
+    pw = {i: j.priority_weight for i, j in enumerate(inst.jobs)}
+    for a in list(sf):
+        for b in list(sf):
+            if a < b and sf[a] == sf[b]:
+                thr[(a, b)] = {w: [0.7 * thr[a][w], 0.6 * thr[b][w]] for w in thr[a]}
+    policy = MaxMinFairnessWaterFillingPacking()
+    out = policy.get_allocation(thr, sf, pw, dict(inst.workers))
+    built = policy.last_instance
+    assert built.pairs or built.colocation
+    weights = build_data(built).weights()
+    rho = np.zeros(len(built.jobs))
+    for k, row in out.items():
+        for w, x in row.items():
+            if isinstance(k, tuple):
+                rho[k[0]] += x * thr[k][w][0]
+                rho[k[1]] += x * thr[k][w][1]
+            else:
+                rho[k] += x * thr[k][w]
+    assert np.sort(weights * rho) == pytest.approx(reference.leximin(built, weights), rel=1e-6)
+    assert policy.name == "MaxMinFairnessWaterFilling_Packing"

@@ -22,6 +22,7 @@ import numpy as np
 from schedopt.core.status import Status
 from schedopt.model.emit_highs import HighsSession
 
+from .columns import Columns
 from .data import TimeshareData
 from .model import build_model
 
@@ -35,17 +36,20 @@ FREEZE_REL = 1e-9
 @dataclass(frozen=True)
 class WaterFill:
     status: Status
-    #: x over ``data.singles``, or None.
+    #: x over the columns (``data.singles`` by default), or None.
     x: np.ndarray | None
     #: each job's level (a_j ρ_j at the leximin point).
     levels: np.ndarray | None
     lps: int
 
 
-def water_fill(data: TimeshareData, time_left: Callable[[], float]) -> WaterFill:
-    """The leximin allocation of ``data`` over jobs alone (``data.weights()`` as a_j)."""
+def water_fill(
+    data: TimeshareData, time_left: Callable[[], float], columns: Columns | None = None
+) -> WaterFill:
+    """The leximin allocation of ``data`` (``data.weights()`` as a_j) over ``columns`` (jobs
+    alone by default; with pairs, Gavel's packed variant)."""
     weights = data.weights()
-    tm = build_model(data, weights, data.singles, levels=1)
+    tm = build_model(data, weights, data.singles if columns is None else columns, levels=1)
     session = HighsSession(tm.model)
     try:
         return _fill(session.highs, tm, data.num_jobs, data.num_types, time_left)
