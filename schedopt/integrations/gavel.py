@@ -36,6 +36,8 @@ from .gavel_fifo import (
     FIFOPolicy,
     FIFOPolicyWithPacking,
     FIFOPolicyWithPerf,
+    Gandiva,
+    GandivaPolicy,
     Isolated,
     IsolatedPolicy,
 )
@@ -215,6 +217,8 @@ __all__ = [
     "FinishTimeFairnessPolicy",
     "FinishTimeFairnessPolicyWithPacking",
     "FinishTimeFairnessPolicyWithPerf",
+    "Gandiva",
+    "GandivaPolicy",
     "Isolated",
     "IsolatedPolicy",
     "MaxMinFairness",

@@ -1,4 +1,5 @@
-"""Gavel's rule-based policies as drop-ins (``fifo.py``, ``isolated.py``): no optimisation, so
+"""Gavel's rule-based policies as drop-ins (``fifo.py``, ``isolated.py``, ``gandiva.py``): no
+optimisation, so
 nothing to prove; each is written from Gavel's definition, with Gavel's names, constructors and
 ``get_allocation(throughputs, scale_factors, cluster_spec)``. formulations/timeshare.md,
 "Rule-based policies", states each rule.
@@ -139,6 +140,97 @@ class FIFOPacking(FIFO):
         super().__init__(mode="packing", packing_threshold=packing_threshold)
 
 
+def _equal_split(
+    combos: list[Key], scale: Mapping[Key, int], cluster_spec: Mapping[str, int], types
+) -> Allocation:
+    """Every combination 1/m of every type, divided by its scale factor, scaled down to at most
+    the whole round (the isolated split over ``combos``)."""
+    out: Allocation = {}
+    for k in combos:
+        x = {w: float(cluster_spec[w]) / len(combos) / float(scale[k]) for w in types}
+        total = max(1.0, sum(x.values()))
+        out[k] = {w: v / total for w, v in x.items()}
+    return out
+
+
+class Gandiva:
+    """``GandivaPolicy`` (``Gandiva_Packing``): the isolated split while the jobs' GPUs fit the
+    cluster; otherwise jobs are paired at random (``seed``; two jobs of one scale factor whose
+    pair is offered) and every pair or unpaired job gets an equal split. A pair stays until a
+    member leaves or its normalised throughput, Σ over types and members of T^P/T, falls
+    below 1."""
+
+    name = "Gandiva_Packing"
+
+    def __init__(self, seed: int | None = None):
+        self._rng = random.Random(seed)
+        #: job -> (its combination's key, its partner or None)
+        self._combos: dict[Key, tuple[Key, Key | None]] = {}
+
+    def get_allocation(
+        self,
+        throughputs: Mapping[Key, Mapping[str, Any]],
+        scale_factors: Mapping[Key, int],
+        cluster_spec: Mapping[str, int],
+    ) -> Allocation | None:
+        singles = _in_order([k for k in throughputs if members(k) is None])
+        if not singles:
+            return None
+        types = sorted(throughputs[singles[0]])
+        pair_of = {frozenset(two): k for k in throughputs if (two := members(k)) is not None}
+        self._drop_stale(throughputs, types)
+        scale = {k: int(scale_factors[k]) for k in singles}
+        if sum(scale.values()) <= sum(int(cluster_spec[w]) for w in types):
+            split = _equal_split(singles, scale, cluster_spec, types)
+        else:
+            waiting = [k for k in singles if k not in self._combos]
+            for _ in range(len(waiting)):
+                if len(waiting) < 2:
+                    break
+                a, b = self._rng.sample(waiting, 2)
+                key = pair_of.get(frozenset((a, b)))
+                if scale[a] != scale[b] or key is None:
+                    continue
+                waiting.remove(a)
+                waiting.remove(b)
+                self._combos[a], self._combos[b] = (key, b), (key, a)
+            for k in waiting:
+                self._combos[k] = (k, None)
+            combos = list(dict.fromkeys(c for c, _ in self._combos.values()))
+            for c in combos:
+                two = members(c)
+                if two is not None:  # a pair uses its members' (equal) scale factor
+                    scale[c] = scale[two[0]]
+            split = _equal_split(combos, scale, cluster_spec, types)
+        out: Allocation = {k: dict.fromkeys(types, 0.0) for k in throughputs}
+        out.update(split)
+        return out
+
+    def _drop_stale(self, throughputs, types) -> None:
+        """Forget the combinations with a member gone or a normalised throughput below 1."""
+        stale = set()
+        for job, (combo, partner) in self._combos.items():
+            gone = job not in throughputs or (partner is not None and partner not in throughputs)
+            if gone or _packed_gain(combo, throughputs, types) < 1.0:
+                stale |= {job, partner}
+        for job in stale:
+            self._combos.pop(job, None)
+
+
+def _packed_gain(combo: Key, throughputs, types) -> float:
+    """Σ over types and members of T^P/T (0 for a job alone, or a member with no rate)."""
+    two = members(combo)
+    if two is None:
+        return 0.0
+    total = 0.0
+    for w in types:
+        for m, r in zip(two, throughputs[combo][w], strict=True):
+            if float(r) <= 0:
+                return 0.0
+            total += float(r) / float(throughputs[m][w])
+    return total
+
+
 class Isolated:
     """``IsolatedPolicy``: every job 1/|J| of every type, divided by its scale factor and
     scaled down to at most the whole round (formulations/timeshare.md, the isolated split).
@@ -154,16 +246,12 @@ class Isolated:
     ) -> Allocation | None:
         if not throughputs:
             return None
-        m = len(throughputs)
-        out: Allocation = {}
-        for k, rates in throughputs.items():
-            x = {w: float(cluster_spec[w]) / m / float(scale_factors[k]) for w in rates}
-            total = max(1.0, sum(x.values()))
-            out[k] = {w: v / total for w, v in x.items()}
-        return out
+        types = sorted(next(iter(throughputs.values())))
+        return _equal_split(list(throughputs), scale_factors, cluster_spec, types)
 
 
 FIFOPolicy = FIFO
 FIFOPolicyWithPerf = FIFOPerf
 FIFOPolicyWithPacking = FIFOPacking
 IsolatedPolicy = Isolated
+GandivaPolicy = Gandiva

@@ -9,6 +9,7 @@ from schedopt.integrations.gavel import (
     FIFO,
     FIFOPolicyWithPacking,
     FIFOPolicyWithPerf,
+    GandivaPolicy,
     IsolatedPolicy,
 )
 
@@ -76,3 +77,51 @@ def test_isolated_split_by_hand() -> None:
     assert out == {0: {V: 0.5, K: 0.5}, 1: {V: 0.5, K: 0.5}}
     assert IsolatedPolicy().get_allocation({}, {}, {V: 1}) is None
     assert IsolatedPolicy().name == "Isolated"
+
+
+def _gandiva_round(n: int, gain: float = 0.7):
+    thr: dict = {j: {V: 2.0 + j, K: 1.0} for j in range(n)}
+    for a in range(n):
+        for b in range(a + 1, n):
+            thr[(a, b)] = {w: [gain * thr[a][w], gain * thr[b][w]] for w in (V, K)}
+    return thr, {j: 1 for j in range(n)}
+
+
+def _combos(out) -> list:
+    return sorted((k for k, row in out.items() if sum(row.values()) > 0), key=repr)
+
+
+def test_gandiva_without_packing_while_the_jobs_fit() -> None:
+    thr, sf = _gandiva_round(2)
+    out = GandivaPolicy(seed=1).get_allocation(thr, sf, {V: 2, K: 2})
+    assert out[0] == out[1] == {V: 0.5, K: 0.5}
+    assert out[(0, 1)] == {V: 0.0, K: 0.0}
+    assert GandivaPolicy().name == "Gandiva_Packing"
+
+
+def test_gandiva_pairs_at_random_and_splits_equally_when_they_do_not() -> None:
+    """4 one-GPU jobs on 2 GPUs: two random pairs (every pair is offered), each 1/2 of each
+    type; the pairs stay next round; when a job leaves its partner is paired again or alone;
+    a pair whose normalised throughput falls below 1 is dropped."""
+    thr, sf = _gandiva_round(4)
+    policy = GandivaPolicy(seed=3)
+    out = policy.get_allocation(thr, sf, {V: 1, K: 1})
+    pairs = _combos(out)
+    assert len(pairs) == 2 and all(isinstance(p, tuple) for p in pairs)
+    assert sorted(j for p in pairs for j in p) == [0, 1, 2, 3]
+    for p in pairs:
+        assert out[p] == {V: 0.5, K: 0.5}
+    assert _combos(policy.get_allocation(thr, sf, {V: 1, K: 1})) == pairs
+    # job 0 leaves: its partner and the other pair; 3 jobs still ask for more than 2 GPUs
+    partner = next(j for p in pairs if 0 in p for j in p if j != 0)
+    left = {k: v for k, v in thr.items() if k != 0 and not (isinstance(k, tuple) and 0 in k)}
+    out = policy.get_allocation(left, {j: 1 for j in (1, 2, 3)}, {V: 1, K: 1})
+    kept = [p for p in pairs if 0 not in p]
+    assert kept[0] in _combos(out) and partner in _combos(out)
+    assert all(out[k] == {V: 0.5, K: 0.5} for k in _combos(out))
+    # sharing becomes slow (Σ T^P/T = 4 · 0.2 < 1): the pair is dropped, then drawn again
+    slow, _ = _gandiva_round(4, gain=0.2)
+    fresh = GandivaPolicy(seed=3)
+    fresh.get_allocation(thr, sf, {V: 1, K: 1})
+    fresh._drop_stale(slow, [K, V])
+    assert fresh._combos == {}
