@@ -28,6 +28,7 @@ from typing import Any
 from schedopt.problems.timeshare import Policy
 from schedopt.problems.timeshare.data import build_data
 
+from .gavel_allox import AlloX, AlloXPolicy
 from .gavel_base import RoundFailed, TimesharePolicy, members
 from .gavel_fifo import (
     FIFO,
@@ -206,6 +207,8 @@ FinishTimeFairnessPolicyWithPacking = FinishTimeFairnessPacking
 
 __all__ = [
     "FIFO",
+    "AlloX",
+    "AlloXPolicy",
     "FIFOPacking",
     "FIFOPerf",
     "FIFOPolicy",
