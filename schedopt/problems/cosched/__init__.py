@@ -7,7 +7,7 @@ from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.core.result import ObjectiveTerm, Sense
 from schedopt.tuning.store import load_tuned
 
-from . import exact, heuristics, plot, render
+from . import decomp, exact, heuristics, plot, render
 from .data import estimate_columns
 from .efficiency import with_efficiency
 from .generate import SIZES, generate, generate_custom
@@ -44,6 +44,15 @@ SPEC = ProblemSpec(
     methods=by_name(
         *exact.METHODS,
         MethodSpec(
+            "colgen",
+            MethodKind.EXACT,
+            with_efficiency(decomp.solve_colgen),
+            "groups as columns: restricted master over scheduled groups, Farley bound over "
+            "the relaxed group space (formulation)",
+            supports_hint=True,
+            params=decomp.ColgenParams,
+        ),
+        MethodSpec(
             "heuristic:packing",
             MethodKind.HEURISTIC,
             with_efficiency(heuristics.solve_packing),
@@ -66,6 +75,7 @@ SPEC = ProblemSpec(
         ),
     ),
     auto_exact="cpsat",
+    auto_route=decomp.route,
     auto_heuristics=heuristics.HEURISTICS,
 )
 
