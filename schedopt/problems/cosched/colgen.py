@@ -240,7 +240,7 @@ def generate(
 #: Weights α of the master's duals in the duals the Farley bound is tried with, the rest on
 #: the aggregate bound's shares (which alone give back the aggregate bound); first found best
 #: on 656 GPUs × 40 jobs (benchmarks/RESULTS.md, #17).
-MIXES = (0.25, 0.5, 1.0)
+MIXES = (0.25, 0.1, 0.5)
 
 
 def best_farley(data: ModelData, pi: np.ndarray, y: np.ndarray, deadline: Deadline) -> float | None:

@@ -22,16 +22,20 @@ from schedopt.core.stopping import Deadline
 from schedopt.executor import make_executor
 
 from .assemble import Raw, RawGroup, assemble, raw_from_solution
-from .colgen import Column, Master, check, generate
+from .colgen import Column, Master, generate
 from .data import ModelData, aggregate_bound, build_data
 from .heuristics import alone, heuristic_data
 from .instance import CoschedInstance
+from .schedule import Planned
+from .validate import validate
 
 #: ``auto`` runs ``colgen`` instead of the monolithic model from this many jobs (the exact
 #: model has 1.2 M nonzeros at 40 jobs and is refused; at 8 jobs it still runs).
 COLGEN_FROM_JOBS = 16
 #: Shares of the time left: column generation, then the Farley bound; the MIP gets the rest.
 CG_SHARE, BOUND_SHARE = 0.45, 0.25
+#: Option combinations tried per job for its group alone, cheapest first.
+SINGLE_COMBOS = 8
 
 
 @dataclass(frozen=True)
@@ -49,25 +53,23 @@ def route(inst: CoschedInstance) -> str:
 
 
 def _start(inst: CoschedInstance, data: ModelData, options: SolveOptions, dl: Deadline):
-    """Scheduled groups to start from: the hint's, and every job alone on its cheapest plan."""
+    """Scheduled groups to start from: the hint's as they are (if the hint is valid), and every
+    job alone on its cheapest plan found."""
     out: list[Column] = []
-    raw = None if options.hint is None else raw_from_solution(inst, options.hint)
+    hint = options.hint
+    raw = None if hint is None or validate(inst, hint) else raw_from_solution(inst, hint)
     if raw is not None:
         for g in raw.groups:
             members = []
             for j in g.members:
                 by_index = {o.index: o for ph in data.jobs[j].phases for o in ph}
-                if not all(o in by_index for o in raw.option[j]):
-                    break
                 members.append((j, tuple(by_index[o] for o in raw.option[j])))
-            else:
-                col = check(data, tuple(members))
-                if col is not None and len(col.members) == len(members):
-                    out.append(col)
+            starts = {j: list(raw.start[j]) for j in g.members}
+            out.append(Column(tuple(members), tuple(g.hosts), Planned(g.cycle, starts)))
     for job in data.jobs:
         if dl.expired():
             break
-        b = alone(data, job, 64, dl)
+        b = alone(data, job, SINGLE_COMBOS, dl)
         if b is not None:
             out.append(Column(((job.index, b.members[0][1]),), tuple(b.hosts), b.planned))
     return out

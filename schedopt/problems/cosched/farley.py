@@ -130,10 +130,14 @@ def farley_theta(
     levels = sorted(set(np.quantile(slo, np.linspace(0, 1, LEVELS)).astype(np.int64)) | {slo.max()})
     # Beyond N_p hosts of pool p no job's devices or the members' memory gain anything: the
     # case's U stops growing while c(h) grows and y·h falls, so larger h are never the minimum.
+    # A group has at most k members: their least total loads fit P pools of the longest cycle.
+    least = np.sort(np.where(stack.real, stack.load.sum(axis=2), np.inf).min(axis=1))
+    k = int(np.searchsorted(np.cumsum(least), P * (int(slo.max()) + s_bar), side="right"))
     top = []
     for p in range(P):
         need = int(stack.need[..., p].max(initial=0))
-        mem = int(np.where(stack.real, stack.mem[..., p], 0).max(axis=1).sum())
+        most = np.sort(np.where(stack.real, stack.mem[..., p], 0).max(axis=1))[::-1]
+        mem = int(most[: max(k, 1)].sum())
         top.append(max(need, -(-mem // data.memory_mib[p]) if data.memory_mib[p] else need))
     mix = _mixes(P)
     loads = stack.load @ mix.T  # (J, K, S): each combination's surrogate loads
@@ -160,6 +164,8 @@ def farley_theta(
             W = np.where(okm, loads[items], _BIG).min(axis=1)  # (items, S)
             M = np.where(okm, stack.mem[items], _BIG).min(axis=1)  # (items, P)
             U = float(v.sum())
+            if U + float(np.dot(y, hv)) <= 0 or cost / (U + float(np.dot(y, hv))) >= theta:
+                continue  # no knapsack can bring this case below the θ found
             # Surrogate knapsacks: for λ ≥ 0, Σ_p λ_p load_p ≤ (Σ λ) · cap holds in every
             # group of the case (R3 per pool), so each λ bounds Σ π from above.
             for s_ in range(len(mix)):
