@@ -28,5 +28,8 @@ SUITES = (
         "reconfig-paper",
         P,
         (_faults("256gpu-16+16-s0", 32, 512), _faults("1024gpu-16+16-s0", 128, 1024)),
+        # the monolithic model beside the fixed-time decomposition (#17; benchmarks/
+        # reconfig_scale.py, RESULTS.md)
+        methods=("milp:highs", "decomp:rate", "auto"),
     ),
 )
