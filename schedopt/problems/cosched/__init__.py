@@ -45,12 +45,13 @@ SPEC = ProblemSpec(
         *exact.METHODS,
         MethodSpec(
             "colgen",
-            MethodKind.EXACT,
+            # no proof of optimality (its bound is over a relaxed group space), so it is held
+            # to the heuristics' promises; auto still runs it as its exact stage (auto_route)
+            MethodKind.HEURISTIC,
             with_efficiency(decomp.solve_colgen),
             "groups as columns: restricted master over scheduled groups, Farley bound over "
             "the relaxed group space (formulation)",
             supports_hint=True,
-            params=decomp.ColgenParams,
         ),
         MethodSpec(
             "heuristic:packing",

@@ -9,9 +9,6 @@ with its gap against ``max(aggregate, Farley)``, never OPTIMAL (the bound is not
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 import highspy
 import numpy as np
 
@@ -36,15 +33,6 @@ COLGEN_FROM_JOBS = 16
 CG_SHARE, BOUND_SHARE = 0.45, 0.25
 #: Option combinations tried per job for its group alone, cheapest first.
 SINGLE_COMBOS = 8
-
-
-@dataclass(frozen=True)
-class ColgenParams:
-    """``workers``: processes for the sub-solves (0: in this process)."""
-
-    workers: int = 0
-
-    SPACE: ClassVar[dict[str, tuple[float, float]]] = {}
 
 
 def route(inst: CoschedInstance) -> str:
@@ -92,7 +80,8 @@ def _integer(master: Master, seconds: float) -> list[Column] | None:
 
 
 def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
-    params = ColgenParams(**options.params)
+    # ``params={"workers": k}``: k processes for the sub-solves (0, the default: this one).
+    workers = int(options.params.get("workers", 0))
     exact = build_data(inst)
     aggregate = aggregate_bound(exact)
     if exact.scenarios:
@@ -105,8 +94,8 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
     start = _start(inst, data, options, deadline)
     cg_dl = Deadline.after(deadline.share(CG_SHARE))
     bound_dl = Deadline.after(deadline.share(CG_SHARE + BOUND_SHARE))
-    kind = "process" if params.workers > 0 else "inline"
-    with make_executor(kind, jobs=params.workers or None) as executor:
+    kind = "process" if workers > 0 else "inline"
+    with make_executor(kind, jobs=workers or None) as executor:
         gen = generate(data, start, cg_dl, executor, bound_dl)
     master = Master(data)
     for col in gen.columns:
