@@ -48,7 +48,8 @@ class Column:
 
 def _quiet(h: highspy.Highs) -> None:
     h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
+    # HiGHS keeps one thread pool per process and fails a run that asks for another size,
+    # so `threads` is not set (as in model/emit_highs.py).
 
 
 class Master:

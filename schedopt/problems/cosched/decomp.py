@@ -9,6 +9,8 @@ with its gap against ``max(aggregate, Farley)``, never OPTIMAL (the bound is not
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import highspy
 import numpy as np
 
@@ -21,7 +23,7 @@ from schedopt.executor import make_executor
 from .assemble import Raw, RawGroup, assemble, raw_from_solution
 from .colgen import Column, Master, generate
 from .data import ModelData, aggregate_bound, build_data
-from .heuristics import alone, heuristic_data
+from .heuristics import alone, heuristic_data, solve_packing
 from .instance import CoschedInstance
 from .schedule import Planned
 from .validate import validate
@@ -31,6 +33,8 @@ from .validate import validate
 COLGEN_FROM_JOBS = 16
 #: Shares of the time left: column generation, then the Farley bound; the MIP gets the rest.
 CG_SHARE, BOUND_SHARE = 0.45, 0.25
+#: Share of the time left for the packing plan when no hint is given.
+SEED_SHARE = 0.3
 #: Option combinations tried per job for its group alone, cheapest first.
 SINGLE_COMBOS = 8
 
@@ -91,7 +95,13 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
             explanation="colgen plans at the planning quantile only (no chance constraint)",
         )
     data = heuristic_data(inst)
-    start = _start(inst, data, options, deadline)
+    if options.hint is None:
+        # Alone (not from auto), seed the master with the packing plan, as auto does.
+        packed = solve_packing(
+            inst, replace(options, params={}), Deadline.after(deadline.share(SEED_SHARE))
+        )
+        options = replace(options, hint=packed.solution)
+    start = _start(inst, data, options, Deadline.after(deadline.share(SEED_SHARE)))
     cg_dl = Deadline.after(deadline.share(CG_SHARE))
     bound_dl = Deadline.after(deadline.share(CG_SHARE + BOUND_SHARE))
     kind = "process" if workers > 0 else "inline"
