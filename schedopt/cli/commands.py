@@ -118,17 +118,21 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "tune",
-        "tune a heuristic's parameters by Bayesian optimisation",
-        "Tune the parameters of a heuristic (scikit-optimize gp_minimize) on generated\n"
-        "instances. The score is the mean objective normalised by the defaults' (defaults =\n"
-        "-1.0 for a maximised first objective; lower is better). --save [PATH] records the\n"
-        "result in PATH, default $XDG_CONFIG_HOME/schedopt/params/PROBLEM.json (else\n"
-        "~/.config/schedopt/params/PROBLEM.json); the parameters shipped with schedopt are\n"
-        "never changed. `solve --tuned PATH` (Python: solve(..., tuned=PATH)) uses a saved\n"
-        "file; without it method 'auto' uses the shipped parameters.\n"
-        "--method takes a heuristic with parameters; any other name lists them.",
+        "tune heuristics' parameters by Bayesian optimisation",
+        "Tune the parameters of every heuristic of PROBLEM (or each --method) by Bayesian\n"
+        "optimisation (scikit-optimize, ask/tell in batches of --batch points evaluated at\n"
+        "once on --executor), on generated training instances (or --suite), then check the\n"
+        "best point against the defaults on held-out instances (--held-out, or\n"
+        "--held-out-suite). --checkpoint DIR makes a long run resumable.\n"
+        "\n" + tune.SCORE_HELP + "\n\n"
+        "--save [PATH] records, for each heuristic that beats the defaults on the held-out\n"
+        "instances, its parameters in PATH (default $XDG_CONFIG_HOME/schedopt/params/\n"
+        "PROBLEM.json, else ~/.config/schedopt/params/PROBLEM.json); the parameters shipped\n"
+        "with schedopt are never changed. `solve --tuned PATH` (Python: solve(...,\n"
+        "tuned=PATH)) uses a saved file; without it method 'auto' uses the shipped ones.",
         "  schedopt tune admission --method heuristic:edf --size medium --instances 6 \\\n"
         "      --n-calls 30 --save edf.json\n"
+        "  schedopt tune cosched --executor process --jobs 2 --checkpoint runs/ --save\n"
         "  schedopt solve small.json --tuned edf.json\n",
         tune.add_tune_arguments,
         tune.run_tune,
