@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import highspy
 import numpy as np
 
 from schedopt.core.stopping import Deadline
@@ -22,6 +22,9 @@ from .data import ModelData, OptionData, aggregate_shares
 from .farley import LEVELS, Combos, farley_bound
 from .heuristics import build
 from .schedule import Planned
+
+if TYPE_CHECKING:
+    import highspy
 
 #: A column prices in when its reduced cost is below this ($/h).
 PRICE_TOL = 1e-6
@@ -59,6 +62,8 @@ class Master:
     def __init__(self, data: ModelData):
         self.data = data
         self.n, self.np = len(data.jobs), len(data.pools)
+        import highspy  # the solver is imported when first used (#16 item 11)
+
         h = self.h = highspy.Highs()
         _quiet(h)
         inf = highspy.kHighsInf
@@ -80,7 +85,7 @@ class Master:
         self.h.addCol(
             col.cost(self.data),
             0.0,
-            highspy.kHighsInf,
+            self.h.getInfinity(),
             len(rows),
             np.array(rows, np.int32),
             np.array(vals),
@@ -92,6 +97,8 @@ class Master:
         """The LP's value and duals (π per job, y per pool), None if not solved to optimality."""
         self.h.setOptionValue("time_limit", max(0.01, seconds))
         self.h.run()
+        import highspy
+
         if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return None
         dual = np.asarray(self.h.getSolution().row_dual)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import highspy
 import numpy as np
 
 from schedopt.core.options import SolveOptions
@@ -69,6 +68,8 @@ def _start(inst: CoschedInstance, data: ModelData, options: SolveOptions, dl: De
 
 def _integer(master: Master, seconds: float) -> list[Column] | None:
     """The restricted master MIP over the scheduled groups (the artificials stay out)."""
+    import highspy  # the solver is imported when first used (#16 item 11)
+
     h = master.h
     n_art = master.n
     k = len(master.columns)
