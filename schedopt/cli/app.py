@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable
 
 from rich.markup import escape
@@ -77,6 +78,7 @@ def _report_invalid(err: InvalidInstanceError) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the ``schedopt`` command line with ``argv`` and return the exit code."""
+    started = time.perf_counter()  # a command's --time-limit counts from here
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -86,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    args.started = started
     try:
         run: Callable[[argparse.Namespace], int] = args.func
         return run(args)

@@ -51,6 +51,9 @@ class Outcome:
     from_hint: bool = False
     #: What the method can resume from next round (``SolveOptions.warm_start``), or None.
     warm_start: Any = None
+    #: The solution's objectives when ``solve`` already evaluated it (``auto`` compares
+    #: answers), so that it is not evaluated again (0.7 s at fair share's 20,000 jobs).
+    objectives: tuple[float, ...] | None = None
 
 
 Runner = Callable[[Any, SolveOptions, Deadline], Outcome]

@@ -6,7 +6,7 @@ from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.core.result import ObjectiveTerm, Sense
 from schedopt.tuning.store import load_tuned
 
-from . import exact, heuristics, lns, plot, render
+from . import decomp, exact, heuristics, lns, plot, render
 from .data import estimate_num_variables, finish_reserve_s
 from .generate import SIZES, generate, generate_custom
 from .heuristics import EdfParams, SlackParams
@@ -62,8 +62,10 @@ SPEC = ProblemSpec(
             supports_hint=True,
             params=lns.LnsParams,
         ),
+        *decomp.METHODS,
     ),
     auto_exact="cpsat",
+    auto_route=decomp.auto_route,
     plot=plot.to_svg,
     auto_heuristics=heuristics.HEURISTICS,
 )
