@@ -23,8 +23,7 @@ def test_correct_scheduler_passes(problem: str, schedopt_oracle: Oracle) -> None
 
 
 #: 0.5-12 s a bug at load 3, 5-48 s at load 6-8 (the exact solves behind feasible=True while
-#: shrinking):
-#: the slow stage.
+#: shrinking): the slow stage.
 SLOW = ("fairshare", "moe_placement", "cosched", "reconfig")
 CASES = [
     pytest.param(p, f, marks=[pytest.mark.slow] if p in SLOW else [])
