@@ -36,17 +36,25 @@ def test_the_entry_point_is_declared() -> None:
     assert '[project.entry-points.pytest11]\nschedopt = "schedopt.testing.plugin"' in text
 
 
+def _installed() -> bool:
+    """The plugin comes with the installed package (``pip install -e .``): pytest loads it
+    by itself, and naming it again with ``-p`` would register it twice."""
+    from importlib.metadata import entry_points
+
+    return any(e.value == "schedopt.testing.plugin" for e in entry_points(group="pytest11"))
+
+
 def test_a_failing_property_saves_a_minimal_instance_the_cli_rechecks(tmp_path: Path) -> None:
     (tmp_path / "test_mine.py").write_text(USER_TEST)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    plugin = [] if _installed() else ["-p", "schedopt.testing.plugin"]
     run = subprocess.run(
         [
             sys.executable,
             "-m",
             "pytest",
             "-q",
-            "-p",
-            "schedopt.testing.plugin",
+            *plugin,
             "-p",
             "no:cacheprovider",
             str(tmp_path),
