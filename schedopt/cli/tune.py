@@ -18,7 +18,7 @@ from .common import EXIT_OK, EXIT_USAGE, CliError, check_outputs, err_console, o
 def add_tune_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("problem", metavar="PROBLEM", help="problem name, e.g. admission")
     p.add_argument("--method", required=True, help="a heuristic, e.g. heuristic:edf")
-    p.add_argument("--size", default="medium", help="instance size (medium)")
+    p.add_argument("--size", default="medium", action=cli_args.SizeAction)
     cli_args.add_int(p, "--instances", 1, 1000, 6, "training instances, 1..1000 (6)")
     cli_args.add_seed(
         p,

@@ -108,6 +108,10 @@ class ProblemSpec:
     #: Where ``solve`` gets the tuned parameters of the heuristics (``auto``, ``tuned=``); a
     #: problem passes the tuning store's loader. None: nothing is tunable.
     tuned_params: TunedLoader | None = None
+    #: ``info(instance) -> [(label, text), ...]``: what ``schedopt info`` shows about an
+    #: instance beyond the generic lines (cluster, jobs, horizon, model size): the problem's
+    #: own parts (pools and prices, the model and its failed GPUs, layers and experts).
+    info: Callable[[Any], list[tuple[str, str]]] | None = None
 
     def auto_exact_for(self, instance: Any) -> str:
         """The exact method ``auto`` runs for ``instance`` (:attr:`auto_route`)."""

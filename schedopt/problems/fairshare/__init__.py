@@ -41,6 +41,7 @@ SPEC = ProblemSpec(
     formulate=exact.prepare,
     plot=plot.to_svg,
     render=render.render,
+    info=render.info,
     methods=by_name(
         *exact.METHODS,
         MethodSpec(

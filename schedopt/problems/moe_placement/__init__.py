@@ -6,7 +6,7 @@ from functools import partial
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.tuning.store import load_tuned
 
-from . import exact, heuristics, plot, posterior, scenario
+from . import exact, heuristics, plot, posterior, render, scenario
 from .data import build_data, finish_reserve_s
 from .generate import SHAPES, SIZES, ModelShape, from_counts, generate, generate_custom
 from .heuristics import EplbParams, LocalSearchParams
@@ -33,6 +33,7 @@ SPEC = ProblemSpec(
     export_model=exact.export,
     formulate=exact.prepare,
     plot=plot.to_svg,
+    info=render.info,
     methods=by_name(
         *exact.METHODS,
         MethodSpec(

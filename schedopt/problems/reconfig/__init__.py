@@ -58,6 +58,7 @@ SPEC = ProblemSpec(
     auto_exact="milp:highs",
     plot=plot.to_svg,
     render=render.render,
+    info=render.info,
     auto_heuristics=heuristics.HEURISTICS,
 )
 
