@@ -78,3 +78,22 @@ def test_cli_progress_goes_to_stderr_and_json_stays_clean(tmp_path) -> None:
     assert "level 1/" in done.stderr and "s left" in done.stderr
     quiet = subprocess.run(base, **env_cwd)  # type: ignore[call-overload]
     assert "level 1/" not in quiet.stderr  # off a terminal, only when asked
+
+
+def test_feasible_says_which_level_is_unproven() -> None:
+    """A FEASIBLE answer with level 1 proven (gap 0.00%) says why it is not OPTIMAL."""
+    inst = generate_custom(hosts=16, jobs=150, slots=12, seed=0)
+    result = schedopt.solve(inst, "cpsat", time_limit_s=1.5)
+    if result.status is schedopt.Status.FEASIBLE:
+        assert result.explanation and result.explanation.startswith("not OPTIMAL: ")
+        unproven = [k[:-7] for k, v in result.stats.items() if k.endswith("_status")]
+        assert any(name in result.explanation for name in unproven)
+
+
+def test_heuristic_time_is_reported() -> None:
+    """Every method's time shows in build_s + solve_s (cosched's heuristics said 0 + 0)."""
+    from schedopt.problems.cosched import generate
+
+    result = schedopt.solve(generate("small", 0), "heuristic:packing", time_limit_s=5)
+    assert result.build_s + result.solve_s > 0
+    assert result.build_s + result.solve_s <= result.wall_s

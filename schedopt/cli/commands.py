@@ -119,9 +119,9 @@ COMMANDS: tuple[Command, ...] = (
         "tune",
         "tune a heuristic's parameters by Bayesian optimisation",
         "Tune the parameters of a heuristic (scikit-optimize gp_minimize) on generated\n"
-        "instances. The score is the mean objective normalised by the defaults' (defaults =\n"
-        "-1.0 for a maximised first objective; lower is better). --save [PATH] records the\n"
-        "result in PATH, default $XDG_CONFIG_HOME/schedopt/params/PROBLEM.json (else\n"
+        "instances, minimising a score.\n\n" + tune.SCORE_MEANING + "\n\n"
+        "--save [PATH] records the result in PATH, default\n"
+        "$XDG_CONFIG_HOME/schedopt/params/PROBLEM.json (else\n"
         "~/.config/schedopt/params/PROBLEM.json); the parameters shipped with schedopt are\n"
         "never changed. `solve --tuned PATH` (Python: solve(..., tuned=PATH)) uses a saved\n"
         "file; without it method 'auto' uses the shipped parameters.\n"

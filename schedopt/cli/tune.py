@@ -14,6 +14,17 @@ from schedopt.core.registry import MethodKind, get_problem
 
 from .common import EXIT_OK, EXIT_USAGE, CliError, check_outputs, err_console, out_console
 
+#: What a tuning score is, for ``tune --help`` and the command's output.
+SCORE_MEANING = (
+    "score: for each training instance, every objective level divided by the default\n"
+    "parameters' value of it (by 1 where that is below 1 in size), negated where the level\n"
+    "is maximised (so lower is better),\n"
+    "weighted 1, 0.001, 0.000001, ... by level; then the mean over the instances (an instance\n"
+    "without a solution counts +10). The defaults score about -1 when the first objective is\n"
+    "maximised, +1 when minimised (-1.001: two maximised levels); -1.05 or +0.95 is 5%\n"
+    "better than the defaults on the first objective."
+)
+
 
 def add_tune_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("problem", metavar="PROBLEM", help="problem name, e.g. admission")
@@ -77,13 +88,16 @@ def run_tune(args: argparse.Namespace) -> int:
 
     err.print(
         f"tuning {args.method} on {len(instances)} {args.size} instances "
-        f"(seeds {seeds.start}..{seeds.stop - 1}), {args.n_calls} evaluations"
+        f"(seeds {seeds.start}..{seeds.stop - 1}), {args.n_calls} evaluations; score = the "
+        "objective levels relative to the defaults', signed so that lower is better "
+        "(tune --help says how)"
     )
     result = tune(args.method, instances, n_calls=args.n_calls, seed=args.seed, progress=progress)
     console = out_console()
+    gain = (result.default_score - result.score) / max(abs(result.default_score), 1e-12)
     console.print(
-        f"best score {result.score:+.5f} (defaults {result.default_score:+.5f}; "
-        f"lower is better) in {result.seconds:.1f} s"
+        f"best score {result.score:+.5f} (defaults {result.default_score:+.5f}; lower is "
+        f"better: {100 * gain:.2f}% better than the defaults) in {result.seconds:.1f} s"
     )
     for k, v in result.params.items():
         console.print(f"  {k} = {v}")
