@@ -98,8 +98,9 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "info",
         "describe an instance file",
-        "Describe an instance: problem, cluster, jobs by kind, horizon, and the estimated\n"
-        "size of the exact model.",
+        "Describe an instance: problem, cluster, jobs by kind, horizon, what the problem adds\n"
+        "(cosched's pools and prices, reconfig's model and failed GPUs, MoE's layers and\n"
+        "experts, ...) and the estimated size of the exact model.",
         "  schedopt info small.json\n",
         info.add_info_arguments,
         info.run_info,
@@ -107,9 +108,13 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "plot",
         "draw a solution as an SVG picture",
-        "Validate SOLUTION against FILE and draw it as SVG: for admission, the GPUs of every\n"
-        "job in every slot, stacked, against the free-GPU capacity, with guaranteed deadlines\n"
-        "marked on the time axis. Hover a block for the job and its GPUs.",
+        "Validate SOLUTION against FILE and draw it as SVG, for every problem: admission, the\n"
+        "GPUs of every job in every slot against the free capacity, guaranteed deadlines\n"
+        "marked; fair share, each GPU type's GPUs by job and tenant and every tenant's\n"
+        "long-term share; timeshare, each type's time by job and every job's weighted\n"
+        "throughput; moe_placement, each layer's GPU loads as a heat map; cosched, one cycle\n"
+        "of every group; reconfig, the plan on the hosts' GPUs with failed and slow ones\n"
+        "marked. Hover a shape for its details.",
         "  schedopt solve example.json --out sol.json && schedopt plot example.json sol.json "
         "--out plan.svg\n",
         validate.add_plot_arguments,
