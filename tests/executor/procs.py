@@ -1,0 +1,84 @@
+"""Helpers for the executor tests: live processes from /proc (psutil is not a dependency),
+and task functions the workers import by reference."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def _stat(pid: int) -> tuple[int, str] | None:
+    """(parent pid, state) of ``pid``, or None once it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    rest = text[text.rindex(")") + 2 :].split()
+    return int(rest[1]), rest[0]
+
+
+def alive(pid: int) -> bool:
+    """``pid`` runs (a zombie, dead but not yet reaped, does not count)."""
+    stat = _stat(pid)
+    return stat is not None and stat[1] != "Z"
+
+
+def descendants(root: int | None = None) -> set[int]:
+    """Every live process below ``root`` (default: this one)."""
+    root = os.getpid() if root is None else root
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            stat = _stat(int(entry))
+            if stat is not None and stat[1] != "Z":
+                parents[int(entry)] = stat[0]
+    out: set[int] = set()
+    frontier = {root}
+    while frontier:
+        frontier = {pid for pid, ppid in parents.items() if ppid in frontier} - out
+        out |= frontier
+    return out
+
+
+def wait_gone(pids: set[int], within_s: float) -> set[int]:
+    """The pids still alive after waiting up to ``within_s`` for them to end."""
+    until = time.monotonic() + within_s
+    left = {p for p in pids if alive(p)}
+    while left and time.monotonic() < until:
+        time.sleep(0.1)
+        left = {p for p in left if alive(p)}
+    return left
+
+
+def getpid_after(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def env_value(name: str) -> str | None:
+    return os.environ.get(name)
+
+
+def sleep_with_child(seconds: float, pid_file: str) -> None:
+    """Start a grandchild that sleeps, record its pid and this worker's, and sleep too."""
+    child = subprocess.Popen([sys.executable, "-c", f"import time; time.sleep({seconds})"])
+    Path(pid_file).write_text(f"{os.getpid()} {child.pid}")
+    time.sleep(seconds)
+
+
+def write_pid_and_sleep(seconds: float, pid_file: str) -> int:
+    Path(pid_file).write_text(str(os.getpid()))
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def wait_for_file(path: Path, within_s: float) -> str:
+    until = time.monotonic() + within_s
+    while time.monotonic() < until:
+        if path.exists() and path.read_text():
+            return path.read_text()
+        time.sleep(0.05)
+    raise AssertionError(f"{path} not written within {within_s} s")
