@@ -13,7 +13,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+import time
 from collections.abc import Iterator
+from dataclasses import replace
 
 from rich.console import Console
 from rich.markup import escape
@@ -89,9 +91,24 @@ def display(args: argparse.Namespace) -> Iterator[ProgressCallback | None]:
     if not console.is_terminal or args.verbose:
         yield _Lines(console)
         return
-    with console.status(f"solving with {escape(args.method)}") as status:
+    line = _Ticking(args.method)
+    with console.status(line):
+        yield line.update
 
-        def update(event: Progress) -> None:
-            status.update(escape(describe(event)))
 
-        yield update
+class _Ticking:
+    """The status line: the last event, its clock running on between events (rich redraws
+    it several times a second)."""
+
+    def __init__(self, method: str):
+        self.event = Progress(method, "loading")
+        self.at = time.perf_counter()
+
+    def update(self, event: Progress) -> None:
+        self.event, self.at = event, time.perf_counter()
+
+    def __rich__(self) -> str:
+        since = time.perf_counter() - self.at
+        e = self.event
+        left = None if e.time_left_s is None else max(0.0, e.time_left_s - since)
+        return escape(describe(replace(e, elapsed_s=e.elapsed_s + since, time_left_s=left)))
