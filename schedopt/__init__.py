@@ -6,9 +6,13 @@
 >>> print(result.summary())                                       # doctest: +SKIP
 """
 
+from typing import TYPE_CHECKING, Any
+
 # ``schedopt.problems`` registers the built-in problems (admission, fairshare, moe_placement,
-# timeshare, cosched, reconfig):
-# importing schedopt is what makes ``solve``, ``load`` and ``problem_names`` know them.
+# timeshare, cosched, reconfig) by name: importing schedopt is what makes ``solve``, ``load``
+# and ``problem_names`` know them. Each problem's package, and the solvers behind it (OR-Tools,
+# HiGHS, PuLP), is imported when first used, so ``import schedopt`` stays light
+# (tests/test_startup.py); so is the topology (networkx), through ``Cluster`` below.
 import schedopt.problems  # noqa: F401
 from schedopt.core import (
     TIME_LIMIT_OVERHEAD_S,
@@ -29,7 +33,9 @@ from schedopt.core import (
     solve,
 )
 from schedopt.io import dump, load, load_solution, loads
-from schedopt.topology import Cluster
+
+if TYPE_CHECKING:
+    from schedopt.topology import Cluster
 
 __version__ = "0.1.0"
 
@@ -57,3 +63,12 @@ __all__ = [
     "problem_names",
     "solve",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``schedopt.Cluster``, imported on first use (networkx)."""
+    if name == "Cluster":
+        from schedopt.topology import Cluster
+
+        return Cluster
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

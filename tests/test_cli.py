@@ -444,6 +444,7 @@ TUNE_TINY = ["tune", "admission", "--method", "heuristic:edf", "--size", "tiny"]
 TUNE_TINY += ["--instances", "1", "--n-calls", "6"]
 
 
+@pytest.mark.slow
 def test_tune_save_writes_per_user_never_into_the_package(tmp_path, monkeypatch, capsys):
     package_params = Path(schedopt.tuning.__file__).parent / "params"
     before = _tree_hash(package_params)
@@ -494,6 +495,7 @@ def test_solve_uses_saved_parameters_only_with_tuned(instance_file, tmp_path, mo
     _assert_clean_error(capsys, "tuned:", "none")
 
 
+@pytest.mark.slow
 def test_info_shows_kinds_only_where_jobs_have_them(tmp_path) -> None:
     """Fair share and time shares have no job kinds: "jobs: 12", not "jobs: 12 (12 ?)"."""
     import subprocess

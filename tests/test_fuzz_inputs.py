@@ -9,6 +9,8 @@ import importlib
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
@@ -20,6 +22,7 @@ def _fuzz_module():
     return importlib.import_module("fuzz_inputs")
 
 
+@pytest.mark.slow
 def test_fuzz_at_a_small_count() -> None:
     fuzz = _fuzz_module()
     problems = ["admission", "fairshare", "moe_placement"]

@@ -21,6 +21,7 @@ def training():
     return [generate_custom(hosts=2, jobs=20, slots=6, seed=s, load=2.5) for s in range(2)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["heuristic:edf", "heuristic:slack"])
 def test_tuning_is_no_worse_than_the_defaults(training, method: str) -> None:
     result = tune(method, training, n_calls=8, seed=0)

@@ -74,8 +74,8 @@ class FrozenModel(BaseModel):
     ) -> _Model:
         """pydantic's copy, without the values ``functools.cached_property`` kept on this
         object when ``update`` changes fields: a derived view (``job_index``, a model's slow
-        factors) is computed again from the copy's own fields, never carried over stale (the
-        reconfig helper found one that was). Like pydantic's, the update is not validated:
+        factors) is computed again from the copy's own fields, never carried over stale (reconfig's
+        slow-factor table was, before 50b1ebb). Like pydantic's, the update is not validated:
         it is for tests and internal edits; build from data with ``model_validate``."""
         copied = super().model_copy(update=update, deep=deep)
         if update:

@@ -8,6 +8,7 @@ nowhere else, so a method name is parsed in exactly one place.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -138,6 +139,9 @@ def by_name(*methods: MethodSpec) -> dict[str, MethodSpec]:
 
 
 _PROBLEMS: dict[str, ProblemSpec] = {}
+#: Problems known by name whose package is imported on first use: name → (loader, the
+#: package that defines the problem's types).
+_PENDING: dict[str, tuple[Callable[[], ProblemSpec], str | None]] = {}
 
 
 def register_problem(spec: ProblemSpec) -> ProblemSpec:
@@ -147,27 +151,51 @@ def register_problem(spec: ProblemSpec) -> ProblemSpec:
     if spec.name in _PROBLEMS and _PROBLEMS[spec.name] is not spec:
         raise RuntimeError(f"problem {spec.name!r} registered twice")
     _PROBLEMS[spec.name] = spec
+    _PENDING.pop(spec.name, None)
     return spec
 
 
+def register_problem_loader(
+    name: str, load: Callable[[], ProblemSpec], package: str | None = None
+) -> None:
+    """Make the problem ``name`` known without importing it: ``load()`` returns its spec and
+    runs on first use (``get_problem``, ``problem_of``), so that ``import schedopt`` and the
+    command line's ``--help`` import no problem and no solver. ``package`` is the module that
+    defines the problem's types: ``problem_of`` loads a pending problem only once that module
+    has been imported (an instance of its types cannot exist before), and always when None."""
+    if name in _PROBLEMS or name in _PENDING:
+        raise RuntimeError(f"problem {name!r} registered twice")
+    _PENDING[name] = (load, package)
+
+
 def problem_names() -> tuple[str, ...]:
-    return tuple(sorted(_PROBLEMS))
+    """Every registered problem, loaded or not (this imports none)."""
+    return tuple(sorted({*_PROBLEMS, *_PENDING}))
 
 
 def get_problem(name: str) -> ProblemSpec:
-    try:
-        return _PROBLEMS[name]
-    except KeyError:
+    spec = _PROBLEMS.get(name)
+    if spec is not None:
+        return spec
+    if name not in _PENDING:
         raise UnknownProblemError(
-            f"unknown problem {name!r}; known: {', '.join(sorted(_PROBLEMS))}"
+            f"unknown problem {name!r}; known: {', '.join(problem_names())}"
         ) from None
+    load, _ = _PENDING[name]
+    spec = load()
+    if spec.name != name:
+        raise RuntimeError(f"the loader of problem {name!r} returned problem {spec.name!r}")
+    return register_problem(spec)
 
 
 def problem_of(instance: object) -> ProblemSpec:
+    for name, (_, package) in list(_PENDING.items()):
+        if package is None or package in sys.modules:
+            get_problem(name)
     for spec in _PROBLEMS.values():
         if isinstance(instance, spec.instance_type):
             return spec
     raise TypeError(
         f"{type(instance).__name__} is not an instance of any registered problem "
-        f"({', '.join(sorted(_PROBLEMS))}); load it with schedopt.load(path)"
+        f"({', '.join(problem_names())}); load it with schedopt.load(path)"
     )

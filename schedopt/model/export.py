@@ -5,10 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from schedopt.backends.export import write_model
-
 from .core import Model
-from .emit_pulp import PulpSession
 
 
 def write_first_level(
@@ -25,6 +22,10 @@ def write_first_level(
     ``notes`` (e.g. which later levels are left out). ``unit_scale``: the model's level is in
     units this many times smaller than the objective schedopt reports (reconfig: µs in the
     model, seconds reported)."""
+    from schedopt.backends.export import write_model  # PuLP, imported when exporting
+
+    from .emit_pulp import PulpSession
+
     session = PulpSession(model)
     first = model.levels[0]
     session.set_level(first)

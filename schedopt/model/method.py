@@ -23,9 +23,6 @@ from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 
 from .core import Model
-from .emit_cpsat import CpsatSession
-from .emit_highs import HighsSession
-from .emit_pulp import PulpSession
 from .lexico import Hooks, LexResult, solve_levels
 from .session import Session
 
@@ -78,10 +75,18 @@ def refused(reason: str | None) -> Outcome | None:
 
 
 def emit(model: Model, backend: ExactBackend, options: SolveOptions, hooks: Hooks) -> Session:
+    # Each solver is imported by the first model emitted to it, not with the problem (start-up
+    # of a heuristic-only run or of the CLI; tests/test_startup.py).
     if backend is ExactBackend.CPSAT:
+        from .emit_cpsat import CpsatSession
+
         return CpsatSession(model, hooks.cpsat_linearization_level)
     if backend is ExactBackend.HIGHS:
+        from .emit_highs import HighsSession
+
         return HighsSession(model, verbose=options.verbose)
+    from .emit_pulp import PulpSession
+
     return PulpSession(model, MilpSolver.CBC)
 
 

@@ -9,6 +9,7 @@ import pytest
 
 import schedopt
 from schedopt.core.status import Status
+from tests.timing import PROOF_LIMIT_S
 
 GOLDEN_DIR = Path(__file__).resolve().parents[2] / "instances" / "admission"
 EXACT = ["cpsat", "milp:highs", "milp:cbc"]
@@ -16,7 +17,7 @@ EXACT = ["cpsat", "milp:highs", "milp:cbc"]
 
 def test_auto_on_the_example_is_optimal_and_explains_rejections() -> None:
     inst = schedopt.load(GOLDEN_DIR / "example.json")
-    result = schedopt.solve(inst, time_limit_s=20)
+    result = schedopt.solve(inst, time_limit_s=PROOF_LIMIT_S, deterministic=True)
     assert result.status is Status.OPTIMAL
     assert result.objectives == pytest.approx((36.0, 1.9142363904, 52.0))
     rejected = {p.job_id: p.rejection for p in result.solution.plans if p.admitted is False}
@@ -28,7 +29,9 @@ def test_auto_on_the_example_is_optimal_and_explains_rejections() -> None:
 @pytest.mark.parametrize("method", [*EXACT, "auto"])
 def test_infeasible_golden_names_a_minimal_conflict(method: str) -> None:
     inst = schedopt.load(GOLDEN_DIR / "infeasible-admitted.json")
-    result = schedopt.solve(inst, method, time_limit_s=20)
+    result = schedopt.solve(
+        inst, method, time_limit_s=PROOF_LIMIT_S, deterministic=not method.startswith("milp:")
+    )
     assert result.status is Status.INFEASIBLE
     assert result.solution is None
     assert "'a'" in result.explanation and "minimal" in result.explanation

@@ -19,6 +19,7 @@ import schedopt
 from schedopt.core.errors import InvalidInstanceError
 from schedopt.core.registry import get_problem
 from schedopt.core.status import Status
+from tests.timing import PROOF_LIMIT_S
 
 INSTANCES = sorted(
     p
@@ -44,7 +45,7 @@ def _solve_file(path: Path) -> tuple[highspy.HighsModelStatus, float]:
 
 @functools.cache
 def _schedopt_result(instance: Path) -> schedopt.Result:
-    return schedopt.solve(schedopt.load(instance), "milp:highs", time_limit_s=60)
+    return schedopt.solve(schedopt.load(instance), "milp:highs", time_limit_s=PROOF_LIMIT_S)
 
 
 @pytest.mark.parametrize("fmt", ["mps", "lp"])

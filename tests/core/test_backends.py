@@ -10,6 +10,7 @@ import pytest
 
 from schedopt.backends.milp import MilpSolver, solve_pulp
 from schedopt.core.status import Status
+from tests.timing import promised_s
 
 
 def knapsack(sense: int, n: int, seed: int = 3) -> pulp.LpProblem:
@@ -29,7 +30,7 @@ def test_time_limited_run_is_feasible_with_a_bound_on_the_right_side(solver, sen
     prob = knapsack(sense, 2000)
     started = time.perf_counter()
     run = solve_pulp(prob, solver, time_limit_s=1.0)
-    assert time.perf_counter() - started < 2.0
+    assert time.perf_counter() - started < promised_s(1.0)
     assert run.status is Status.FEASIBLE  # never "optimal" on a time-out
     assert run.objective is not None and run.bound is not None
     if sense == pulp.LpMaximize:

@@ -11,9 +11,11 @@ import time
 import pytest
 
 import schedopt
-from schedopt import TIME_LIMIT_OVERHEAD_S
 from schedopt.core.status import Status
 from schedopt.problems.cosched import generate_custom
+from tests.timing import promised_s, slowdown
+
+pytestmark = pytest.mark.slow
 
 
 @functools.cache
@@ -28,7 +30,7 @@ def test_200_jobs_return_within_the_limit(method: str) -> None:
     inst = _largest()
     started = time.perf_counter()
     r = schedopt.solve(inst, method, time_limit_s=1.0)
-    assert time.perf_counter() - started <= 1.0 + TIME_LIMIT_OVERHEAD_S, r.stats
+    assert time.perf_counter() - started <= promised_s(1.0), r.stats
     if method == "cpsat":
         assert r.status is Status.NO_SOLUTION and r.best_bound is not None
     else:
@@ -42,7 +44,7 @@ def test_an_oversize_model_is_refused_cheaply() -> None:
     inst = generate_custom(256, 256, 200, 1000, 0, (0, 1), scale=4)
     started = time.perf_counter()
     r = schedopt.solve(inst, "cpsat", time_limit_s=1.0)
-    assert time.perf_counter() - started <= 1.0 + TIME_LIMIT_OVERHEAD_S
+    assert time.perf_counter() - started <= promised_s(1.0)
     assert r.status is Status.NO_SOLUTION and "too large" in r.explanation
 
 
@@ -62,4 +64,4 @@ def test_checking_one_group_per_job_fits_the_reserve_at_1000_jobs() -> None:
     assert SPEC.validate(inst, sol) == []
     SPEC.evaluate(inst, sol)
     assert "slo_attainment_holdout" in SPEC.metrics(inst, sol)
-    assert time.perf_counter() - started <= SPEC.finish_reserve_s(inst)
+    assert time.perf_counter() - started <= SPEC.finish_reserve_s(inst) * slowdown()

@@ -156,8 +156,8 @@ def test_a_phase_much_longer_than_the_cycle_is_caught_quickly() -> None:
     and 4 s to validate CP-SAT's optimum with a 1 s time limit (10⁹ ms: a hang)."""
     import time
 
-    from schedopt import TIME_LIMIT_OVERHEAD_S
     from schedopt.core.status import Status
+    from tests.timing import promised_s, slowdown
 
     option = {"pool": "r", "gpus": 1, "duration_ms": 2, "samples_ms": [2, 10**6]}
     inst = SPEC.instance_type.model_validate(
@@ -179,13 +179,13 @@ def test_a_phase_much_longer_than_the_cycle_is_caught_quickly() -> None:
     )
     started = time.perf_counter()
     r = schedopt.solve(inst, "cpsat", time_limit_s=1)
-    assert time.perf_counter() - started <= 1 + TIME_LIMIT_OVERHEAD_S
+    assert time.perf_counter() - started <= promised_s(1)
     assert r.status is Status.OPTIMAL
     # The same plan with ε = 0 breaks V9 (the long scenario overlaps its own next step).
     strict = inst.model_copy(update={"chance": inst.chance.model_copy(update={"epsilon": 0.0})})
     started = time.perf_counter()
     assert ids(strict, r.solution) == {"V9"}
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < slowdown()
 
 
 @pytest.mark.parametrize(

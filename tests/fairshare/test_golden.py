@@ -30,7 +30,7 @@ def test_cpsat_lower_levels_within_their_resolution(name: str) -> None:
     # (every level of the other exact methods, and CP-SAT's L1 and bound: tests/conformance)
     inst = schedopt.load(GOLDEN_DIR / name)
     l1, l2, l3 = GOLDEN[name]["objectives"]
-    result = schedopt.solve(inst, "cpsat", time_limit_s=60)
+    result = schedopt.solve(inst, "cpsat", time_limit_s=60, deterministic=True)
     assert result.objectives[0] == pytest.approx(l1, abs=1.01 / SHARE_SCALE)
     if abs(result.objectives[0] - l1) < 1e-9:
         n = len(inst.jobs)
@@ -44,10 +44,10 @@ def test_cpsat_claims_optimal_only_where_the_real_bound_meets_it() -> None:
     FEASIBLE, saying why; at mip_gap 1e-3 it is within the gap: OPTIMAL."""
     name = "32gpu-24j-hard-cap-s2.json"
     inst = schedopt.load(GOLDEN_DIR / name)
-    strict = schedopt.solve(inst, "cpsat", time_limit_s=60)
+    strict = schedopt.solve(inst, "cpsat", time_limit_s=60, deterministic=True)
     assert strict.status is schedopt.Status.FEASIBLE
     assert strict.stats["grid_optimal"] == "yes" and "grid" in strict.explanation
     assert strict.best_bound > strict.objectives[0]
     assert strict.objectives[0] == pytest.approx(GOLDEN[name]["objectives"][0], abs=1e-9)
-    loose = schedopt.solve(inst, "cpsat", time_limit_s=60, mip_gap=1e-3)
+    loose = schedopt.solve(inst, "cpsat", time_limit_s=60, mip_gap=1e-3, deterministic=True)
     assert loose.status is schedopt.Status.OPTIMAL

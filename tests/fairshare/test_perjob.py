@@ -154,6 +154,7 @@ SETTINGS = settings(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", EXACT)
 @SETTINGS
 @given(inst=instances(max_jobs=3, fairness_unit=FairnessUnit.JOB))

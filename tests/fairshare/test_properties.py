@@ -3,6 +3,7 @@ and hints of every method are in tests/conformance/test_properties.py)."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 import schedopt
@@ -21,6 +22,7 @@ METHODS = [
 ]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(inst=instances(max_jobs=5, options=False))
 def test_without_hard_options_every_method_finds_a_solution(inst) -> None:

@@ -7,9 +7,11 @@ import time
 import pytest
 
 import schedopt
-from schedopt import TIME_LIMIT_OVERHEAD_S
 from schedopt.core.status import Status
 from schedopt.problems.fairshare import generate_custom
+from tests.timing import promised_s, quiet_s
+
+pytestmark = pytest.mark.slow
 
 #: A limit at which an answer is expected even on a loaded 2-core machine. At 0.5 s the method
 #: has about 0.1 s once validation's reserve (70 µs a job) is kept back: enough on a quiet
@@ -30,9 +32,9 @@ def test_large_instance_returns_within_the_limit(large, method: str, limit: floa
     started = time.perf_counter()
     result = schedopt.solve(large, method, time_limit_s=limit)
     elapsed = time.perf_counter() - started
-    assert elapsed <= limit + TIME_LIMIT_OVERHEAD_S, (elapsed, result.stats)
+    assert elapsed <= promised_s(limit), (elapsed, promised_s(limit), result.stats)
     assert result.wall_s <= elapsed
-    if method == "auto" and limit >= ENOUGH_S:
+    if method == "auto" and quiet_s(limit) >= ENOUGH_S:
         # The heuristics always have an answer here, so auto must return one given the time.
         assert result.status is Status.FEASIBLE or result.status is Status.OPTIMAL
         assert result.solution is not None
@@ -47,8 +49,8 @@ def test_large_instance_returns_within_the_limit(large, method: str, limit: floa
 def test_heuristics_keep_a_short_limit(large, method: str, limit: float) -> None:
     started = time.perf_counter()
     result = schedopt.solve(large, method, time_limit_s=limit)
-    assert time.perf_counter() - started <= limit + TIME_LIMIT_OVERHEAD_S
-    if limit >= ENOUGH_S:
+    assert time.perf_counter() - started <= promised_s(limit)
+    if quiet_s(limit) >= ENOUGH_S:
         assert result.status is Status.FEASIBLE
     else:  # the promise is the time; an answer in 0.5 s is a speed, measured in benchmarks/
         assert result.status in (Status.FEASIBLE, Status.NO_SOLUTION)

@@ -10,9 +10,11 @@ import time
 import pytest
 
 import schedopt
-from schedopt import TIME_LIMIT_OVERHEAD_S
 from schedopt.core.status import Status
 from schedopt.problems.moe_placement import generate
+from tests.timing import promised_s, quiet_s
+
+pytestmark = pytest.mark.slow
 
 
 @functools.cache
@@ -32,9 +34,9 @@ def test_large_instance_returns_within_the_limit(size: str, method: str, limit: 
     started = time.perf_counter()
     result = schedopt.solve(large, method, time_limit_s=limit)
     elapsed = time.perf_counter() - started
-    assert elapsed <= limit + TIME_LIMIT_OVERHEAD_S, (elapsed, result.stats)
+    assert elapsed <= promised_s(limit), (elapsed, promised_s(limit), result.stats)
     assert result.wall_s <= elapsed
-    if method == "auto":  # the heuristics always have an answer here
+    if method == "auto" and quiet_s(limit) >= 0.5:  # the heuristics have an answer here
         assert result.status is Status.FEASIBLE
         assert result.solution is not None
     else:
@@ -50,8 +52,8 @@ def test_deepseek_v3_shape_keeps_the_promise(limit: float) -> None:
     inst = generate_custom(shape="deepseek-v3", hosts=32)  # 256 GPUs, 58 layers × 256 experts
     started = time.perf_counter()
     result = schedopt.solve(inst, "auto", time_limit_s=limit)
-    assert time.perf_counter() - started <= limit + TIME_LIMIT_OVERHEAD_S
-    if limit < 1.0:
+    assert time.perf_counter() - started <= promised_s(limit)
+    if quiet_s(limit) < 1.0:
         # The all-pairs bandwidths (0.5 s) and EPLB (about 1 s) need more than half a second
         # here, and more on a busy machine, where building the data without a deadline took
         # 2.35 s beside a CPU burner: the honest answers are a placement or NO_SOLUTION

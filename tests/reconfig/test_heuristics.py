@@ -18,6 +18,7 @@ def small():
     return generate("small", 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", [*HEURISTICS, "auto"])
 def test_every_method_reports_throughput_retained(small, method: str) -> None:
     r = schedopt.solve(small, method, time_limit_s=10)
@@ -40,6 +41,7 @@ def test_megatron_drops_slow_gpus(small) -> None:
     assert tps == {8}  # TP = a host
 
 
+@pytest.mark.slow
 def test_auto_is_no_worse_than_the_best_heuristic(small) -> None:
     best = min(schedopt.solve(small, m, time_limit_s=5).objectives[0] for m in HEURISTICS)
     assert schedopt.solve(small, "auto", time_limit_s=10).objectives[0] <= best + 1e-9

@@ -52,6 +52,7 @@ def _with_failed(inst: ReconfigInstance, gpu: str) -> ReconfigInstance:
     return ReconfigInstance.model_validate(doc)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["milp:highs", "cpsat", "milp:cbc"])
 def test_a_hint_that_breaks_the_instance_proves_nothing(method: str) -> None:
     # C12 cuts every plan worse than the hint's first level: a hint with too few micro-batches,

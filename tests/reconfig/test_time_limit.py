@@ -9,7 +9,6 @@ from collections.abc import Callable
 import pytest
 
 import schedopt
-from schedopt import TIME_LIMIT_OVERHEAD_S
 from schedopt.core.status import Status
 from schedopt.problems.reconfig import (
     SPEC,
@@ -19,6 +18,9 @@ from schedopt.problems.reconfig import (
     model_config,
 )
 from schedopt.topology import Cluster
+from tests.timing import promised_s
+
+pytestmark = pytest.mark.slow
 
 
 def _many_templates() -> ReconfigInstance:
@@ -51,7 +53,7 @@ def test_data_building_keeps_the_time_limit(
     started = time.perf_counter()
     result = schedopt.solve(inst, method, time_limit_s=0.5)
     elapsed = time.perf_counter() - started
-    assert elapsed <= 0.5 + TIME_LIMIT_OVERHEAD_S, elapsed
+    assert elapsed <= promised_s(0.5), (elapsed, promised_s(0.5))
     if result.status is Status.NO_SOLUTION:
         assert result.explanation
 
@@ -69,6 +71,6 @@ def test_the_largest_benchmark_keeps_the_time_limit(largest: ReconfigInstance, m
     started = time.perf_counter()
     result = schedopt.solve(largest, method, time_limit_s=0.5)
     elapsed = time.perf_counter() - started
-    assert elapsed <= 0.5 + TIME_LIMIT_OVERHEAD_S, elapsed
+    assert elapsed <= promised_s(0.5), (elapsed, promised_s(0.5))
     if result.solution is None:  # 0.5 s is less than the data take here: an honest no
         assert result.status is Status.NO_SOLUTION and result.explanation

@@ -40,6 +40,7 @@ def test_generated_rounds_match_the_reference(policy: Policy, pairs: bool, metho
         assert gavel_value(inst, method) == pytest.approx(reference.policy_value(inst), rel=1e-6)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(inst=instances(max_jobs=4), method=st.sampled_from(EXACT))
 def test_hypothesis_rounds_match_the_reference(inst: TimeshareInstance, method: str) -> None:

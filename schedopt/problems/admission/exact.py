@@ -11,7 +11,6 @@ from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.model import Formulated, Hooks, LexResult, exact_methods
-from schedopt.model.emit_cpsat import CpsatSession
 from schedopt.model.export import first_level_exporter
 from schedopt.model.method import build_seconds, refused
 
@@ -54,6 +53,8 @@ def feasible_together(data: ModelData, jobs: Sequence[JobData], time_limit_s: fl
     with am.model.rows("explain") as rows:
         for job in jobs:
             rows.add([am.z[job.index,]], [1.0], 1.0, 1.0)
+    from schedopt.model.emit_cpsat import CpsatSession  # on first use
+
     session = CpsatSession(am.model)
     session.set_level(am.model.levels[0])
     run = session.run(time_limit_s, SolveOptions(time_limit_s=max(time_limit_s, 0.01)))

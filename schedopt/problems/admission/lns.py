@@ -23,7 +23,6 @@ from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline, DeadlineReached
-from schedopt.model.emit_cpsat import CpsatSession
 from schedopt.tuning.store import load_tuned
 
 from .assemble import assemble, guaranteed_value, raw_from_solution
@@ -97,6 +96,8 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
     bound: float | None = None
     if reason is None:
         am = build_model(data)
+        from schedopt.model.emit_cpsat import CpsatSession  # on first use
+
         session = CpsatSession(am.model, AdmissionHooks.cpsat_linearization_level)
         session.set_level(am.model.levels[0])
         slo = [j for j in data.jobs if j.is_slo and not j.admitted_before]

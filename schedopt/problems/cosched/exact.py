@@ -13,7 +13,6 @@ from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.model import Formulated, Hooks, LexResult, Model, exact_methods
-from schedopt.model.emit_cpsat import CpsatSession
 from schedopt.model.export import first_level_exporter
 from schedopt.model.method import build_seconds
 
@@ -49,6 +48,8 @@ class CoschedHooks(Hooks):
 def feasible_together(data: ModelData, jobs: Sequence[JobData], time_limit_s: float) -> bool | None:
     """Can ``jobs`` share the cluster with every SLO met? None: unknown in the time."""
     cm = build_model(data, jobs)
+    from schedopt.model.emit_cpsat import CpsatSession  # on first use
+
     session = CpsatSession(cm.model)
     session.set_level(cm.model.levels[0])
     run = session.run(time_limit_s, SolveOptions(time_limit_s=max(time_limit_s, 0.01)))

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pulp
-
-from schedopt.backends.milp import MilpSolver, solve_pulp, var_value
 from schedopt.core.status import Status
 
 from .data import ModelData, build_data
 from .instance import FairshareInstance
+
+if TYPE_CHECKING:
+    import pulp
 
 #: Stage 2 keeps the minimum share within this much of stage 1's optimum.
 STAGE1_TOL = 1e-7
@@ -70,11 +71,17 @@ def solve_gavel_lp(
 
 
 def _lin(pairs) -> pulp.LpAffineExpression:
+    import pulp
+
     return pulp.LpAffineExpression(list(pairs))
 
 
 def solve_data(data: ModelData, time_limit_s: float, efficiency: bool = True) -> GavelAllocation:
     """Both stages together within ``time_limit_s`` (stage 2 gets what stage 1 left)."""
+    import pulp  # PuLP and HiGHS, imported on first use (start-up)
+
+    from schedopt.backends.milp import MilpSolver, solve_pulp, var_value
+
     stop = time.perf_counter() + time_limit_s
     prob = pulp.LpProblem("gavel", pulp.LpMaximize)
     X: dict[tuple[int, int], pulp.LpVariable] = {}

@@ -29,7 +29,6 @@ from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.model import MILP_ONLY, Expr, Level, Model, Sense, VarKind, Vars
-from schedopt.model.emit_highs import HighsSession
 
 from .codec import decode_placement, encode_placement
 from .data import ModelData, Plan
@@ -149,6 +148,8 @@ def solve(inst: MoePlacementInstance, options: SolveOptions, deadline: Deadline)
     pops = scenario_popularity(inst, S, rng)
     sm = build_scenario_model(data, pops, params, deadline)
     start = hint if hint is not None else run_eplb(data, EplbParams())
+    from schedopt.model.emit_highs import HighsSession  # on first use
+
     session = HighsSession(sm.model, options.verbose)
     session.set_level(sm.model.levels[0])
     session.set_hint(encode(sm, start) if start is not None else None)
