@@ -29,6 +29,7 @@ def test_every_registered_problem_has_a_shipped_instance_here() -> None:
     assert set(SHIPPED) == set(problem_names())
 
 
+@pytest.mark.slow  # 1-7 s a problem at load 7
 @pytest.mark.parametrize("problem", sorted(SHIPPED))
 def test_every_command(problem: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = get_problem(problem)

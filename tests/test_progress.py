@@ -25,6 +25,7 @@ def instance():
     return generate_custom(hosts=2, jobs=12, slots=6, seed=0)
 
 
+@pytest.mark.slow  # up to 4 s a method at load 7
 @pytest.mark.parametrize("method", ["cpsat", "milp:highs", "milp:cbc", "auto"])
 def test_events_follow_the_levels(instance, method: str) -> None:
     events: list[Progress] = []
@@ -68,6 +69,7 @@ def test_a_raising_callback_does_not_break_the_solve(instance) -> None:
     assert result.status.has_solution and len(calls) == 1
 
 
+@pytest.mark.slow  # two CLI processes
 def test_cli_progress_goes_to_stderr_and_json_stays_clean(tmp_path) -> None:
     file = ROOT / "instances" / "admission" / "example.json"
     base = [sys.executable, "-m", "schedopt", "solve", str(file), "--time-limit", "5", "--json"]
