@@ -23,16 +23,14 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-
-import numpy as np
+from pathlib import Path
 
 # Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
 from common import append_rows, print_table, run_cases
 
 import schedopt
-from schedopt.io.traces.gavel import load_gavel_throughputs
+from schedopt.bench.traces import gavel_throughputs
 from schedopt.problems.fairshare import FairshareInstance, generate_custom
-from schedopt.topology import Cluster, GpuTypeInfo
 
 #: (GPUs, tenants, jobs): the issue's range, 64 to 4,096 GPUs, 10 to 100 tenants, 100 to 5,000 jobs.
 SHAPES = ((64, 10, 100), (256, 20, 300), (1024, 50, 1000), (4096, 100, 5000))
@@ -57,32 +55,13 @@ class Case:
     gavel: str | None = None
 
 
-#: Defaults for the Gavel GPU types missing from schedopt.topology.GPU_TYPES (speed vs H100).
-GAVEL_TYPES = {
-    "K80": GpuTypeInfo(memory_gib=12.0, nvlink_gbps=None, speed=0.05),
-    "P100": GpuTypeInfo(memory_gib=16.0, nvlink_gbps=None, speed=0.15),
-}
-
-
 def gavel_instance(case: Case) -> FairshareInstance:
-    """The generated round with Gavel's measured throughputs on a K80/P100/V100 cluster."""
-    inst = generate_custom(
-        gpus=case.gpus, tenants=case.tenants, jobs=case.jobs, seed=case.seed, running_fraction=0
+    """The generated round with Gavel's measured throughputs on a K80/P100/V100 cluster (the
+    recipe builder of the suite fairshare-medium's Gavel row)."""
+    assert case.gavel is not None
+    return gavel_throughputs(
+        Path(case.gavel), gpus=case.gpus, tenants=case.tenants, jobs=case.jobs, seed=case.seed
     )
-    types = [t for t in load_gavel_throughputs(case.gavel) if t.scale_factor <= 8]
-    hosts = max(3, case.gpus // 8)
-    pools = [("V100", hosts // 4, 8), ("P100", hosts - 2 * (hosts // 4), 8), ("K80", hosts // 4, 8)]
-    cluster = Cluster.heterogeneous(pools=pools, gpu_types=GAVEL_TYPES)
-    rng = np.random.default_rng(case.seed)
-    doc = inst.model_dump(mode="json")
-    doc["cluster"] = cluster.to_dict()
-    for job in doc["jobs"]:
-        t = types[int(rng.integers(len(types)))]
-        job["throughput"] = {
-            g.upper(): {t.scale_factor: r} for g, r in t.throughput.items() if r > 0
-        }
-        job["previous"] = None
-    return FairshareInstance.model_validate(doc)
 
 
 def run(case: Case) -> dict:

@@ -9,12 +9,12 @@ optimal and agree; otherwise the script stops with the disagreement.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
-import schedopt
-from schedopt.core.status import Status
+# Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
+from common import make_golden
+
 from schedopt.problems.admission import generate, generate_custom
 
 OUT = Path(__file__).resolve().parents[1] / "instances" / "admission"
@@ -34,29 +34,7 @@ def candidates():
 
 
 def main() -> int:
-    OUT.mkdir(parents=True, exist_ok=True)
-    golden = {}
-    for name, inst in candidates():
-        found = {}
-        for method in EXACT:
-            r = schedopt.solve(inst, method, time_limit_s=120)
-            if r.status is not Status.OPTIMAL:
-                print(f"{name}: {method} ended {r.status.value}; not golden", file=sys.stderr)
-                return 1
-            found[method] = r.objectives
-        values = list(found.values())
-        if any(
-            abs(a - b) > 1e-6 * max(1, abs(a))
-            for v in values
-            for a, b in zip(v, values[0], strict=True)
-        ):
-            print(f"{name}: back-ends disagree {found}", file=sys.stderr)
-            return 1
-        schedopt.dump(inst, OUT / f"{name}.json")
-        golden[f"{name}.json"] = {"status": "optimal", "objectives": list(values[0])}
-        print(f"{name}: {values[0]}")
-    (OUT / "golden.json").write_text(json.dumps(golden, indent=1) + "\n")
-    return 0
+    return make_golden(candidates(), OUT, EXACT, time_limit_s=120, rel_tol=1e-6)
 
 
 if __name__ == "__main__":

@@ -11,12 +11,12 @@ stops with the disagreement. Every level is recomputed by the independent valida
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
-import schedopt
-from schedopt.core.status import Status
+# Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
+from common import make_golden
+
 from schedopt.problems.reconfig import ReconfigInstance, generate, generate_custom
 
 OUT = Path(__file__).resolve().parents[1] / "instances" / "reconfig"
@@ -38,34 +38,14 @@ def candidates():
 
 
 def main() -> int:
-    OUT.mkdir(parents=True, exist_ok=True)
-    golden = {}
-    for name, inst in candidates():
-        found = {}
-        for method in ("cpsat", "milp:highs", "milp:cbc"):
-            r = schedopt.solve(inst, method, time_limit_s=120)
-            if r.status not in (Status.OPTIMAL, Status.INFEASIBLE):
-                print(f"{name}: {method} ended {r.status.value}; not golden", file=sys.stderr)
-                return 1
-            found[method] = (r.status, r.objectives)
-        statuses = {s for s, _ in found.values()}
-        if len(statuses) != 1:
-            print(f"{name}: statuses differ {found}", file=sys.stderr)
-            return 1
-        status = statuses.pop()
-        entry: dict[str, object] = {"status": status.value}
-        if status is Status.OPTIMAL:
-            ref = found["cpsat"][1]
-            for method, (_, obj) in found.items():
-                if any(abs(a - b) > 1e-9 * max(1.0, abs(a)) for a, b in zip(ref, obj, strict=True)):
-                    print(f"{name}: {method} {obj} against cpsat {ref}", file=sys.stderr)
-                    return 1
-            entry["objectives"] = list(ref)
-        (OUT / f"{name}.json").write_text(schedopt.io.to_json(inst) + "\n")
-        golden[f"{name}.json"] = entry
-        print(name, entry)
-    (OUT / "golden.json").write_text(json.dumps(golden, indent=1) + "\n")
-    return 0
+    return make_golden(
+        candidates(),
+        OUT,
+        ("cpsat", "milp:highs", "milp:cbc"),
+        time_limit_s=120,
+        rel_tol=1e-9,
+        infeasible_ok=True,
+    )
 
 
 if __name__ == "__main__":

@@ -12,12 +12,12 @@ independent LP written from Gavel's code is tests/timeshare/test_gavel_optimum.p
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
-import schedopt
-from schedopt.core.status import Status
+# Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
+from common import make_golden
+
 from schedopt.problems.timeshare import Policy, generate_custom
 
 OUT = Path(__file__).resolve().parents[1] / "instances" / "timeshare"
@@ -39,25 +39,7 @@ def candidates():
 
 
 def main() -> int:
-    OUT.mkdir(parents=True, exist_ok=True)
-    golden = {}
-    for name, inst in candidates():
-        found = {}
-        for method in EXACT:
-            r = schedopt.solve(inst, method, time_limit_s=60)
-            if r.status is not Status.OPTIMAL:
-                print(f"{name}: {method} ended {r.status.value}; not golden", file=sys.stderr)
-                return 1
-            found[method] = r.objectives
-        ref, cbc = found["milp:highs"], found["milp:cbc"]
-        if any(abs(a - b) > 1e-6 * max(1, abs(a)) for a, b in zip(ref, cbc, strict=True)):
-            print(f"{name}: HiGHS and CBC disagree {found}", file=sys.stderr)
-            return 1
-        schedopt.dump(inst, OUT / f"{name}.json")
-        golden[f"{name}.json"] = {"status": "optimal", "objectives": list(ref)}
-        print(f"{name}: {ref} (cbc {cbc})")
-    (OUT / "golden.json").write_text(json.dumps(golden, indent=1) + "\n")
-    return 0
+    return make_golden(candidates(), OUT, EXACT, time_limit_s=60, rel_tol=1e-6)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 # timeshare, cosched, reconfig) by name: importing schedopt is what makes ``solve``, ``load``
 # and ``problem_names`` know them. Each problem's package, and the solvers behind it (OR-Tools,
 # HiGHS, PuLP), is imported when first used, so ``import schedopt`` stays light
-# (tests/test_startup.py); so is the topology (networkx), through ``Cluster`` below.
+# (tests/test_startup.py); so are the topology (networkx) and the file functions (pydantic),
+# through ``__getattr__`` below.
 import schedopt.problems  # noqa: F401
 from schedopt.core import (
     TIME_LIMIT_OVERHEAD_S,
@@ -32,9 +33,9 @@ from schedopt.core import (
     problem_names,
     solve,
 )
-from schedopt.io import dump, load, load_solution, loads
 
 if TYPE_CHECKING:
+    from schedopt.io import dump, load, load_solution, loads
     from schedopt.topology import Cluster
 
 __version__ = "0.1.0"
@@ -66,9 +67,15 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``schedopt.Cluster``, imported on first use (networkx)."""
+    """``schedopt.Cluster`` (networkx) and the file functions (pydantic), imported on first
+    use."""
     if name == "Cluster":
         from schedopt.topology import Cluster
 
         return Cluster
+    if name in ("dump", "load", "load_solution", "loads"):
+        import schedopt.io
+
+        value = globals()[name] = getattr(schedopt.io, name)
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

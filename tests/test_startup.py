@@ -12,8 +12,10 @@ import sys
 import pytest
 
 #: Modules that start-up must not import: the solvers, what they pull in (ortools' cp_model
-#: imports pandas), the tuner, the topology's graph library and the problem packages.
+#: imports pandas), the tuner, the topology's graph library, pydantic (the instance models and
+#: files: 0.05-0.2 s) and the problem packages.
 HEAVY = (
+    "pydantic",
     "ortools",
     "highspy",
     "pulp",

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 # Module imports, not `from . import ...`: that form also imports the package, whose
 # __init__ imports this table (an import cycle the checker reports).
+import schedopt.cli.bench as bench
 import schedopt.cli.catalog as catalog
 import schedopt.cli.info as info
 import schedopt.cli.solve as solve
@@ -136,5 +137,24 @@ COMMANDS: tuple[Command, ...] = (
         "  schedopt solve small.json --tuned edf.json\n",
         tune.add_tune_arguments,
         tune.run_tune,
+    ),
+    Command(
+        "bench",
+        "run benchmark suites: rows, a table, performance profiles",
+        "Run benchmark suites (suites x methods x time limits x seeds) on an executor: in this\n"
+        "process, a local process pool (--executor process --jobs N) or Ray (--executor ray,\n"
+        "--address or $RAY_ADDRESS, else a local cluster; pip install 'schedopt[ray]').\n"
+        "Rows go to a JSON-lines file as they finish; rows already there are skipped, so the\n"
+        "same command resumes a stopped run. Then a Markdown table, Dolan-More performance\n"
+        "profiles and gap-over-time curves (SVG) are written beside it.\n"
+        "--checksums checks the instances the recipes build against the recorded checksums\n"
+        "(--update records them); --update-best-known merges the rows into\n"
+        "benchmarks/best_known.json. docs/benchmarks.md explains suites and plots.",
+        "  schedopt bench --list\n"
+        "  schedopt bench admission-small --executor process --jobs 2 --time-limits 1,10\n"
+        "  schedopt bench admission-paper --executor ray --address ray://head:10001\n"
+        "  schedopt bench admission-small --checksums\n",
+        bench.add_bench_arguments,
+        bench.run_bench,
     ),
 )

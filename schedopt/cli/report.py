@@ -54,7 +54,7 @@ def render_result(console: Console, spec: ProblemSpec, inst: Any, result: Result
     name = getattr(inst, "name", "")
     console.rule(
         f"[bold]{escape(result.problem)}[/] {escape(name)} · {escape(result.method)} · "
-        f"[{style}]{result.status.value.upper()}[/]",
+        f"[{style}]{escape(result.status_line())}[/]",
         align="left",
     )
     if result.objectives is not None:

@@ -12,15 +12,16 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any
 
 from .errors import UnknownMethodError, UnknownProblemError
 from .options import SolveOptions
 from .result import ObjectiveTerm, Violation
 from .status import Status
 from .stopping import Deadline
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 class MethodKind(str, Enum):

@@ -97,13 +97,21 @@ class Result(Generic[S]):
             )
         return self
 
+    def status_line(self) -> str:
+        """The status in capitals, and the space its proof holds over when a method narrowed
+        it (``stats["proven_over"]``, e.g. reconfig's "template plan space")."""
+        over = self.stats.get("proven_over")
+        if over and self.status in (Status.OPTIMAL, Status.INFEASIBLE):
+            return f"{self.status.value.upper()} (over the {over})"
+        return self.status.value.upper()
+
     def summary(self) -> str:
         """A few lines a person wants to read: status, objective levels, bound, gap, time."""
 
         def fmt(x: float | None) -> str:
             return "-" if x is None else f"{x:.6g}"
 
-        lines = [f"{self.problem} · {self.method} · {self.status.value.upper()}"]
+        lines = [f"{self.problem} · {self.method} · {self.status_line()}"]
         if self.objectives is not None:
             for term, value in zip(self.terms, self.objectives, strict=True):
                 unit = f" {term.unit}" if term.unit else ""

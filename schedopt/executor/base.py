@@ -123,6 +123,65 @@ class Executor(ABC):
         self.close()
 
 
+class PoolExecutor(Executor):
+    """An executor of several workers: the scheduling loop of :meth:`run`, kept once; a
+    subclass says how to hand a task to a free worker, collect finished ones and stop the
+    running ones (``"process"``, ``"ray"``)."""
+
+    @abstractmethod
+    def _has_room(self) -> bool:
+        """A worker is free for one more task."""
+
+    @abstractmethod
+    def _submit(self, task: Task) -> TaskResult | None:
+        """Start ``task``; a result (an error) if it cannot be sent, else None."""
+
+    @abstractmethod
+    def _running(self) -> int:
+        """How many tasks run now."""
+
+    @abstractmethod
+    def _collect(self, timeout: float | None) -> Iterator[TaskResult]:
+        """Wait up to ``timeout`` s (None: for ever) for a task to end; the results of those
+        that ended."""
+
+    @abstractmethod
+    def _stop_running(self) -> Iterator[TaskResult]:
+        """Kill every running task; their ``timed_out`` results."""
+
+    def run(
+        self, tasks: Iterable[Task], *, deadline: Deadline | None = None
+    ) -> Iterator[TaskResult]:
+        if self.closed:
+            raise RuntimeError("the executor is closed")
+        pending = iter(tasks)
+        exhausted = False
+        try:
+            while True:
+                while not exhausted and self._has_room():
+                    if deadline is not None and deadline.expired():
+                        break
+                    task = next(pending, None)
+                    if task is None:
+                        exhausted = True
+                        break
+                    refused = self._submit(task)
+                    if refused is not None:
+                        yield refused
+                if exhausted and not self._running():
+                    return
+                if deadline is not None and deadline.expired():
+                    yield from self._stop_running()
+                    for task in pending:
+                        yield TaskResult(task.key, timed_out=True)
+                    return
+                if self._running():
+                    yield from self._collect(None if deadline is None else deadline.remaining())
+        finally:  # the caller stopped early (an exception, Ctrl-C, break): stop what runs
+            for _ in self._stop_running():
+                pass
+
+
 #: The environment variables that cap the threads of the numeric libraries a solver loads
 #: (OpenMP, OpenBLAS, MKL, numexpr, Accelerate); set in a worker before it imports anything.
 THREAD_ENV_VARS: tuple[str, ...] = (

@@ -24,15 +24,15 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from schedopt.core.stopping import Deadline
-from schedopt.executor.base import Executor, Task, TaskResult, thread_env
+from schedopt.executor.base import PoolExecutor, Task, TaskResult, thread_env
 
-#: How long a worker asked to exit may take before it is killed.
-_EXIT_GRACE_S = 1.0
+#: How long an idle worker asked to exit may take before it is killed (it holds nothing to
+#: clean up; with 1 s, close took 1.1 s at load 15).
+_EXIT_GRACE_S = 0.2
 
 
 class _Slot:
@@ -145,7 +145,7 @@ def _worker_env(threads: int) -> dict[str, str]:
     return env
 
 
-class ProcessExecutor(Executor):
+class ProcessExecutor(PoolExecutor):
     """``workers`` worker processes on this machine, each running one task at a time."""
 
     kind = "process"
@@ -159,50 +159,32 @@ class ProcessExecutor(Executor):
         """The process ids of the workers now running (for tests and monitoring)."""
         return [s.pid for s in self._slots if s.pid is not None]
 
-    def run(
-        self, tasks: Iterable[Task], *, deadline: Deadline | None = None
-    ) -> Iterator[TaskResult]:
-        if self.closed:
-            raise RuntimeError("the executor is closed")
-        pending = iter(tasks)
-        exhausted = False
+    def _has_room(self) -> bool:
+        return any(s.task is None for s in self._slots)
+
+    def _submit(self, task: Task) -> TaskResult | None:
+        slot = next(s for s in self._slots if s.task is None)
         try:
-            while True:
-                for slot in self._slots:
-                    if exhausted or slot.task is not None:
-                        continue
-                    if deadline is not None and deadline.expired():
-                        break
-                    task = next(pending, None)
-                    if task is None:
-                        exhausted = True
-                        break
-                    try:
-                        slot.submit(task)
-                    except (pickle.PicklingError, TypeError, AttributeError) as err:
-                        yield TaskResult(task.key, error=f"the task cannot be pickled: {err}")
-                busy = [s for s in self._slots if s.task is not None]
-                if not busy and exhausted:
-                    return
-                if deadline is not None and deadline.expired():
-                    for slot in busy:
-                        result = slot.kill()
-                        if result is not None:
-                            yield result
-                    for task in pending:
-                        yield TaskResult(task.key, timed_out=True)
-                    return
-                if not busy:
-                    continue
-                timeout = None if deadline is None else deadline.remaining()
-                ready = wait([s.conn for s in busy if s.conn is not None], timeout)
-                for slot in busy:
-                    if slot.conn in ready:
-                        yield slot.receive()
-        finally:  # the caller stopped early (an exception, Ctrl-C, break): stop what runs
-            for slot in self._slots:
-                if slot.task is not None:
-                    slot.kill()
+            slot.submit(task)
+        except (pickle.PicklingError, TypeError, AttributeError) as err:
+            return TaskResult(task.key, error=f"the task cannot be pickled: {err}")
+        return None
+
+    def _running(self) -> int:
+        return sum(s.task is not None for s in self._slots)
+
+    def _collect(self, timeout: float | None) -> Iterator[TaskResult]:
+        busy = [s for s in self._slots if s.task is not None]
+        ready = wait([s.conn for s in busy if s.conn is not None], timeout)
+        for slot in busy:
+            if slot.conn in ready:
+                yield slot.receive()
+
+    def _stop_running(self) -> Iterator[TaskResult]:
+        for slot in self._slots:
+            result = slot.kill() if slot.task is not None else None
+            if result is not None:
+                yield result
 
     def close(self) -> None:
         for slot in self._slots:  # idle workers are asked to exit, all at once

@@ -22,11 +22,10 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-from schedopt.core.stopping import Deadline
-from schedopt.executor.base import Executor, Task, TaskResult, run_task, thread_env
+from schedopt.executor.base import PoolExecutor, Task, TaskResult, run_task, thread_env
 
 
 def _import_ray() -> Any:
@@ -45,7 +44,7 @@ def _run_on_worker(task: Task) -> TaskResult:
     return dataclasses.replace(run_task(task), worker=f"node {node} pid {os.getpid()}")
 
 
-class RayExecutor(Executor):
+class RayExecutor(PoolExecutor):
     """Runs tasks on Ray, at most ``workers`` at a time (default: the cluster's CPUs divided
     by ``threads_per_worker``)."""
 
@@ -99,51 +98,33 @@ class RayExecutor(Executor):
             cpus = int(ray.cluster_resources().get("CPU", 1))
             self.workers = max(1, cpus // threads_per_worker)
         self._remote = ray.remote(_run_on_worker).options(**options)
+        self._refs: dict[Any, tuple[Task, float]] = {}
 
-    def run(
-        self, tasks: Iterable[Task], *, deadline: Deadline | None = None
-    ) -> Iterator[TaskResult]:
-        if self.closed:
-            raise RuntimeError("the executor is closed")
-        pending = iter(tasks)
-        running: dict[Any, tuple[Task, float]] = {}
-        exhausted = False
+    def _has_room(self) -> bool:
+        return len(self._refs) < self.workers
+
+    def _submit(self, task: Task) -> TaskResult | None:
         try:
-            while True:
-                while not exhausted and len(running) < self.workers:
-                    if deadline is not None and deadline.expired():
-                        break
-                    task = next(pending, None)
-                    if task is None:
-                        exhausted = True
-                        break
-                    try:
-                        ref = self._remote.remote(task)
-                    except Exception as err:  # not serialisable
-                        yield TaskResult(task.key, error=f"the task cannot be sent: {err}")
-                        continue
-                    running[ref] = (task, time.perf_counter())
-                if not running and exhausted:
-                    return
-                if deadline is not None and deadline.expired():
-                    for ref, (task, started) in list(running.items()):
-                        self._ray.cancel(ref, force=True)
-                        del running[ref]
-                        elapsed = time.perf_counter() - started
-                        yield TaskResult(task.key, timed_out=True, elapsed_s=elapsed)
-                    for task in pending:
-                        yield TaskResult(task.key, timed_out=True)
-                    return
-                if not running:
-                    continue
-                timeout = None if deadline is None else deadline.remaining()
-                ready, _ = self._ray.wait(list(running), num_returns=1, timeout=timeout)
-                for ref in ready:
-                    task, started = running.pop(ref)
-                    yield self._result(ref, task, time.perf_counter() - started)
-        finally:  # the caller stopped early: cancel what still runs
-            for ref in running:
-                self._ray.cancel(ref, force=True)
+            ref = self._remote.remote(task)
+        except Exception as err:  # not serialisable
+            return TaskResult(task.key, error=f"the task cannot be sent: {err}")
+        self._refs[ref] = (task, time.perf_counter())
+        return None
+
+    def _running(self) -> int:
+        return len(self._refs)
+
+    def _collect(self, timeout: float | None) -> Iterator[TaskResult]:
+        ready, _ = self._ray.wait(list(self._refs), num_returns=1, timeout=timeout)
+        for ref in ready:
+            task, started = self._refs.pop(ref)
+            yield self._result(ref, task, time.perf_counter() - started)
+
+    def _stop_running(self) -> Iterator[TaskResult]:
+        for ref, (task, started) in list(self._refs.items()):
+            self._ray.cancel(ref, force=True)  # kills the worker process
+            del self._refs[ref]
+            yield TaskResult(task.key, timed_out=True, elapsed_s=time.perf_counter() - started)
 
     def _result(self, ref: Any, task: Task, elapsed: float) -> TaskResult:
         exceptions = self._ray.exceptions

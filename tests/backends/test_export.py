@@ -26,6 +26,13 @@ INSTANCES = sorted(
     for p in Path(__file__).parents[2].joinpath("instances").glob("*/*.json")
     if not p.name.startswith("golden")  # the golden*.json records (tests/conformance/test_golden)
 )
+#: Solved to optimality in 11 s at load 6, 13-114 s at load 14 (2026-12-03): the slow stage.
+SLOW = {"reconfig/example", "admission/4x8-20j-s0", "admission/4x8-20j-s2"}
+
+
+def _case(p: Path):
+    name = f"{p.parent.name}/{p.stem}"
+    return pytest.param(p, id=name, marks=[pytest.mark.slow] if name in SLOW else [])
 
 
 def _header_scale(text: str) -> float:
@@ -49,7 +56,7 @@ def _schedopt_result(instance: Path) -> schedopt.Result:
 
 
 @pytest.mark.parametrize("fmt", ["mps", "lp"])
-@pytest.mark.parametrize("instance", INSTANCES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.parametrize("instance", [_case(p) for p in INSTANCES])
 def test_exported_model_has_schedopts_optimum_in_highs(instance, fmt, tmp_path) -> None:
     inst = schedopt.load(instance)
     spec = get_problem(inst.problem)

@@ -82,3 +82,12 @@ def wait_for_file(path: Path, within_s: float) -> str:
             return path.read_text()
         time.sleep(0.05)
     raise AssertionError(f"{path} not written within {within_s} s")
+
+
+def nested_pool_sleep(seconds: float, pid_file: str) -> None:
+    """A task that runs a process pool of its own (a decomposition inside a benchmark row),
+    whose worker records its pid and sleeps."""
+    from schedopt.executor import ProcessExecutor, Task
+
+    with ProcessExecutor(1) as inner:
+        list(inner.run([Task("inner", write_pid_and_sleep, (seconds, pid_file))]))

@@ -12,6 +12,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -100,3 +101,95 @@ def test_ray_killed_worker_is_a_lost_row(cluster, tmp_path):
     killer.join()
     assert rows["victim"].lost and not rows["victim"].timed_out
     assert [rows[f"ok{i}"].value for i in range(3)] == [0, 1, 2]
+
+
+# --- schedopt bench on Ray ---------------------------------------------------------------------
+
+
+#: Four quick rows, and one (CP-SAT on a contested 64-GPU admission instance) that runs to its
+#: 15 s limit: the worker running it is killed mid-run, once the quick rows are done.
+def _bench_jobs():
+    from schedopt.bench.runner import plan
+    from schedopt.bench.suite import Suite, seeded
+    from tests.bench.tiny import TINY
+
+    slow = Suite(
+        "test-ray-slow",
+        "admission",
+        seeded(
+            "admission",
+            "64gpu-200j",
+            "generate_custom",
+            {"hosts": 8, "jobs": 200, "slots": 12},
+            (0,),
+        ),
+        methods=("cpsat",),
+        time_limit_s=15.0,
+    )
+    return plan([TINY]), plan([slow])
+
+
+def test_bench_rows_on_ray_equal_the_process_pool(cluster, tmp_path):
+    from schedopt.bench import runner
+
+    jobs, _ = _bench_jobs()
+    on_ray = runner.run(jobs, cluster, tmp_path / "ray.jsonl", deadline=Deadline.after(120))
+    with ProcessExecutor(2) as pool:
+        local = runner.run(jobs, pool, tmp_path / "pool.jsonl")
+
+    def essence(rows):
+        return {
+            runner.key_of(r): (r["status"], r["checksum"], tuple(r["objectives"] or ()))
+            for r in rows
+        }
+
+    assert len(on_ray) == len(jobs)
+    assert essence(on_ray) == essence(local)
+    assert {r["executor"]["executor"] for r in on_ray} == {"ray"}
+
+
+def _busy_ray_workers() -> set[int]:
+    """Ray worker processes now running one of our tasks (their title names the function)."""
+    busy = set()
+    for pid in procs.descendants():
+        try:
+            title = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if title.startswith("ray::_run_on_worker"):
+            busy.add(pid)
+    return busy
+
+
+def test_bench_on_ray_survives_a_killed_worker_and_resumes(cluster, tmp_path):
+    from schedopt.bench import runner
+
+    quick, slow = _bench_jobs()
+    jobs = slow + quick
+    out = tmp_path / "rows.jsonl"
+    killed: list[int] = []
+
+    finished: list[str] = []
+
+    def kill_the_slow_row(row) -> None:
+        finished.append(runner.key_of(row))
+        if len(finished) < len(quick):
+            return  # the slow row is then the only one running
+        until = time.monotonic() + START_S
+        while not (busy := _busy_ray_workers()) and time.monotonic() < until:
+            time.sleep(0.1)
+        assert busy, "no Ray worker is running the slow row"
+        for pid in busy:
+            os.kill(pid, signal.SIGKILL)
+        killed.extend(busy)
+
+    rows = runner.run(jobs, cluster, out, on_row=kill_the_slow_row, deadline=Deadline.after(120))
+    keys = {runner.key_of(r) for r in rows}
+    assert killed
+    assert keys == {j.key for j in quick}  # every finished row kept, the killed one not written
+    assert runner.read_rows(out) == rows
+    # the same run again repeats only the lost row
+    again = runner.run(jobs, cluster, out, deadline=Deadline.after(120))
+    assert [runner.key_of(r) for r in again] == [slow[0].key]
+    assert again[0]["status"] in ("optimal", "feasible")
+    assert sorted(runner.key_of(r) for r in runner.read_rows(out)) == sorted(j.key for j in jobs)

@@ -10,7 +10,8 @@ import itertools
 from collections import Counter
 from functools import cache
 
-from schedopt.problems.reconfig.instance import ReconfigInstance
+from schedopt.problems.reconfig.instance import Pipeline, ReconfigInstance, Stage
+from schedopt.problems.reconfig.solution import ReconfigSolution
 from schedopt.problems.reconfig.validate import _Costs
 
 Group = tuple[int, float]  # (t, κ)
@@ -112,3 +113,128 @@ def _multisets(shapes: list, avail: Counter, most: int, start: int = 0, got: tup
 
 def _splits(total: int, parts: int):
     return compositions(total, parts) if parts <= total else []
+
+
+# --- the physical plan space (V1–V5 and max_stages; #17 item 3) ------------------------------
+#
+# Every stage a TP group of t GPUs of one host (t allowed, dividing the heads), any GPUs of it
+# (slow ones as they are: the group runs at its slowest), TP free to differ between stages,
+# any number of slow groups per pipeline; every contiguous layer partition; every split of the
+# micro-batches. GPUs of one host with the same speed are interchangeable, so a group is
+# (host, the speeds of its GPUs) and a pipeline is kept, per (GPUs it uses, stages), with its
+# smallest stage time only (the all-reduce depends on its GPU count alone).
+
+Use = tuple[tuple[int, float, int], ...]  # (host, κ, GPUs of that speed) used, sorted
+
+
+def _groups(inst: ReconfigInstance, sizes: list[int]) -> tuple[list[Counter], list[tuple]]:
+    failed, slow = set(inst.failed_gpus), inst.slow_factor
+    avail: list[Counter] = []
+    groups = []  # (host, t, κ of the group, Counter of κ used)
+    for h_i, h in enumerate(inst.cluster.hosts()):
+        speeds = Counter(slow.get(g, 1.0) for g in inst.cluster.gpus_on(h) if g not in failed)
+        avail.append(speeds)
+        for t in sizes:
+            pool = [k for k, n in speeds.items() for _ in range(n)]
+            for combo in set(itertools.combinations(sorted(pool), t)):
+                groups.append((h_i, t, min(combo), Counter(combo)))
+    return avail, groups
+
+
+def physical_best(inst: ReconfigInstance) -> tuple[int, list] | None:
+    """(the smallest iteration time in µs, a plan achieving it as [(groups, sizes, m)]) over
+    the physical plan space, or None if no physical plan exists."""
+    assert inst.current_plan is None and inst.failure_rate_per_hour is None
+    c = _Costs(inst)
+    L, M = inst.model.layers, inst.micro_batches
+    sizes = [t for t in inst.tp_sizes if inst.model.heads % t == 0]
+    avail, groups = _groups(inst, sizes)
+    room = c.cap + 1e-6 * c.cap
+
+    def best_partition(seq: tuple) -> tuple[int, tuple[int, ...]] | None:
+        p, best = len(seq), None
+        for parts in compositions(L, p):
+            if any(
+                c.stage_bytes(n, i == 0, i == p - 1, g[1], p - i) > room
+                for i, (n, g) in enumerate(zip(parts, seq, strict=True))
+            ):
+                continue
+            tau = max(
+                c.stage_us(n, i == p - 1, g[1], p, g[2])
+                for i, (n, g) in enumerate(zip(parts, seq, strict=True))
+            )
+            if best is None or tau < best[0]:
+                best = (tau, parts)
+        return best
+
+    def fits(use: list[Counter]) -> bool:
+        return all(u[k] <= a[k] for u, a in zip(use, avail, strict=True) for k in u)
+
+    shapes: dict[tuple, tuple[int, tuple, tuple[int, ...]]] = {}  # (use, p) -> (τ, seq, parts)
+
+    def extend(seq: tuple, use: list[Counter]) -> None:
+        if seq:
+            found = best_partition(seq)
+            key = (tuple(tuple(sorted(u.items())) for u in use), len(seq))
+            if found is not None and (key not in shapes or found[0] < shapes[key][0]):
+                shapes[key] = (found[0], seq, found[1])
+        if len(seq) == min(L, inst.max_stages):
+            return
+        for g in groups:
+            more = [Counter(u) for u in use]
+            more[g[0]] += g[3]
+            if fits(more):
+                extend((*seq, g), more)
+
+    extend((), [Counter() for _ in avail])
+    items = [
+        (
+            [Counter(dict(u)) for u in use],
+            p,
+            tau,
+            c.sync_us(sum(g[1] for g in seq)),
+            seq,
+            parts,
+        )
+        for (use, p), (tau, seq, parts) in shapes.items()
+    ]
+    best: tuple[int, list] | None = None
+
+    def choose(start: int, left: list[Counter], got: list) -> None:
+        nonlocal best
+        if got:
+            for split in _splits(M, len(got)):
+                pipe = max((m + it[1] - 1) * it[2] for m, it in zip(split, got, strict=True))
+                t_us = pipe + max(it[3] for it in got)
+                if best is None or t_us < best[0]:
+                    best = (t_us, [(it[4], it[5], m) for it, m in zip(got, split, strict=True)])
+        if len(got) == M:
+            return
+        for i in range(start, len(items)):
+            use = items[i][0]
+            if all(u[k] <= a[k] for u, a in zip(use, left, strict=True) for k in u):
+                choose(i, [a - u for a, u in zip(left, use, strict=True)], [*got, items[i]])
+
+    choose(0, [Counter(a) for a in avail], [])
+    return best
+
+
+def physical_plan(inst: ReconfigInstance, plan: list) -> ReconfigSolution:
+    """The concrete plan of ``physical_best``: GPUs of the right host and speed handed out."""
+    failed, slow = set(inst.failed_gpus), inst.slow_factor
+    hosts = list(inst.cluster.hosts())
+    free = {h: [g for g in inst.cluster.gpus_on(h) if g not in failed] for h in hosts}
+    pipes = []
+    for seq, parts, m in plan:
+        stages, at = [], 0
+        for (h_i, _, _, need), n in zip(seq, parts, strict=True):
+            gpus = []
+            for kappa, count in need.items():
+                for _ in range(count):
+                    g = next(g for g in free[hosts[h_i]] if slow.get(g, 1.0) == kappa)
+                    free[hosts[h_i]].remove(g)
+                    gpus.append(g)
+            stages.append(Stage(layer_start=at, layer_end=at + n, gpus=tuple(gpus)))
+            at += n
+        pipes.append(Pipeline(stages=tuple(stages), micro_batches=m))
+    return ReconfigSolution(pipelines=tuple(pipes))

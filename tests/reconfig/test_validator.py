@@ -131,7 +131,8 @@ def test_v5_pipeline_without_micro_batches(case) -> None:
     assert "V5" in _ids(inst, broken)
 
 
-def test_v6_two_tp_degrees_in_a_new_pipeline(case) -> None:
+def test_two_tp_degrees_in_a_new_pipeline_is_a_physical_plan(case) -> None:
+    # outside the template space, inside the physical one: the validator accepts it (#17)
     inst, _ = case
     bad = set(inst.failed_gpus) | set(inst.slow_factor)
     by_host: dict[str, list[str]] = {}
@@ -147,7 +148,7 @@ def test_v6_two_tp_degrees_in_a_new_pipeline(case) -> None:
         ),
         micro_batches=inst.micro_batches,
     )
-    assert _ids(inst, ReconfigSolution(pipelines=(mixed,))) == {"V6"}
+    assert _ids(inst, ReconfigSolution(pipelines=(mixed,))) == set()
 
 
 def test_v7_no_pipeline(case) -> None:
@@ -157,10 +158,43 @@ def test_v7_no_pipeline(case) -> None:
 
 def test_v8_stated_time_wrong(case) -> None:
     inst, sol = case
-    right = schedopt.get_problem("reconfig").evaluate(inst, sol)[0]
+    right = schedopt.get_problem("reconfig").metrics(inst, sol)["iteration_time_s"]
     assert validate(inst, sol.model_copy(update={"iteration_time_s": right})) == []
     wrong = sol.model_copy(update={"iteration_time_s": right * 0.9})
     assert _ids(inst, wrong) == {"V8"}
+
+
+@pytest.mark.parametrize("off_us", [0.51, -0.51, 0.9, 1.0])
+def test_v8_is_exact_to_the_microsecond(case, off_us: float) -> None:
+    # every time is a whole µs: a stated time 0.51 or 0.9 µs off once passed (#16 item 8)
+    inst, sol = case
+    right = schedopt.get_problem("reconfig").metrics(inst, sol)["iteration_time_s"]
+    wrong = sol.model_copy(update={"iteration_time_s": right + off_us / 1e6})
+    assert _ids(inst, wrong) == {"V8"}
+
+
+def test_a_solved_plan_states_its_iteration_time_and_v8_checks_it(case) -> None:
+    # solve --out once wrote iteration_time_s: null, so V8 never checked the claim
+    inst, sol = case
+    assert sol.iteration_time_s is not None
+    assert (
+        sol.iteration_time_s
+        == schedopt.get_problem("reconfig").metrics(inst, sol)["iteration_time_s"]
+    )
+
+
+def test_iteration_time_means_one_thing_with_recovery() -> None:
+    # with a failure rate, L1 = T + amortised recovery; iteration_time_s is T, in the solution
+    # and in the metrics alike (#16 item 8: it meant L1 in one and T in the other)
+    inst = schedopt.load("instances/reconfig/toy-2x4-rate.json")
+    result = schedopt.solve(inst, "heuristic:oobleck", time_limit_s=10)
+    sol = result.solution
+    assert sol is not None and result.objectives is not None
+    t = result.metrics["iteration_time_s"]
+    assert result.metrics["amortised_recovery_s"] > 0
+    assert sol.iteration_time_s == t
+    assert result.objectives[0] == pytest.approx(t + result.metrics["amortised_recovery_s"])
+    assert _ids(inst, sol.model_copy(update={"iteration_time_s": result.objectives[0]})) == {"V8"}
 
 
 def test_v6_more_stages_than_max_stages(case) -> None:

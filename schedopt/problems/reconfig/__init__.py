@@ -6,7 +6,7 @@ from functools import partial
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.tuning.store import load_tuned
 
-from . import exact, heuristics, plot, render
+from . import decomp, exact, heuristics, plot, render
 from .data import build_data
 from .generate import MODELS, SIZES, generate, generate_custom, model_config
 from .heuristics import KeepShrinkParams, MegatronParams, OobleckParams
@@ -34,6 +34,14 @@ SPEC = ProblemSpec(
     methods=by_name(
         *exact.METHODS,
         MethodSpec(
+            decomp.NAME,
+            MethodKind.EXACT,
+            decomp.solve,
+            "fixed-time decomposition of the template model: bisection on the pipe time, "
+            "packing MILPs and a rate LP bound (large clusters)",
+            supports_hint=True,
+        ),
+        MethodSpec(
             "heuristic:megatron",
             MethodKind.HEURISTIC,
             heuristics.solve_megatron,
@@ -56,6 +64,7 @@ SPEC = ProblemSpec(
         ),
     ),
     auto_exact="milp:highs",
+    auto_route=decomp.route,
     plot=plot.to_svg,
     render=render.render,
     info=render.info,

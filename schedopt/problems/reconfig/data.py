@@ -137,14 +137,20 @@ def packings(c: HostClass, sizes: list[int], tick: Tick = lambda: None) -> list[
 
 
 def keepable(inst: ReconfigInstance) -> list[int]:
-    """Current pipelines with no failed GPU that own every GPU of their hosts."""
+    """Current pipelines with no failed GPU that own every GPU of their hosts and whose every
+    TP degree is allowed (in ``tp_sizes``, dividing the heads: V2 holds for kept pipelines too;
+    formulations/reconfig.md, "Recovery")."""
     failed = set(inst.failed_gpus)
     out = []
     for i, pipe in enumerate(inst.current_plan or ()):
         gpus = {g for s in pipe.stages for g in s.gpus}
         hosts = {inst.cluster.host_of(g) for g in gpus}
         owned = {g for h in hosts for g in inst.cluster.gpus_on(h)}
-        if gpus == owned and not gpus & failed:
+        allowed = all(
+            len(s.gpus) in inst.tp_sizes and inst.model.heads % len(s.gpus) == 0
+            for s in pipe.stages
+        )
+        if gpus == owned and not gpus & failed and allowed:
             out.append(i)
     return out
 

@@ -32,16 +32,25 @@ from .instance import ReconfigInstance
 from .model import ReconfigModel, build_model
 from .plan import Raw, first_level_us, raw_of, realise
 from .solution import ReconfigSolution
-from .validate import validate
+from .validate import physical_bound_us, validate
 
-PLAN_SPACE = (
-    "optimal over the template plan space (one TP degree and at most one slow TP group per "
-    "new pipeline, each template with its best layer partition, at most "
-    f"{MAX_SLOW_PER_HOST} slow GPUs of a host used, its fastest; formulations/reconfig.md)"
+LIMITS = (
+    "one TP degree and at most one slow TP group per new pipeline, each template with its "
+    f"best layer partition, at most {MAX_SLOW_PER_HOST} slow GPUs of a host used, its fastest; "
+    "formulations/reconfig.md"
 )
+#: ``stats["proven_over"]``: the plan space over which OPTIMAL, INFEASIBLE or the bound hold.
+TEMPLATE_SPACE = "template plan space"
+PHYSICAL_SPACE = "physical plan space"
+PLAN_SPACE = f"optimal over the {TEMPLATE_SPACE} ({LIMITS})"
 INFEASIBLE = (
-    "no plan fits: no template's stages fit GPU memory (C4) on the surviving GPUs' TP groups "
-    "(C2), or the groups cannot hold one pipeline"
+    f"infeasible over the {TEMPLATE_SPACE} ({LIMITS}): no template's stages fit GPU memory "
+    "(C4) on the surviving GPUs' TP groups (C2), or the groups cannot hold one pipeline"
+)
+NO_PHYSICAL_PLAN = (
+    "no plan exists at all (over the physical plan space: no stage of one layer fits memory at "
+    "an allowed TP degree, or no pipeline of at most max_stages stages holds the model state; "
+    "formulations/reconfig.md, P1-P2)"
 )
 
 
@@ -53,7 +62,7 @@ class ReconfigHooks(Hooks):
 
 def refuse(data: ModelData) -> Outcome | None:
     if not data.templates and not data.kept:
-        return Outcome(Status.INFEASIBLE, explanation=INFEASIBLE, bound=None)
+        return finish(data.instance, Outcome(Status.INFEASIBLE, explanation=INFEASIBLE, bound=None))
     if data.num_columns > MAX_COLUMNS:
         return Outcome(
             Status.NO_SOLUTION,
@@ -89,27 +98,55 @@ def warm_start(data: ModelData, given: object, deadline: Deadline | None = None)
     return None if best is None else best[1]
 
 
-def finish(outcome: Outcome) -> Outcome:
-    stats = {**outcome.stats, "plan_space": "templates"}
+def finish(inst: ReconfigInstance, outcome: Outcome) -> Outcome:
+    """Say over which plan space a status or bound holds (#16 item 7), and give the proven
+    bound over the physical plan space beside it (#17 item 3)."""
+    stats: dict[str, object] = {**outcome.stats, "plan_space": "templates"}
     explanation = outcome.explanation
-    if outcome.status is Status.OPTIMAL:
+    # with a solution, the validator's metrics carry the physical bound and gap (it costs a
+    # pass over the cluster's links: 0.4 s on 16,384 GPUs, not spent twice)
+    physical = physical_bound_us(inst) if outcome.solution is None else None
+    if physical is not None:
+        stats["physical_bound_s"] = physical / 1e6
+    if outcome.status is Status.INFEASIBLE:
+        if physical is None:  # P1-P2: no plan at all, whatever its shape
+            stats["proven_over"] = PHYSICAL_SPACE
+            explanation = NO_PHYSICAL_PLAN
+        else:
+            stats["proven_over"] = TEMPLATE_SPACE
+            explanation = (
+                f"{INFEASIBLE}; a plan outside it (TP differing between stages, several slow "
+                f"GPUs in a group) may exist: over the {PHYSICAL_SPACE} no plan is faster than "
+                f"{physical / 1e6:.6g} s"
+            )
+    elif outcome.status is Status.OPTIMAL:
+        stats["proven_over"] = TEMPLATE_SPACE
         explanation = PLAN_SPACE
     elif outcome.bound is not None:  # a bound of the same space, not of every plan
-        where = "the bound holds " + PLAN_SPACE.replace("optimal ", "", 1)
+        stats["proven_over"] = TEMPLATE_SPACE
+        where = f"the bound holds over the {TEMPLATE_SPACE} ({LIMITS})"
+        explanation = f"{explanation}; {where}" if explanation else where
+    if outcome.status.has_solution:
+        where = f"metrics physical_bound_s and physical_gap: over the {PHYSICAL_SPACE}"
         explanation = f"{explanation}; {where}" if explanation else where
     return dataclasses.replace(outcome, stats=stats, explanation=explanation)
 
 
 def prepare(
-    inst: ReconfigInstance, options: SolveOptions, deadline: Deadline
+    inst: ReconfigInstance,
+    options: SolveOptions,
+    deadline: Deadline,
+    lb_us: int | None = None,
+    data: ModelData | None = None,
 ) -> Formulated | Outcome:
-    data = build_data(inst, deadline)
+    """``lb_us``: a proven lower bound of L1 (C13); ``data``: the instance's data, built."""
+    data = data or build_data(inst, deadline)
     early = refuse(data)
     if early is not None:
         return early
     start = warm_start(data, options.hint, deadline)
     ub = None if start is None else first_level_us(data, start)
-    rm: ReconfigModel = build_model(data, deadline, ub_us=ub)
+    rm: ReconfigModel = build_model(data, deadline, ub_us=ub, lb_us=lb_us)
     hint = None if start is None else encode(rm, start)
 
     def solution(values: np.ndarray, lex: LexResult) -> ReconfigSolution:
@@ -124,7 +161,7 @@ def prepare(
         hint=hint,
         explain_infeasible=lambda: INFEASIBLE,
         stats={"templates": float(len(data.templates)), "kept_kinds": float(len(data.kept))},
-        finish=lambda outcome, method: finish(outcome),
+        finish=lambda outcome, method: finish(inst, outcome),
     )
 
 

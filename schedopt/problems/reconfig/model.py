@@ -24,11 +24,15 @@ class ReconfigModel(Built):
 
 
 def build_model(
-    data: ModelData, deadline: Deadline | None = None, ub_us: int | None = None
+    data: ModelData,
+    deadline: Deadline | None = None,
+    ub_us: int | None = None,
+    lb_us: int | None = None,
 ) -> ReconfigModel:
     """``ub_us``: the first level of a known plan (C12): no optimum is worse, so a pipeline of
     kind k holds at most Q_k = ⌊(ub − a_k − r_k)/τ_k⌋ − p_k + 1 micro-batches, which replaces M
-    as the big-M of C7 (the LP's bound rises with it)."""
+    as the big-M of C7 (the LP's bound rises with it). ``lb_us``: a proven lower bound of the
+    first level (C13, from ``decomp:rate``'s R1–R4)."""
     m = Model("reconfig", deadline)
     M, T, kinds = data.M, len(data.templates), range(data.kinds)
     classes = range(len(data.classes))
@@ -130,6 +134,9 @@ def build_model(
     m.at_least_each("C10", top["rec",], (Expr.of([y[k,]], [rec[k]]) for k in kinds if rec[k]))
 
     l1 = Expr.of([top["pipe",], top["sync",], top["rec",]], [1.0, 1.0, 1.0])
+    if lb_us is not None:  # C13: a proven bound of L1 (valid: it cuts no plan)
+        with m.rows("C13") as rows:
+            rows.add([top["pipe",], top["sync",], top["rec",]], [1.0, 1.0, 1.0], lo=float(lb_us))
     # Every level is integer-valued: fixed within half a unit (a solver's 4320.99999999 for
     # 4321 must not cut 4321 off: measured, HiGHS then found L2 infeasible on toy-3x4-f2-s2).
     half = 0.5

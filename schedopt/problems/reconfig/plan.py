@@ -70,7 +70,8 @@ def realise(data: ModelData, raw: Raw) -> ReconfigSolution | None:
                 return None
             stages.append(Stage(layer_start=lo, layer_end=hi, gpus=pool[gt].pop(0)))
         out.append(Pipeline(stages=tuple(stages), micro_batches=m))
-    return ReconfigSolution(pipelines=tuple(out))
+    slowest, sync, _ = times_us(data, raw)
+    return ReconfigSolution(pipelines=tuple(out), iteration_time_s=(slowest + sync) / 1e6)
 
 
 def kind_of(data: ModelData, pipe: Pipeline) -> int | None:
@@ -157,6 +158,11 @@ def hand_out(caps: list[int], total: int) -> list[int] | None:
 
 def first_level_us(data: ModelData, raw: Raw) -> int:
     """L1 of a raw plan in µs (pipe + sync + amortised recovery), from the data (C7, C8, C10)."""
+    return sum(times_us(data, raw))
+
+
+def times_us(data: ModelData, raw: Raw) -> tuple[int, int, int]:
+    """(1F1B time of the slowest pipeline, all-reduce, amortised recovery) of a raw plan, µs."""
     T, pipe, sync, rec = len(data.templates), 0, 0, 0
     for k, m in raw.pipelines:
         tau, p, s = (
@@ -166,4 +172,4 @@ def first_level_us(data: ModelData, raw: Raw) -> int:
         )
         pipe, sync = max(pipe, (m + p - 1) * tau), max(sync, s)
         rec = max(rec, data.recovery_us(k) if k < T else 0)
-    return pipe + sync + rec
+    return pipe, sync, rec

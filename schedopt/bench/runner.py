@@ -1,0 +1,260 @@
+"""The runner behind ``schedopt bench``: suites × methods × time limits × seeds on an executor,
+one JSON line per row, resumable.
+
+A row is keyed by (suite, recipe, method, time limit, seed) (:func:`row_key`); rows already in
+the output file are skipped, so a run killed part-way (Ctrl-C, a lost Ray node) is resumed by
+running the same command again. A row is written as soon as its task finishes, and only for a
+task that ran to its end (an error inside the solve is a row; a worker that died under the
+task, ``lost``, or a task stopped by the run's deadline is not: the resumed run repeats it).
+
+Each row records what was solved (suite, recipe, checksum), how (method, time limit, seed,
+threads, executor), what came back (status, objectives and their senses, bound, gap, the
+method ``auto`` chose), the time taken (build, solve, wall) and where (machine: CPUs, load
+average; versions of schedopt, OR-Tools, highspy, PuLP, Python).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import schedopt.problems  # noqa: F401  (registers every problem, in a worker too)
+from schedopt.bench.suite import DataMissing, Recipe, RecipeDrift, Suite, instance_checksum
+from schedopt.core.solve import solve
+from schedopt.core.stopping import Deadline
+from schedopt.executor import Executor, Task, TaskResult
+
+#: Statuses a row can have besides a solver's (``optimal``, ``feasible``, ...).
+SKIPPED, DRIFT, ERROR = "skipped", "drift", "error"
+
+
+@dataclass(frozen=True)
+class Job:
+    """One row to run: a recipe of a suite, solved by ``method`` within ``time_limit_s``."""
+
+    suite: str
+    recipe: Recipe
+    method: str
+    time_limit_s: float
+    seed: int
+    threads: int = 1
+
+    @property
+    def key(self) -> str:
+        return row_key(self.suite, self.recipe.name, self.method, self.time_limit_s, self.seed)
+
+
+def row_key(suite: str, recipe: str, method: str, time_limit_s: float, seed: int) -> str:
+    return f"{suite}/{recipe}/{method}/{float(time_limit_s):g}/{seed}"
+
+
+def key_of(row: dict[str, Any]) -> str:
+    return row_key(row["suite"], row["recipe"], row["method"], row["time_limit_s"], row["seed"])
+
+
+def plan(
+    suites: Sequence[Suite],
+    *,
+    methods: Sequence[str] | None = None,
+    time_limits: Sequence[float] | None = None,
+    seeds: Sequence[int] = (0,),
+    threads: int = 1,
+) -> list[Job]:
+    """Every row of a run, in a stable order; ``methods``/``time_limits`` default to each
+    suite's own."""
+    return [
+        Job(suite.name, recipe, method, limit, seed, threads)
+        for suite in suites
+        for recipe in suite.recipes
+        for limit in (time_limits or (suite.time_limit_s,))
+        for method in (methods or suite.methods)
+        for seed in seeds
+    ]
+
+
+def commit() -> str:
+    """The git commit (short) of the schedopt checkout running, or "unknown" (an install)."""
+    here = Path(__file__).resolve().parent
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return done.stdout.strip() or "unknown"
+
+
+def versions() -> dict[str, str]:
+    """Versions of schedopt (and its commit) and the solvers a row depends on."""
+    out = {"python": platform.python_version(), "commit": commit()}
+    for dist in ("schedopt", "ortools", "highspy", "pulp"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = "absent"
+    return out
+
+
+def machine() -> dict[str, Any]:
+    """The machine a row ran on: CPUs and the load average then."""
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    return {
+        "host": platform.node(),
+        "arch": platform.machine(),
+        "cpus": os.cpu_count(),
+        "load1": round(load[0], 2),
+        "load5": round(load[1], 2),
+    }
+
+
+def _base(job: Job) -> dict[str, Any]:
+    """The fields of a row that say what was asked."""
+    return {
+        "suite": job.suite,
+        "recipe": job.recipe.name,
+        "problem": job.recipe.problem,
+        "method": job.method,
+        "time_limit_s": job.time_limit_s,
+        "seed": job.seed,
+        "threads": job.threads,
+        "checksum": job.recipe.checksum or None,
+    }
+
+
+def run_row(job: Job) -> dict[str, Any]:
+    """Build the recipe's instance and solve it: one row. Runs in a worker of any executor."""
+    row = _base(job)
+    started = time.perf_counter()
+    try:
+        instance = job.recipe.build()
+    except DataMissing as why:
+        return {**row, "status": SKIPPED, "reason": str(why)}
+    except RecipeDrift as why:
+        return {**row, "status": DRIFT, "reason": str(why)}
+    checksum = instance_checksum(instance)
+    if job.recipe.checksum and checksum != job.recipe.checksum:
+        reason = f"instance checksum {checksum[:12]} != recorded {job.recipe.checksum[:12]}"
+        return {**row, "status": DRIFT, "reason": reason, "checksum": checksum}
+    row["checksum"] = checksum
+    generate_s = time.perf_counter() - started
+    r = solve(
+        instance, job.method, time_limit_s=job.time_limit_s, seed=job.seed, threads=job.threads
+    )
+    return {
+        **row,
+        "status": r.status.value,
+        "method_used": r.method,
+        "objectives": None if r.objectives is None else list(r.objectives),
+        "terms": [t.name for t in r.terms],
+        "senses": [t.sense.value for t in r.terms],
+        "bound": r.best_bound,
+        "gap": r.gap,
+        "generate_s": round(generate_s, 4),
+        "build_s": r.build_s,
+        "solve_s": r.solve_s,
+        "wall_s": r.wall_s,
+    }
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of a JSON-lines file (a torn last line, from a killed run, is ignored)."""
+    if not path.is_file():
+        return []
+    rows = []
+    for line in path.read_text().splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return rows
+
+
+def _row_of(result: TaskResult, job: Job) -> dict[str, Any] | None:
+    """The row to write for a finished task; None for a task to repeat (a lost worker, or
+    stopped by the run's deadline)."""
+    if result.lost or result.timed_out:
+        return None
+    base = _base(job)
+    if result.error is not None:
+        return {**base, "status": ERROR, "reason": result.error}
+    value = result.value
+    assert isinstance(value, dict)
+    return value
+
+
+def run(
+    jobs: Sequence[Job],
+    executor: Executor,
+    out: Path,
+    *,
+    deadline: Deadline | None = None,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Run the ``jobs`` whose rows ``out`` does not hold yet, appending each row to ``out`` as it
+    finishes; returns the new rows. ``on_start(todo, done)`` is told the counts first,
+    ``on_row`` each row as it is written (progress)."""
+    done = {key_of(r) for r in read_rows(out)}
+    todo = [j for j in jobs if j.key not in done]
+    if on_start is not None:
+        on_start(len(todo), len(jobs) - len(todo))
+    by_key = {j.key: j for j in todo}
+    context = {"machine": machine(), "versions": versions(), "executor": executor.describe()}
+    new: list[dict[str, Any]] = []
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tasks = (Task(j.key, run_row, (j,)) for j in todo)
+    with out.open("a") as f:
+        if out.stat().st_size and not out.read_bytes().endswith(b"\n"):
+            f.write("\n")  # a torn last line from a killed run stays alone on its line
+        for result in executor.run(tasks, deadline=deadline):
+            row = _row_of(result, by_key[result.key])
+            if row is None:
+                continue
+            row = {**row, **context, "worker": result.worker, "when": _now()}
+            row["machine"] = {**context["machine"], **machine()}  # the load when it finished
+            f.write(json.dumps(row, sort_keys=True) + "\n")
+            f.flush()
+            new.append(row)
+            if on_row is not None:
+                on_row(row)
+    return new
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def select(rows: Iterable[dict[str, Any]], jobs: Sequence[Job]) -> Iterator[dict[str, Any]]:
+    """The rows of ``rows`` that belong to ``jobs`` (a report of this run only)."""
+    keys = {j.key for j in jobs}
+    return (r for r in rows if key_of(r) in keys)
+
+
+__all__ = [
+    "DRIFT",
+    "ERROR",
+    "SKIPPED",
+    "Job",
+    "commit",
+    "key_of",
+    "machine",
+    "plan",
+    "read_rows",
+    "row_key",
+    "run",
+    "run_row",
+    "select",
+    "versions",
+]

@@ -1,0 +1,61 @@
+"""Fair-share suites: small (tiny and small sizes), medium (64 and 1,024 GPUs, and 64 GPUs with
+Gavel's measured throughputs from the data folder) and paper
+(4,096 GPUs × 5,000 jobs, and issue #17's 16,384 GPUs × 200 tenants × 20,000 jobs)."""
+
+from __future__ import annotations
+
+from schedopt.bench.suite import Recipe, Suite, seeded
+
+P = "fairshare"
+METHODS = ("heuristic:astraea", "heuristic:gavel-round", "cpsat", "milp:highs", "auto")
+
+SUITES = (
+    Suite(
+        "fairshare-small",
+        P,
+        (
+            *seeded(P, "tiny", "generate", {"size": "tiny"}, (0, 1)),
+            *seeded(P, "small", "generate", {"size": "small"}, (0, 1, 2)),
+        ),
+        methods=METHODS,
+        description="8-16 GPUs, 2-3 tenants, 4-12 jobs",
+    ),
+    Suite(
+        "fairshare-medium",
+        P,
+        (
+            *seeded(P, "64gpu-10t-100j", "generate", {"size": "medium"}, (0, 1)),
+            *seeded(P, "1024gpu-50t-1000j", "generate", {"size": "large"}, (0,)),
+            Recipe(
+                "64gpu-10t-100j-s0-gavel",
+                P,
+                "schedopt.bench.traces:gavel_throughputs",
+                {"gpus": 64, "tenants": 10, "jobs": 100, "seed": 0},
+                data="gavel/simulation_throughputs.json",
+            ),
+        ),
+        methods=METHODS,
+    ),
+    Suite(
+        "fairshare-paper",
+        P,
+        (
+            *seeded(
+                P,
+                "4096gpu-100t-5000j",
+                "generate_custom",
+                {"gpus": 4096, "tenants": 100, "jobs": 5000},
+                (0,),
+            ),
+            *seeded(
+                P,
+                "16384gpu-200t-20000j",
+                "generate_custom",
+                {"gpus": 16384, "tenants": 200, "jobs": 20000},
+                (0,),
+            ),
+        ),
+        methods=("auto",),
+        description="issue #17's fair-share row and the 4,096-GPU shape of RESULTS.md",
+    ),
+)

@@ -1,0 +1,46 @@
+"""MoE expert placement suites: small (Mixtral-shaped, 4-16 GPUs), medium (OLMoE 16 layers on
+16 GPUs, and OLMoE's measured routing counts from the data folder) and paper (issue #17's OLMoE
+64 experts × 32 layers × 64 GPUs and DeepSeek-V3 on 256 GPUs)."""
+
+from __future__ import annotations
+
+from schedopt.bench.suite import Recipe, Suite, seeded
+
+P = "moe_placement"
+
+SUITES = (
+    Suite(
+        "moe_placement-small",
+        P,
+        (
+            *seeded(P, "tiny", "generate", {"size": "tiny"}, (0, 1)),
+            *seeded(P, "small", "generate", {"size": "small"}, (0, 1, 2)),
+        ),
+        methods=("heuristic:eplb", "cpsat", "milp:highs", "auto"),
+    ),
+    Suite(
+        "moe_placement-medium",
+        P,
+        (
+            *seeded(P, "olmoe-16l-16gpu", "generate", {"size": "medium"}, (0,)),
+            Recipe(
+                "olmoe-routing-8gpu",
+                P,
+                "schedopt.bench.traces:olmoe_routing",
+                {"gpus": 8},
+                data="olmoe-routing/expert_counts.csv",
+                data_sha256="",
+            ),
+        ),
+    ),
+    Suite(
+        "moe_placement-paper",
+        P,
+        (
+            *seeded(P, "olmoe-32l-64gpu", "generate", {"size": "large"}, (0,)),
+            Recipe(
+                "deepseek-v3-256gpu", P, "generate_custom", {"shape": "deepseek-v3", "hosts": 32}
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,104 @@
+"""``decomp:rate``: the fixed-time decomposition of the template model (formulations/
+reconfig.md, R1–R4; #17). Where the monolithic MILP's bound is weak (the product pipelines ×
+micro-batches), this method bisects on the pipe time: each step a small packing MILP or LP, its
+bound proven step by step, its plan the best fixed-time plan found (or the start's, if better).
+Then the monolithic model starts from that plan with that bound as a row (C13): with L1 proven
+it only has L2 and L3 left, and can prove every level. ``auto`` runs it past a size
+(``route``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from functools import partial
+
+from schedopt.core.options import SolveOptions
+from schedopt.core.registry import Outcome
+from schedopt.core.status import Status
+from schedopt.core.stopping import Deadline, DeadlineReached
+from schedopt.model.method import ExactBackend, exact_runner
+
+from .data import build_data
+from .exact import finish, prepare, refuse, warm_start
+from .instance import ReconfigInstance
+from .plan import first_level_us, realise
+from .validate import evaluate
+
+NAME = "decomp:rate"
+#: ``auto`` runs ``decomp:rate`` rather than the monolithic MILP from this many surviving
+#: GPUs on (benchmarks/RESULTS.md, #17; at load 14, 10 s: instances/reconfig/example.json, 30
+#: GPUs, milp:highs 1.097 s with a 22% gap, decomp:rate 1.058 s proven optimal at every level
+#: in 7.1 s; up to 16 GPUs both prove every level in about a second) ...
+ROUTE_GPUS = 24
+#: ... and from this many failed or slow GPUs per host on: where failures are sparse the
+#: monolithic model proves every level itself, sooner (load 8-10: 256 GPUs with 1 failure,
+#: milp:highs 1.9 s, decomp:rate 6.1 s, both OPTIMAL; 16,384 GPUs with 16 + 16, 0.016 a host,
+#: milp:highs OPTIMAL in 11-17 s, decomp:rate's L2 and L3 unproven at 40 s; with 4 + 4 on 256
+#: and 1,024 GPUs, 0.25 and 0.0625 a host, decomp:rate's gap 0% against 22% and 15%).
+ROUTE_FAULTS_PER_HOST = 0.05
+
+
+def route(inst: ReconfigInstance) -> str:
+    """The exact method ``auto`` runs for ``inst`` (ProblemSpec.auto_route), from its size and
+    its failures alone (nothing built)."""
+    usable = inst.cluster.num_gpus - len(inst.failed_gpus)
+    faults = len(inst.failed_gpus) + len(inst.slow_gpus)
+    dense = faults >= ROUTE_FAULTS_PER_HOST * len(inst.cluster.hosts())
+    return NAME if usable >= ROUTE_GPUS and dense else "milp:highs"
+
+
+#: Of the time left after the data, the share the fixed-time search gets when it has not
+#: proven L1 (the rest goes to the monolithic model, which starts from its plan and bound).
+SEARCH_SHARE = 0.7
+
+
+def solve(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
+    """R4's search, then the monolithic model (C1–C13) from its plan, with its bound as C13:
+    when L1 is proven the model only solves L2 and L3 (and may prove every level)."""
+    from .rate import search  # HiGHS, imported on first use (tests/test_startup.py)
+
+    t0 = time.perf_counter()
+    data = build_data(inst, deadline)
+    early = refuse(data)
+    if early is not None:
+        return early
+    start = warm_start(data, options.hint, deadline)
+    build_s = time.perf_counter() - t0
+    raw, bound_us, counts = search(data, start, deadline.earlier(deadline.share(1 - SEARCH_SHARE)))
+    stats = {**counts, "templates": float(len(data.templates)), "kept_kinds": float(len(data.kept))}
+    sol = None if raw is None else realise(data, raw)
+    bound = None if bound_us is None else bound_us / 1e6
+    if raw is not None and bound_us is not None and bound_us >= first_level_us(data, raw):
+        stats["first_level_proven"] = 1.0  # L1 optimal over the templates
+    ours = Outcome(
+        Status.FEASIBLE if sol is not None else Status.NO_SOLUTION,
+        sol,
+        bound=bound,
+        build_s=build_s,
+        solve_s=time.perf_counter() - t0 - build_s,
+        stats=stats,
+        explanation=None if sol is not None else "no fixed-time plan found in time (not a proof)",
+        from_hint=sol is not None and raw is start and options.hint is not None,
+    )
+    if sol is None or deadline.expired():
+        return finish(inst, ours)
+    mono = partial(prepare, lb_us=bound_us, data=data)
+    try:
+        theirs = exact_runner(mono, ExactBackend.HIGHS)(
+            inst, dataclasses.replace(options, hint=sol), deadline
+        )
+    except DeadlineReached:
+        return finish(inst, ours)
+    known = [b for b in (bound, theirs.bound) if b is not None]
+    best = max(known) if known else None  # both proven lower bounds of L1
+    if theirs.solution is None or evaluate(inst, theirs.solution) > evaluate(inst, sol):
+        return finish(inst, dataclasses.replace(ours, bound=best))
+    merged = {**theirs.stats, **stats, "monolithic": 1.0}
+    return dataclasses.replace(
+        theirs,
+        bound=best,
+        build_s=build_s + theirs.build_s,
+        solve_s=ours.solve_s + theirs.solve_s,
+        stats=merged,
+        from_hint=False,
+    )

@@ -1,0 +1,247 @@
+"""The benchmark runner: rows equal across executors, resume skips finished rows and repeats
+lost ones, the Dolan–Moré profile on a hand-checked example, the best-known table, the
+recorded checksums of the small suites, and ``schedopt bench`` end to end."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator
+
+import pytest
+
+from schedopt.bench import best_known, report, runner
+from schedopt.bench.checksums import compute
+from schedopt.bench.suite import Recipe, Suite
+from schedopt.bench.suites import all_suites
+from schedopt.cli import main
+from schedopt.core.registry import get_problem
+from schedopt.core.stopping import Deadline
+from schedopt.executor import Executor, InlineExecutor, Task, TaskResult, make_executor
+from tests.bench.tiny import TINY
+
+INF = math.inf
+
+
+def _essence(rows: Iterable[dict]) -> dict[str, tuple]:
+    return {
+        runner.key_of(r): (r["status"], r["checksum"], tuple(r["objectives"] or ()), r["bound"])
+        for r in rows
+    }
+
+
+@pytest.mark.slow  # two workers start and solve: 7-10 s
+def test_rows_equal_inline_and_process(tmp_path):
+    jobs = runner.plan([TINY])
+    assert len(jobs) == 4
+    with InlineExecutor() as ex:
+        inline = runner.run(jobs, ex, tmp_path / "inline.jsonl")
+    with make_executor("process", jobs=2) as ex:
+        pooled = runner.run(jobs, ex, tmp_path / "process.jsonl")
+    assert _essence(inline) == _essence(pooled)
+    assert {r["status"] for r in inline} == {"optimal", "feasible"}
+    row = pooled[0]
+    for field in ("machine", "versions", "executor", "wall_s", "build_s", "solve_s", "threads"):
+        assert field in row
+    assert row["executor"]["executor"] == "process" and row["machine"]["cpus"] >= 1
+    assert set(row["versions"]) >= {"schedopt", "ortools", "highspy", "pulp"}
+    assert runner.read_rows(tmp_path / "process.jsonl") == pooled
+
+
+class _Flaky(Executor):
+    """Runs inline, but the worker of ``lose`` "dies": a lost result."""
+
+    kind = "flaky"
+
+    def __init__(self, lose: set[str]):
+        super().__init__()
+        self.lose, self.ran = lose, []
+
+    def run(
+        self, tasks: Iterable[Task], *, deadline: Deadline | None = None
+    ) -> Iterator[TaskResult]:
+        for task in tasks:
+            self.ran.append(task.key)
+            if task.key in self.lose:
+                yield TaskResult(task.key, error="WorkerLost: killed", lost=True)
+            else:
+                yield from InlineExecutor().run([task])
+
+
+def test_resume_skips_finished_rows_and_repeats_lost_ones(tmp_path):
+    out = tmp_path / "rows.jsonl"
+    jobs = runner.plan([TINY])
+    lost = jobs[1].key
+    first = _Flaky({lost})
+    rows = runner.run(jobs, first, out)
+    assert len(rows) == 3 and lost not in {runner.key_of(r) for r in rows}
+    with out.open("a") as f:
+        f.write('{"suite": "test-tiny", "reci')  # a torn line from a killed run
+    second = _Flaky(set())
+    again = runner.run(jobs, second, out)
+    assert second.ran == [lost]  # only the lost row runs again
+    assert [runner.key_of(r) for r in again] == [lost]
+    assert sorted(runner.key_of(r) for r in runner.read_rows(out)) == sorted(j.key for j in jobs)
+    third = _Flaky(set())
+    assert runner.run(jobs, third, out) == [] and third.ran == []
+
+
+def test_errors_and_deadline_are_rows(tmp_path):
+    bad = Suite(
+        "test-bad", "admission", (Recipe("oops", "admission", "generate", {"size": "huge"}),)
+    )
+    with InlineExecutor() as ex:
+        (row,) = runner.run(runner.plan([bad]), ex, tmp_path / "bad.jsonl")
+    assert row["status"] == runner.ERROR and "ValueError" in row["reason"]
+    out = tmp_path / "late.jsonl"
+    with InlineExecutor() as ex:  # stopped by the run's deadline: nothing written, all to rerun
+        assert runner.run(runner.plan([TINY]), ex, out, deadline=Deadline.after(0)) == []
+    assert runner.read_rows(out) == []
+
+
+def test_drift_is_reported_not_solved(tmp_path):
+    drifted = Suite(
+        "test-drift",
+        "admission",
+        (
+            Recipe(
+                "tiny-s0", "admission", "generate", {"size": "tiny", "seed": 0}, checksum="0" * 64
+            ),
+        ),
+    )
+    with InlineExecutor() as ex:
+        (row,) = runner.run(runner.plan([drifted]), ex, tmp_path / "d.jsonl")
+    assert row["status"] == runner.DRIFT and "objectives" not in row
+
+
+def test_trace_recipe_is_skipped_without_data(tmp_path, monkeypatch):
+    monkeypatch.setenv("SCHEDOPT_DATA", str(tmp_path / "nowhere"))
+    suite = all_suites()["moe_placement-medium"]
+    trace = next(r for r in suite.recipes if r.data)
+    only = Suite("test-trace", "moe_placement", (trace,))
+    with InlineExecutor() as ex:
+        (row,) = runner.run(runner.plan([only]), ex, tmp_path / "t.jsonl")
+    assert row["status"] == runner.SKIPPED and "data folder" in row["reason"]
+
+
+def test_performance_profile_by_hand():
+    # three instances, two methods: A is best on p1 and p2, B on p3; B fails p2; A is 2x B on p3
+    costs = {
+        "p1": {"A": 1.0, "B": 4.0},
+        "p2": {"A": 3.0, "B": INF},
+        "p3": {"A": 2.0, "B": 1.0},
+    }
+    profile = report.performance_profile(costs)
+    # A: ratios 1, 1, 2 -> rho(1) = 2/3, rho(2) = 1
+    assert profile["A"] == [(1.0, 2 / 3), (2.0, 1.0)]
+    # B: ratios 4, inf, 1 -> rho(1) = 1/3, rho(4) = 2/3, never 1
+    assert profile["B"] == [(1.0, 1 / 3), (4.0, 2 / 3)]
+    # an instance no method solves counts against both
+    costs["p4"] = {"A": INF, "B": INF}
+    assert report.performance_profile(costs)["A"][-1] == (2.0, 3 / 4)
+    with pytest.raises(ValueError):
+        report.performance_profile({"p": {"A": 0.0}})
+
+
+def test_quality_costs_respect_the_sense():
+    def row(method, value, sense):
+        return {
+            "suite": "s",
+            "recipe": "r",
+            "time_limit_s": 1,
+            "seed": 0,
+            "method": method,
+            "status": "feasible",
+            "objectives": [value],
+            "senses": [sense],
+        }
+
+    maxed = report.quality_costs([row("A", 10.0, "max"), row("B", 8.0, "max")])
+    assert maxed[("s", "r", 1.0, 0)] == {"A": 1.0, "B": 1.2}
+    mined = report.quality_costs([row("A", 10.0, "min"), row("B", 8.0, "min")])
+    assert mined[("s", "r", 1.0, 0)] == {"A": 1.25, "B": 1.0}
+
+
+def test_best_known_keeps_the_best_value_and_tightest_bound():
+    def row(method, value, bound, checksum="c1", commit="abc"):
+        return {
+            "suite": "s",
+            "recipe": "r",
+            "problem": "admission",
+            "method": method,
+            "status": "feasible",
+            "objectives": [value],
+            "senses": ["max"],
+            "bound": bound,
+            "checksum": checksum,
+            "time_limit_s": 10,
+            "wall_s": 1.0,
+            "when": "2026-12-03T18",
+            "versions": {"commit": commit},
+        }
+
+    table, changed = best_known.update({}, [row("A", 5.0, None), row("B", 7.0, 9.0)])
+    assert changed == ["s/r"]
+    entry = table["s/r"]
+    assert (entry["value"], entry["method"], entry["bound"], entry["status"]) == (
+        7.0,
+        "B",
+        9.0,
+        "open",
+    )
+    table, changed = best_known.update(table, [row("C", 6.0, 7.0, commit="def")])
+    entry = table["s/r"]
+    assert (entry["value"], entry["method"], entry["commit"]) == (7.0, "B", "abc")
+    assert (entry["bound"], entry["bound_method"], entry["status"]) == (7.0, "C", "closed")
+    table, _ = best_known.update(table, [row("D", 1.0, None, checksum="c2")])
+    assert table["s/r"]["value"] == 1.0  # another instance: replaced, not merged
+
+
+def test_suites_name_known_methods_and_unique_recipes():
+    suites = all_suites()
+    for problem in ("admission", "fairshare", "timeshare", "moe_placement", "cosched", "reconfig"):
+        for size in ("small", "medium", "paper"):
+            assert f"{problem}-{size}" in suites
+    for suite in suites.values():
+        methods = set(get_problem(suite.problem).methods) | {"auto"}
+        assert set(suite.methods) <= methods, suite.name
+
+
+@pytest.mark.parametrize("name", [n for n in all_suites() if n.endswith("-small")])
+def test_small_suites_build_their_recorded_instances(name):
+    suite = all_suites()[name]
+    found = dict(compute(suite))
+    recorded = {r.name: r.checksum for r in suite.recipes}
+    assert all(recorded.values()), f"{name}: checksums not recorded (schedopt bench --checksums)"
+    assert found == recorded
+
+
+def test_bench_command_end_to_end(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    args = [
+        "bench",
+        "admission-small",
+        "--methods",
+        "heuristic:edf",
+        "--time-limits",
+        "5",
+        "--out",
+        "r/rows.jsonl",
+        "--update-best-known",
+        "best.json",
+    ]
+    assert main(args) == 0
+    rows = runner.read_rows(tmp_path / "r" / "rows.jsonl")
+    assert len(rows) == len(all_suites()["admission-small"].recipes)
+    for name in ("rows.md", "rows-profile-time.svg", "rows-profile-quality.svg", "rows-gap.svg"):
+        assert (tmp_path / "r" / name).stat().st_size > 0
+    assert (tmp_path / "r" / "rows-gap.svg").read_text().startswith("<svg")
+    table = json.loads((tmp_path / "best.json").read_text())
+    assert len(table) == len(rows)
+    assert main(args) == 0  # resumed: nothing to run, the same rows
+    assert runner.read_rows(tmp_path / "r" / "rows.jsonl") == rows
+    assert main(["bench", "no-such-suite"]) == 2
+    assert main(["bench", "admission-small", "--methods", "heuristic:nope"]) == 2
+    capsys.readouterr()
+    assert main(["bench", "admission-small", "--checksums"]) == 0
+    assert capsys.readouterr().out.count(" ok") == len(all_suites()["admission-small"].recipes)

@@ -1,0 +1,106 @@
+"""The physical plan space (#17 item 3): brute force over every plan V1–V5 and max_stages allow
+on tiny instances. The proven physical bound (formulations/reconfig.md, P1–P6) is never above
+the physical optimum, says INFEASIBLE only when no physical plan exists, and the validator
+accepts the physical plans, including those outside the template space. Results say over which
+space their status holds (#16 item 7)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+
+import schedopt
+from schedopt.cli.report import result_json
+from schedopt.core.status import Status
+from schedopt.problems.reconfig.generate import model_config
+from schedopt.problems.reconfig.instance import Pipeline, ReconfigInstance, SlowGpu, Stage
+from schedopt.problems.reconfig.solution import ReconfigSolution
+from schedopt.problems.reconfig.strategies import instance_dicts
+from schedopt.problems.reconfig.validate import evaluate, physical_bound_us, validate
+from schedopt.topology import Cluster
+
+from .bruteforce import best_iteration_us, physical_best, physical_plan
+
+
+def _no_plan(doc: dict) -> ReconfigInstance:
+    doc = {**doc, "global_batch": min(doc["global_batch"], 3 * doc["micro_batch"])}
+    doc.pop("current_plan", None)
+    doc.pop("failure_rate_per_hour", None)
+    return ReconfigInstance.model_validate(doc)
+
+
+@settings(derandomize=True, deadline=None, max_examples=40, suppress_health_check=list(HealthCheck))
+@given(doc=instance_dicts(max_hosts=2, max_layers=4))
+def test_the_physical_bound_is_below_the_physical_optimum(doc: dict) -> None:
+    inst = _no_plan(doc)
+    assume(len(inst.cluster.gpus()) - len(inst.failed_gpus) <= 5)
+    found = physical_best(inst)
+    bound = physical_bound_us(inst)
+    template = best_iteration_us(inst)
+    if found is None:
+        assert template is None  # the template space is inside the physical one
+        return
+    best, plan = found
+    sol = physical_plan(inst, plan)
+    assert validate(inst, sol) == []  # the validator accepts physical plans
+    assert round(evaluate(inst, sol)[0] * 1e6) == best
+    assert bound is not None, "physical INFEASIBLE on an instance with a physical plan"
+    assert bound <= best, (bound, best)
+    assert template is None or template >= best
+
+
+def _two_slow_in_one_group() -> ReconfigInstance:
+    # TP 4 only, two slow GPUs in the one host: no template group holds two slow GPUs
+    return ReconfigInstance(
+        cluster=Cluster.dgx(nodes=1, gpus_per_node=4, memory_gib=80),
+        model=model_config("toy"),
+        global_batch=4,
+        tp_sizes=(4,),
+        slow_gpus=tuple(SlowGpu(gpu=f"h0/g{i}", speed_factor=0.5) for i in range(2)),
+    )
+
+
+@pytest.mark.parametrize("method", ["cpsat", "milp:highs", "auto"])
+def test_infeasible_over_the_template_space_says_so(method: str) -> None:
+    inst = _two_slow_in_one_group()
+    whole = ReconfigSolution(
+        pipelines=(
+            Pipeline(
+                stages=(Stage(layer_start=0, layer_end=4, gpus=tuple(inst.cluster.gpus())),),
+                micro_batches=4,
+            ),
+        )
+    )
+    assert validate(inst, whole) == []  # a physical plan exists
+    result = schedopt.solve(inst, method, time_limit_s=20)
+    assert result.status is Status.INFEASIBLE
+    assert result.stats["proven_over"] == "template plan space"
+    assert "infeasible over the template plan space" in (result.explanation or "")
+    assert "INFEASIBLE (over the template plan space)" in result.summary()
+    doc = result_json(result)
+    assert doc["stats"]["proven_over"] == "template plan space"
+    bound = result.stats["physical_bound_s"]
+    assert bound <= evaluate(inst, whole)[0]
+
+
+def test_infeasible_over_the_physical_space_when_nothing_fits() -> None:
+    inst = ReconfigInstance(
+        cluster=Cluster.dgx(nodes=1, gpus_per_node=2, memory_gib=1),
+        model=model_config("llama2-7b"),
+        global_batch=2,
+        memory_reserve_gib=0.5,
+    )
+    assert physical_bound_us(inst) is None
+    result = schedopt.solve(inst, "milp:highs", time_limit_s=20)
+    assert result.status is Status.INFEASIBLE
+    assert result.stats["proven_over"] == "physical plan space"
+
+
+def test_every_answer_has_a_physical_bound_and_gap() -> None:
+    inst = schedopt.load("instances/reconfig/toy-3x4-f2-s2.json")
+    for method in ("heuristic:oobleck", "milp:highs"):
+        result = schedopt.solve(inst, method, time_limit_s=20)
+        assert result.objectives is not None
+        bound, gap = result.metrics["physical_bound_s"], result.metrics["physical_gap"]
+        assert 0 < bound <= result.objectives[0]
+        assert gap == pytest.approx((result.objectives[0] - bound) / result.objectives[0])
