@@ -81,3 +81,10 @@ def test_generate_refuses_a_size_the_problem_lacks_and_help_lists_each_problems(
     text = " ".join(capsys.readouterr().out.split())
     for name in problem_names():
         assert f"{name}: {', '.join(get_problem(name).sizes)}" in text
+
+
+def test_every_problem_has_a_benchmark_suite(capsys) -> None:
+    """``schedopt bench`` runs suites; every problem has at least one."""
+    assert main(["bench", "--list"]) == EXIT_OK
+    listed = {line.split()[0].rsplit("-", 1)[0] for line in capsys.readouterr().out.splitlines()}
+    assert set(problem_names()) <= listed
