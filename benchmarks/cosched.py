@@ -36,6 +36,7 @@ from common import append_rows, print_table, run_cases
 
 import schedopt
 from schedopt.problems.cosched import CoschedInstance, generate_custom
+from schedopt.problems.cosched.policy import Episode, replay_rounds
 
 #: (name, H20 hosts, H800 hosts, CPU hosts, jobs, model sizes, time limit s)
 SHAPES = (
@@ -94,47 +95,32 @@ def run(case: Case) -> dict:
 
 
 def replay_rows(time_limit_s: float, seed: int) -> list[dict]:
-    pool = generate_custom(41, 41, 40, 64, seed, (0, 1), scale=4, name="replay-pool")
-    jobs = list(pool.jobs)
-    active = jobs[:30]
-    waiting = jobs[30:]
-    previous: dict[tuple[str, int], str] = {}
+    episode = Episode(
+        f"replay-s{seed}",
+        seed,
+        rounds=8,
+        start_jobs=30,
+        max_jobs=40,
+        pool_jobs=64,
+        time_limit_s=time_limit_s,
+    )
     rows = []
-    for rnd in range(8):
-        doc = pool.model_dump(mode="json")
-        docs = []
-        for job in active:
-            jd = job.model_dump(mode="json")
-            for k, ph in enumerate(jd["phases"]):
-                ph["current_pool"] = previous.get((job.id, k))
-            docs.append(jd)
-        doc["jobs"], doc["name"] = docs, f"replay-round{rnd}"
-        inst = CoschedInstance.model_validate(doc)
-        started = time.perf_counter()
-        r = schedopt.solve(inst, "auto", time_limit_s=time_limit_s)
-        wall = time.perf_counter() - started
-        row = {
-            "instance": f"replay-s{seed}",
-            "round": rnd,
-            "jobs": len(active),
-            "status": r.status.value,
-            "solved_by": r.method,
-            "cost_per_hour": None if r.objectives is None else r.objectives[0],
-            "moved_gb": None if r.objectives is None else r.objectives[2],
-            "vs_disagg": r.metrics.get("cost_efficiency_vs_disaggregated"),
-            "slo_holdout": r.metrics.get("slo_attainment_holdout"),
-            "wall_s": wall,
-        }
-        rows.append(row)
-        if r.solution is not None:
-            previous = {}
-            for plan in r.solution.plans:
-                job = next(j for j in active if j.id == plan.job_id)
-                for k, pp in enumerate(plan.phases):
-                    previous[job.id, k] = job.phases[k].options[pp.option].pool
-        active = active[2:] + waiting[:3]  # two finish, three arrive (up to 40)
-        waiting = waiting[3:]
-        active = active[:40]
+    for r in replay_rounds(episode, "auto"):
+        objectives, metrics = r["objectives"], r["metrics"]
+        rows.append(
+            {
+                "instance": episode.name,
+                "round": r["round"],
+                "jobs": r["jobs"],
+                "status": r["status"],
+                "solved_by": r["solved_by"],
+                "cost_per_hour": None if objectives is None else objectives[0],
+                "moved_gb": None if objectives is None else objectives[2],
+                "vs_disagg": metrics.get("cost_efficiency_vs_disaggregated"),
+                "slo_holdout": metrics.get("slo_attainment_holdout"),
+                "wall_s": r["wall_s"],
+            }
+        )
     return rows
 
 

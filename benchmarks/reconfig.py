@@ -38,8 +38,9 @@ from common import append_rows, print_table, run_cases
 
 import schedopt
 from schedopt.io.traces import load_infinitehbd_faults
-from schedopt.problems.reconfig import ReconfigInstance, ReconfigSolution, generate_custom
-from schedopt.problems.reconfig.validate import _Costs, evaluate
+from schedopt.problems.reconfig import ReconfigSolution, generate_custom
+from schedopt.problems.reconfig.policy import fault_events, replay_ettr
+from schedopt.problems.reconfig.validate import evaluate
 
 TRACE = (
     Path(__file__).resolve().parents[2]
@@ -63,8 +64,6 @@ SHAPES = (
     (4096, "gpt3-175b", 2048, [(1, 0), (16, 16)]),
     (16384, "gpt3-175b", 8192, [(1, 0), (16, 16)]),
 )
-SLOW_KINDS = ("GPU P2P Bandwidth Low", "GPU PCI link width low", "GPU Temperature High")
-REBUILD_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -114,108 +113,14 @@ def part_scale(quick: bool, methods: list[str], argv: list[str]) -> None:
     append_rows("reconfig", [{"part": "scale", **r} for r in rows], argv)
 
 
-# --- part 2: ETTR replay ---------------------------------------------------------------------
-def _events(
-    trace: Path, hosts: list[str], days: float, offset: float
-) -> list[tuple[float, str, str, str]]:
-    """(day, "start"/"end", host, kind) of the trace's faults on our hosts in the window."""
-    faults = load_infinitehbd_faults(trace)
-    nodes: list[str] = []
-    for f in faults:
-        if f.node not in nodes:
-            nodes.append(f.node)
-    where = dict(zip(nodes, hosts, strict=False))
-    out = []
-    for f in faults:
-        if f.node not in where or not offset <= f.start_day < offset + days:
-            continue
-        kind = "slow" if f.desc in SLOW_KINDS else "gpu" if f.is_gpu else "host"
-        out.append((f.start_day - offset, "start", where[f.node], kind))
-        if f.end_day - offset < days:
-            out.append((f.end_day - offset, "end", where[f.node], kind))
-    return sorted(out)
-
-
-def replay(
-    method: str, base: ReconfigInstance, events: list, days: float, rate: float, best_s: float
-) -> dict:
-    """``best_s``: the best healthy plan's iteration time (the rate useful training is counted
-    at); the job runs its Megatron plan (``base.current_plan``) whenever no fault is active."""
-    healthy = ReconfigSolution(pipelines=base.current_plan or ())
-    start = best_s / evaluate(base, healthy)[0]
-    costs = _Costs(base)
-    active: dict[tuple[str, str], int] = {}
-    running, retained, clock, useful, lost, decisions = healthy, start, 0.0, 0.0, 0.0, 0
-    for day, what, host, kind in events:
-        t = day * 86400
-        useful += (t - clock) * retained
-        clock = t
-        key = (host, kind)
-        active[key] = active.get(key, 0) + (1 if what == "start" else -1)
-        failed: list[str] = []
-        slow: list[dict] = []
-        for (h, k), n in active.items():
-            if n <= 0:
-                continue
-            gpus = list(base.cluster.gpus_on(h))
-            if k == "host":
-                failed += gpus
-            elif k == "gpu":
-                failed.append(gpus[0])
-            else:
-                slow.append({"gpu": gpus[1], "speed_factor": 0.5})
-        failed = sorted(set(failed))
-        slow = [s for s in slow if s["gpu"] not in failed]
-        if not failed and not slow:
-            running, retained = healthy, start
-            lost += REBUILD_S
-            continue
-        doc = base.model_dump(mode="json")
-        doc.update(
-            failed_gpus=failed,
-            slow_gpus=slow,
-            current_plan=[p.model_dump() for p in running.pipelines],
-            failure_rate_per_hour=rate,
-        )
-        inst = ReconfigInstance.model_validate(doc)
-        t0 = time.perf_counter()
-        r = schedopt.solve(inst, method, time_limit_s=10)
-        decide = time.perf_counter() - t0
-        decisions += 1
-        if r.solution is None:  # this method has no plan: fall back to the exact model's
-            r = schedopt.solve(inst, "auto", time_limit_s=10)
-        running = r.solution
-        retained = best_s / r.metrics["iteration_time_s"]
-        kept = {p.stages for p in inst.current_plan or ()}
-        rebuilt = [p for p in running.pipelines if p.stages not in kept]
-        if r.metrics.get("recovery_copy", 0.0) >= 0.5:
-            recover = max(
-                (16 * costs.P / sum(len(s.gpus) for s in p.stages) / costs.ib for p in rebuilt),
-                default=0.0,
-            )
-        else:
-            recover = base.restart_s + base.checkpoint_interval_s / 2
-        lost += decide + REBUILD_S + recover
-    wall = days * 86400
-    useful += (wall - clock) * retained
-    return {
-        "method": method,
-        "events": len(events),
-        "decisions": decisions,
-        "ettr": (useful - lost) / wall,
-        "lost_h": lost / 3600,
-        "degraded_h": (wall - useful) / 3600,
-    }
-
-
+# --- part 2: ETTR replay (schedopt.problems.reconfig.policy) ---------------------------------
 def part_ettr(methods: list[str], trace: Path, days: float, offset: float, argv: list[str]) -> None:
     if not trace.exists():
         print(f"no trace at {trace}: ETTR replay skipped (--trace PATH)", file=sys.stderr)
         return
     base = generate_custom(128, 8, "llama2-70b", 1024, 0, 0, seed=0)
-    events = _events(trace, list(base.cluster.hosts()), days, offset)
-    # the trace's fault rate scaled to our 128 of its 400 servers: 584 faults in 349 days
-    rate = 584 / 400 / (349 * 24) * 128
+    faults = load_infinitehbd_faults(trace)
+    events = fault_events(faults, list(base.cluster.hosts()), days, offset)
     free = base.model_copy(update={"current_plan": None})
     best = schedopt.solve(free, "auto", time_limit_s=60)
     megatron_s = evaluate(base, ReconfigSolution(pipelines=base.current_plan or ()))[0]
@@ -224,7 +129,7 @@ def part_ettr(methods: list[str], trace: Path, days: float, offset: float, argv:
         f"healthy: Megatron plan {megatron_s:.4g} s, best found {best_s:.4g} s "
         f"({best.status.value}, gap {best.gap})"
     )
-    rows = [replay(m, base, events, days, rate, best_s) for m in methods]
+    rows = [replay_ettr(m, base, events, days, best_s) for m in methods]
     cols = ["method", "events", "decisions", "ettr", "lost_h", "degraded_h"]
     print_table(f"reconfig: ETTR over {days:g} days of the InfiniteHBD trace", rows, cols)
     append_rows("reconfig", [{"part": "ettr", "days": days, **r} for r in rows], argv)

@@ -11,6 +11,7 @@ import pytest
 
 import schedopt
 from schedopt.core.registry import get_problem
+from schedopt.executor import InlineExecutor
 from schedopt.problems.admission import generate_custom
 from schedopt.tuning import load_tuned, save_tuned, tune
 from schedopt.tuning.store import default_save_path, shipped_path
@@ -21,6 +22,7 @@ def training():
     return [generate_custom(hosts=2, jobs=20, slots=6, seed=s, load=2.5) for s in range(2)]
 
 
+@pytest.mark.slow
 @pytest.mark.slow
 @pytest.mark.parametrize("method", ["heuristic:edf", "heuristic:slack"])
 def test_tuning_is_no_worse_than_the_defaults(training, method: str) -> None:
@@ -123,3 +125,145 @@ def test_saved_parameters_are_used_only_when_passed(monkeypatch, tmp_path) -> No
     schedopt.solve(inst, "heuristic:edf", tuned=str(path))
     schedopt.solve(inst, "heuristic:edf", tuned=path, params={"laxity_weight": 1.0})
     assert seen == [mine, mine, {"laxity_weight": 1.0}]  # explicit params still win
+
+
+class _CountingExecutor(InlineExecutor):
+    """Runs tasks here, counting them: how many evaluations a run really made."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tasks = 0
+
+    def run(self, tasks, *, deadline=None):
+        for row in super().run(tasks, deadline=deadline):
+            self.tasks += 1
+            yield row
+
+
+@pytest.mark.slow
+def test_batches_evaluate_every_point_on_every_instance(training) -> None:
+    counter = _CountingExecutor()
+    result = tune("heuristic:edf", training, n_calls=7, batch=3, executor=counter)
+    assert result.evaluations == 7
+    assert counter.tasks == 7 * len(training)
+    assert result.score <= result.default_score
+
+
+@pytest.mark.slow
+def test_a_resumed_run_does_not_evaluate_its_checkpoint_again(training, tmp_path) -> None:
+    checkpoint = tmp_path / "edf.json"
+    first = tune("heuristic:edf", training, n_calls=6, batch=2, checkpoint=checkpoint)
+    assert json.loads(checkpoint.read_text())["points"].__len__() == 6
+    counter = _CountingExecutor()
+    resumed = tune(
+        "heuristic:edf", training, n_calls=9, batch=2, checkpoint=checkpoint, executor=counter
+    )
+    assert counter.tasks == 3 * len(training)  # only the three new points
+    assert resumed.evaluations == 9
+    assert resumed.score <= first.score  # the checkpoint's points still count
+
+
+@pytest.mark.slow
+def test_a_checkpoint_of_another_run_is_refused(training, tmp_path) -> None:
+    checkpoint = tmp_path / "cp.json"
+    tune("heuristic:edf", training, n_calls=6, checkpoint=checkpoint)
+    with pytest.raises(schedopt.InvalidInstanceError, match="another run"):
+        tune("heuristic:slack", training, n_calls=6, checkpoint=checkpoint)
+    with pytest.raises(schedopt.InvalidInstanceError, match="another run"):
+        tune("heuristic:edf", training[:1], n_calls=6, checkpoint=checkpoint)
+
+
+@pytest.mark.slow
+def test_held_out_scores_compare_the_tuned_point_with_the_defaults(training) -> None:
+    held = [generate_custom(hosts=2, jobs=20, slots=6, seed=s, load=2.5) for s in (50, 51)]
+    result = tune("heuristic:edf", training, held_out=held, n_calls=6, batch=5)
+    assert result.held_out_default_score is not None and result.held_out_score is not None
+    # The defaults are the held-out reference: they score exactly -1 per maximised level.
+    assert result.held_out_default_score == pytest.approx(-1.001)
+    gain = 100 * (result.held_out_default_score - result.held_out_score) / 1.001
+    assert result.wins_held_out == (gain >= 0.1)
+    # A difference of a few thousandths of a per cent is noise, not a win.
+    tiny = dataclasses.replace(result, held_out_score=result.held_out_default_score - 4e-5)
+    assert not tiny.wins_held_out
+    assert result.held_out_spread is not None and result.held_out_spread >= 0
+    entry = result.entry(["a", "b"], ["c", "d"])
+    assert entry["held_out_on"] == ["c", "d"] and entry["held_out_score"] == result.held_out_score
+
+
+@pytest.mark.slow
+def test_tune_cli_saves_only_what_wins_on_held_out(tmp_path, monkeypatch) -> None:
+    from schedopt.cli import main
+    from schedopt.tuning import bayes
+
+    verdicts = iter([True, False, True])  # edf wins, slack does not, lns wins
+
+    def judged(*args, **kwargs):
+        real = original(*args, **kwargs)
+        win = next(verdicts)
+        score = real.default_score - 0.5 if win else real.default_score
+        return dataclasses.replace(
+            real, held_out_score=score, held_out_default_score=real.default_score
+        )
+
+    original = bayes.tune
+    monkeypatch.setattr("schedopt.tuning.tune", judged)
+    path = tmp_path / "mine.json"
+    code = main(
+        [
+            "tune",
+            "admission",
+            "--size",
+            "small",
+            "--instances",
+            "1",
+            "--held-out",
+            "1",
+            "--n-calls",
+            "6",
+            "--time-limit",
+            "2",
+            "--save",
+            str(path),
+        ]
+    )
+    assert code == 0
+    saved = json.loads(path.read_text())["methods"]
+    assert set(saved) == {"heuristic:edf", "heuristic:lns"}
+
+
+def test_a_crashing_evaluation_is_reported_not_scored(training, monkeypatch) -> None:
+    from schedopt.tuning import bayes
+
+    def crash(method, case, params):
+        raise ZeroDivisionError("a bug in the heuristic")
+
+    with pytest.raises(RuntimeError, match="ZeroDivisionError: a bug in the heuristic"):
+        bayes.search(
+            get_problem("admission"),
+            "heuristic:edf",
+            training,
+            crash,
+            get_problem("admission").terms,
+            case_ids=["a", "b"],
+            n_calls=6,
+        )
+
+
+@pytest.mark.slow
+def test_a_process_pool_finds_what_this_process_finds(training) -> None:
+    from schedopt.executor import make_executor
+
+    inline = tune("heuristic:slack", training, n_calls=6, batch=3)
+    with make_executor("process", jobs=2) as pool:
+        pooled = tune("heuristic:slack", training, n_calls=6, batch=3, executor=pool)
+    assert pooled.params == inline.params and pooled.score == inline.score
+
+
+def test_a_space_of_few_points_is_searched_once_through() -> None:
+    from schedopt.problems.reconfig import generate
+
+    instances = [generate("tiny", 0)]
+    counter = _CountingExecutor()
+    result = tune("heuristic:keep_shrink", instances, n_calls=30, executor=counter)
+    assert result.evaluations == 2  # keep_slow in {0, 1}
+    assert counter.tasks == 2

@@ -28,6 +28,7 @@ import os
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -65,6 +66,10 @@ GRACE_SHARE = 0.08
 MIN_GRACE_S = 0.1
 MAX_GRACE_S = 1.0
 
+#: CLP's primal feasibility tolerance on an LP (its default 1e-7): a row may be broken by this
+#: much. At 1e-7, timeshare's level 2 broke the row fixing level 1 by 1e-7 on top of the
+#: level's own 1e-7 (L1 2e-7 below its optimum, HiGHS's point exact; #16).
+LP_PRIMAL_TOLERANCE = 1e-9
 _BEST_POSSIBLE = re.compile(r"best possible ([-+0-9.eE]+)")
 _BOUND_LINE = re.compile(r"Lower bound:\s*([-+0-9.eE]+)")
 #: Log lines that are CBC's own proof of infeasibility (LP relaxation, or search exhausted).
@@ -169,6 +174,32 @@ def _read_solution(path: str) -> tuple[str, dict[str, float]] | None:
     return first, values
 
 
+def _read_binary_solution(path: str, text: list[float]) -> list[float] | None:
+    """The column values of CBC's binary solution file at full precision, or None when it is
+    missing, not of this model, or not the point of the text solution ``text`` (column values
+    in the MPS file's order).
+
+    CBC's text solution rounds to 8 significant digits: timeshare's level-1 value, read so, was
+    fixed up to 5e-9 (relative) off, and level 2, steep in it, came out 1.5e-6 apart from
+    HiGHS's on the same model (#16). The binary file (``-saveSolution``, CBC 2.10) holds two
+    ints (rows m, columns n), the objective, then doubles: row activities (m), row duals
+    (m), column values (n), reduced costs (n)."""
+    head = struct.Struct("<iid")
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        rows, cols, _ = head.unpack_from(data)
+    except (OSError, struct.error):
+        return None
+    if cols != len(text) or rows < 0 or len(data) != head.size + 8 * (2 * rows + 2 * cols):
+        return None
+    values = struct.unpack_from(f"<{cols}d", data, head.size + 16 * rows)
+    for x, t in zip(values, text, strict=True):
+        if not abs(x - t) <= 1e-7 * max(1.0, abs(t)):  # NaN fails too
+            return None
+    return list(values)
+
+
 def _has_incumbent(line: str) -> bool:
     return line.startswith("Optimal") or (
         line.startswith("Stopped") and "objective value" in line and "no integer" not in line
@@ -230,8 +261,13 @@ def solve_cbc(prob, stop_at, mip_gap, threads, seed, hint, msg) -> MilpRun:
             "-ratio",
             str(mip_gap),
         ]
+        if not prob.isMIP():
+            args += ["-primalTolerance", f"{LP_PRIMAL_TOLERANCE:g}"]
         args += [*_threads_args(threads), "-timeMode", "elapsed", "-solve"]
-        args += ["-printingOptions", "normal", "-solution", sol]
+        # The text solution carries 8 significant digits (CBC's "%15.8g"); the binary one
+        # (saveSolution) the doubles themselves, read when it agrees with the text.
+        exact = os.path.join(run_dir, "solution.bin")
+        args += ["-printingOptions", "normal", "-solution", sol, "-saveSolution", exact]
         launched = time.perf_counter()
         proc = _launch(args)
         reader = threading.Thread(target=log.read, args=(proc.stdout,), daemon=True)
@@ -243,8 +279,10 @@ def solve_cbc(prob, stop_at, mip_gap, threads, seed, hint, msg) -> MilpRun:
         status = classify(answer and answer[0], ended, log, limit_reached=ran_s >= sec)
         if status.has_solution and answer:
             values = answer[1]
-            for name, v in by_name.items():
-                v.varValue = values.get(name, 0.0)
+            text = [values.get(name, 0.0) for name in by_name]
+            full = _read_binary_solution(exact, text)
+            for v, x in zip(by_name.values(), text if full is None else full, strict=True):
+                v.varValue = x
         return _outcome(prob, status, ended, log, proc.returncode)
     finally:
         if proc is not None:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from schedopt.core.checksum import instance_checksum
 
 #: Where trace data is looked for when ``SCHEDOPT_DATA`` is unset: ``shared/data`` in the
 #: working folder or one of its parents (the data is never copied into the repository).
@@ -120,13 +121,6 @@ class Suite:
         for r in self.recipes:
             if r.problem != self.problem:
                 raise ValueError(f"suite {self.name!r}: recipe {r.name!r} is a {r.problem}")
-
-
-def instance_checksum(instance: Any) -> str:
-    """SHA-256 of the instance's canonical JSON (sorted keys, no spaces)."""
-    doc = instance.model_dump(mode="json")
-    text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def seeded(

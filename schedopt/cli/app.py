@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable
 
 from rich.markup import escape
@@ -87,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    started = time.perf_counter()  # a command's --time-limit counts from here
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -96,6 +98,7 @@ def _main(argv: list[str] | None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    args.started = started
     try:
         run: Callable[[argparse.Namespace], int] = args.func
         return run(args)

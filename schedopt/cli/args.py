@@ -112,3 +112,16 @@ def check_writable(path: str | os.PathLike[str], what: str, make_dirs: bool = Fa
     except OSError as err:
         return f"{what} {path}: cannot write in {parent} ({err.strerror or err})"
     return None
+
+
+def add_executor(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--executor``, ``--jobs`` and ``--address``: where ``what`` runs (schedopt.executor)."""
+    from schedopt.executor import EXECUTORS
+
+    parser.add_argument(
+        "--executor", choices=EXECUTORS, default="inline", help=f"where {what} run (inline)"
+    )
+    add_int(parser, "--jobs", 1, 4096, 0, "workers (default: the CPUs, 1 inline)")
+    parser.add_argument(
+        "--address", help="a Ray cluster's address (else $RAY_ADDRESS, else a local cluster)"
+    )

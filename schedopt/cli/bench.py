@@ -15,7 +15,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 import schedopt.cli.args as cli_args
 from schedopt.core.registry import get_problem
-from schedopt.executor import EXECUTORS
 
 from .common import EXIT_OK, EXIT_USAGE, CliError, err_console, out_console
 
@@ -36,9 +35,7 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
         "--time-limits", type=_floats, help="comma-separated limits in s (default: the suite's)"
     )
     p.add_argument("--seeds", type=_ints, default=[0], help="comma-separated solver seeds (0)")
-    p.add_argument("--executor", choices=EXECUTORS, default="inline", help="where rows run")
-    cli_args.add_int(p, "--jobs", 1, 4096, 0, "workers (default: the CPUs, 1 inline)")
-    p.add_argument("--address", help="a Ray cluster's address (else $RAY_ADDRESS, else local)")
+    cli_args.add_executor(p, "rows")
     cli_args.add_int(p, "--threads", 1, 256, 1, "solver threads per worker (1)")
     p.add_argument(
         "--deadline",

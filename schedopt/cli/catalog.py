@@ -80,7 +80,9 @@ def _methods_table(spec: ProblemSpec) -> Table:
     table.add_row(
         "auto",
         "auto",
-        f"heuristics ({heuristics}), then {spec.auto_exact} warm-started with the best of them",
+        f"heuristics ({heuristics}), then {spec.auto_exact}"
+        + (" (or, by the instance's size, another method)" if spec.auto_route else "")
+        + " warm-started with the best of them",
     )
     for name, method in spec.methods.items():
         table.add_row(escape(name), method.kind.value, escape(method.description))

@@ -99,9 +99,8 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "info",
         "describe an instance file",
-        "Describe an instance: problem, cluster, jobs by kind, horizon, what the problem adds\n"
-        "(cosched's pools and prices, reconfig's model and failed GPUs, MoE's layers and\n"
-        "experts, ...) and the estimated size of the exact model.",
+        "Describe an instance: problem, cluster, jobs by kind, horizon, and the estimated\n"
+        "size of the exact model.",
         "  schedopt info small.json\n",
         info.add_info_arguments,
         info.run_info,
@@ -109,13 +108,9 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "plot",
         "draw a solution as an SVG picture",
-        "Validate SOLUTION against FILE and draw it as SVG, for every problem: admission, the\n"
-        "GPUs of every job in every slot against the free capacity, guaranteed deadlines\n"
-        "marked; fair share, each GPU type's GPUs by job and tenant and every tenant's\n"
-        "long-term share; timeshare, each type's time by job and every job's weighted\n"
-        "throughput; moe_placement, each layer's GPU loads as a heat map; cosched, one cycle\n"
-        "of every group; reconfig, the plan on the hosts' GPUs with failed and slow ones\n"
-        "marked. Hover a shape for its details.",
+        "Validate SOLUTION against FILE and draw it as SVG: for admission, the GPUs of every\n"
+        "job in every slot, stacked, against the free-GPU capacity, with guaranteed deadlines\n"
+        "marked on the time axis. Hover a block for the job and its GPUs.",
         "  schedopt solve example.json --out sol.json && schedopt plot example.json sol.json "
         "--out plan.svg\n",
         validate.add_plot_arguments,
@@ -123,17 +118,21 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "tune",
-        "tune a heuristic's parameters by Bayesian optimisation",
-        "Tune the parameters of a heuristic (scikit-optimize gp_minimize) on generated\n"
-        "instances, minimising a score.\n\n" + tune.SCORE_MEANING + "\n\n"
-        "--save [PATH] records the result in PATH, default\n"
-        "$XDG_CONFIG_HOME/schedopt/params/PROBLEM.json (else\n"
-        "~/.config/schedopt/params/PROBLEM.json); the parameters shipped with schedopt are\n"
-        "never changed. `solve --tuned PATH` (Python: solve(..., tuned=PATH)) uses a saved\n"
-        "file; without it method 'auto' uses the shipped parameters.\n"
-        "--method takes a heuristic with parameters; any other name lists them.",
+        "tune heuristics' parameters by Bayesian optimisation",
+        "Tune the parameters of every heuristic of PROBLEM (or each --method) by Bayesian\n"
+        "optimisation (scikit-optimize, ask/tell in batches of --batch points evaluated at\n"
+        "once on --executor), on generated training instances (or --suite), then check the\n"
+        "best point against the defaults on held-out instances (--held-out, or\n"
+        "--held-out-suite). --checkpoint DIR makes a long run resumable.\n"
+        "\n" + tune.SCORE_HELP + "\n\n"
+        "--save [PATH] records, for each heuristic that beats the defaults on the held-out\n"
+        "instances, its parameters in PATH (default $XDG_CONFIG_HOME/schedopt/params/\n"
+        "PROBLEM.json, else ~/.config/schedopt/params/PROBLEM.json); the parameters shipped\n"
+        "with schedopt are never changed. `solve --tuned PATH` (Python: solve(...,\n"
+        "tuned=PATH)) uses a saved file; without it method 'auto' uses the shipped ones.",
         "  schedopt tune admission --method heuristic:edf --size medium --instances 6 \\\n"
         "      --n-calls 30 --save edf.json\n"
+        "  schedopt tune cosched --executor process --jobs 2 --checkpoint runs/ --save\n"
         "  schedopt solve small.json --tuned edf.json\n",
         tune.add_tune_arguments,
         tune.run_tune,

@@ -79,7 +79,9 @@ def render_result(console: Console, spec: ProblemSpec, inst: Any, result: Result
         spec.render(console, inst, result)
 
 
-def result_json(result: Result[Any]) -> dict[str, Any]:
+def result_json(result: Result[Any], solution: bool = True) -> dict[str, Any]:
+    """The result as a JSON document; ``solution=False`` leaves the solution out (the caller
+    writes it with :func:`solution_json`)."""
     objectives = None
     if result.objectives is not None:
         objectives = {t.name: v for t, v in zip(result.terms, result.objectives, strict=True)}
@@ -101,5 +103,15 @@ def result_json(result: Result[Any]) -> dict[str, Any]:
         "metrics": dict(result.metrics),
         "explanation": result.explanation,
         "stats": dict(result.stats),
-        "solution": (None if result.solution is None else result.solution.model_dump(mode="json")),
+        **({"solution": _solution_dict(result)} if solution else {}),
     }
+
+
+def _solution_dict(result: Result[Any]) -> Any:
+    return None if result.solution is None else result.solution.model_dump(mode="json")
+
+
+def solution_json(result: Result[Any]) -> str:
+    """The solution as compact JSON text, by pydantic's serializer: 0.6 s for 100,000 admission
+    plans, where the dict, its cleaning and ``json.dumps`` took 12.4 s (#16 item 5)."""
+    return "null" if result.solution is None else result.solution.model_dump_json()

@@ -14,9 +14,12 @@ from rich.markup import escape
 import schedopt
 import schedopt.cli.args as cli_args
 from schedopt.core.registry import problem_of
+from schedopt.core.status import Status
+from schedopt.core.stopping import Deadline, DeadlineReached
 
 from .common import (
     EXIT_INTERNAL,
+    EXIT_NO_SOLUTION,
     EXIT_USAGE,
     STATUS_EXIT,
     CliError,
@@ -28,7 +31,7 @@ from .common import (
     write_plot,
 )
 from .progress import add_progress_argument, display
-from .report import render_result, result_json
+from .report import render_result, result_json, solution_json
 
 
 def add_solve_arguments(p: argparse.ArgumentParser) -> None:
@@ -43,8 +46,9 @@ def add_solve_arguments(p: argparse.ArgumentParser) -> None:
         type=cli_args.time_limit,
         default=10.0,
         metavar="S",
-        help="wall-clock limit in seconds for the whole command, loading the file included; "
-        "> 0 and at most a week (default: 10)",
+        help="wall-clock limit in seconds for the whole command from its start (Python's own "
+        "start-up and imports excepted), loading the file included: a file too large to load "
+        "in time is refused (exit 5); > 0 and at most a week (default: 10)",
     )
     cli_args.add_seed(p, f"random seed, 0..{cli_args.MAX_SEED} (0)")
     p.add_argument(
@@ -75,6 +79,10 @@ def add_solve_arguments(p: argparse.ArgumentParser) -> None:
     add_progress_argument(p)
 
 
+#: Less time than this left after loading: the solve is not started (exit 5).
+MIN_SOLVE_S = 0.05
+
+
 @contextlib.contextmanager
 def _stdout_to_stderr() -> Iterator[None]:
     """Send everything written to stdout (Python and C level) to stderr for a while.
@@ -99,13 +107,39 @@ def _stdout_to_stderr() -> Iterator[None]:
             os.close(saved)
 
 
+def _loading_took_the_time(args: argparse.Namespace, why: str, load_s: float) -> int:
+    """Exit 5 (no solution) when loading the file used the time limit: said, not hidden."""
+    if args.json:
+        doc = {
+            "status": Status.NO_SOLUTION.value,
+            "explanation": why,
+            "timing": {"time_limit_s": args.time_limit, "load_s": load_s},
+        }
+        write_json(doc)
+    else:
+        err_console().print(f"no solution: {escape(why)}", soft_wrap=True)
+    return EXIT_NO_SOLUTION
+
+
 def run_solve(args: argparse.Namespace) -> int:
-    started = time.perf_counter()
+    # --time-limit covers the whole command from its start (main), loading the file included;
+    # what loading took is not the solver's. Interpreter start-up and imports before main are
+    # outside it.
+    started = getattr(args, "started", time.perf_counter())
+    deadline = Deadline(started + args.time_limit)
     check_outputs(args.out, args.plot)
-    inst = load(args.file)
-    # --time-limit covers the whole command: what loading took is not the solver's.
+    try:
+        inst = load(args.file, deadline)
+    except DeadlineReached as stop:
+        return _loading_took_the_time(args, str(stop), time.perf_counter() - started)
     load_s = time.perf_counter() - started
-    limit = max(0.01, args.time_limit - load_s)
+    if deadline.remaining() < MIN_SOLVE_S:
+        why = (
+            f"loading {args.file} took {load_s:.1f} s of the {args.time_limit:g} s time limit; "
+            "no time was left to solve"
+        )
+        return _loading_took_the_time(args, why, load_s)
+    limit = deadline.remaining()
     spec = problem_of(inst)
     if args.method != "auto":
         spec.method(args.method)  # unknown names fail here, before any work
@@ -125,10 +159,10 @@ def run_solve(args: argparse.Namespace) -> int:
     # The result is shown before any file is written: should a write still fail (the disk
     # filled up since the check above), the answer is not lost with it.
     if args.json:
-        doc = result_json(result)
+        doc = result_json(result, solution=False)
         # The command's own limit, and what loading took of it (the solver had the rest).
         doc["timing"].update(time_limit_s=args.time_limit, load_s=load_s)
-        write_json(doc)
+        write_json(doc, raw={"solution": solution_json(result)})
     else:
         render_result(out_console(), spec, inst, result)
     if args.out:

@@ -14,36 +14,99 @@ class DeadlineReached(SchedoptError):
     ``schedopt.solve`` turns it into an honest ``NO_SOLUTION`` (or the caller's hint), so it
     never reaches the caller."""
 
-    def __init__(self, phase: str):
+    def __init__(self, phase: str, message: str | None = None):
         self.phase = phase
-        super().__init__(f"the time limit was reached while {phase}")
+        super().__init__(message or f"the time limit was reached while {phase}")
+
+
+#: The most a busy machine is assumed to slow a reserve down (``Deadline.stretch_s``): a
+#: 2-core machine at load 4-6. Beyond it (measured 8× and more at load 12 under ``nice``)
+#: a reserve that large leaves no time to find the first answer at all (fair share's 4,096
+#: GPUs at 3 s: NO_SOLUTION from auto), so the limit is then kept only as far as the
+#: validation of the answer allows.
+MAX_SLOWDOWN = 3.0
+#: The slowdown the problems' reserves were measured at: beside other work (admission's
+#: validation 2.0 µs a job-slot there against 1.2 µs quiet, fair share's 65 µs a job). A
+#: reserve stretches only beyond it.
+CALIBRATED_SLOWDOWN = 1.5
+#: Wall seconds after which the process's CPU share is a measurement (before: no stretch).
+MIN_MEASURED_S = 0.1
+
+
+def slowdown(since_wall: float, since_cpu: float) -> float:
+    """How much slower than alone this process runs: wall time over its CPU time since
+    (``time.perf_counter()``, ``time.process_time()``) = (since_wall, since_cpu), between 1 and
+    MAX_SLOWDOWN. Beside other work on a 2-core machine a Python loop gets a fraction of a
+    core, and everything measured quiet (validation's reserve) takes that many times longer."""
+    wall = time.perf_counter() - since_wall
+    if wall < MIN_MEASURED_S:
+        return 1.0
+    cpu = time.process_time() - since_cpu
+    return min(MAX_SLOWDOWN, max(1.0, wall / max(cpu, 1e-9)))
+
+
+def cpu_share_slowdown(cpu_s: float = 0.03) -> float:
+    """How much slower than alone this process runs now, measured: wall time over CPU time of
+    a busy loop that uses ``cpu_s`` of CPU (30 ms: 90 ms of wall at 3×), between 1 and
+    MAX_SLOWDOWN. (The process's start-up said nothing: 0.1-0.3 s before ``main``, read as
+    2.4-3× at load 4, where a 39 MB file then loaded in 4.1 s, as quiet.)"""
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    acc = 0
+    while time.process_time() - cpu0 < cpu_s:
+        for i in range(10_000):
+            acc = (acc * 31 + i) % 1_000_003
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    return min(MAX_SLOWDOWN, max(1.0, wall / max(cpu, 1e-9)))
 
 
 @dataclass(frozen=True)
 class Deadline:
-    """An absolute point in ``time.perf_counter()`` time by which a solve must return."""
+    """An absolute point in ``time.perf_counter()`` time by which a solve must return.
+
+    ``stretch_s`` is time kept back for a later phase (validating the answer), measured at
+    CALIBRATED_SLOWDOWN: the deadline moves earlier by ``stretch_s × (s / CALIBRATED_SLOWDOWN
+    − 1)`` more when the slowdown ``s`` this process measures since ``since`` (wall and CPU
+    clocks) is larger. Fair share's validation of 20,000 jobs, 1.4 s reserved, took 4-8 s at
+    load 8-11 (#16)."""
 
     end: float
+    stretch_s: float = 0.0
+    since: tuple[float, float] = (0.0, 0.0)
 
     @classmethod
     def after(cls, seconds: float) -> Deadline:
         return cls(time.perf_counter() + seconds)
 
+    def _end(self) -> float:
+        if not self.stretch_s:
+            return self.end
+        return self.end - self.stretch_s * max(0.0, self.stretch_factor() - 1.0)
+
+    def stretch_factor(self) -> float:
+        """How many times ``stretch_s`` the reserve is now (at least 1)."""
+        return max(1.0, slowdown(*self.since) / CALIBRATED_SLOWDOWN)
+
     def remaining(self) -> float:
-        return max(0.0, self.end - time.perf_counter())
+        return max(0.0, self._end() - time.perf_counter())
 
     def expired(self) -> bool:
         return self.remaining() <= 0.0
 
     def check(self, phase: str) -> None:
         """Raise :class:`DeadlineReached` naming ``phase`` if the deadline has passed. Cheap
-        (one clock read): loops over jobs call it every few hundred items."""
-        if time.perf_counter() >= self.end:
+        (two clock reads): loops over jobs call it every few hundred items."""
+        if time.perf_counter() >= self._end():
             raise DeadlineReached(phase)
 
     def earlier(self, seconds: float) -> Deadline:
         """This deadline moved ``seconds`` earlier (time kept back for a later phase)."""
-        return Deadline(self.end - max(0.0, seconds))
+        return Deadline(self.end - max(0.0, seconds), self.stretch_s, self.since)
+
+    def reserving(self, seconds: float) -> Deadline:
+        """This deadline moved ``seconds`` earlier on a quiet machine, and ``seconds`` times
+        the measured slowdown earlier on a busy one (``stretch_s``)."""
+        now = (time.perf_counter(), time.process_time())
+        return Deadline(self.end - max(0.0, seconds), self.stretch_s + max(0.0, seconds), now)
 
     def share(self, fraction: float, reserve_s: float = 0.0) -> float:
         """Seconds for one stage: ``fraction`` of what remains after keeping ``reserve_s``."""

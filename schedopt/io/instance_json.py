@@ -14,16 +14,35 @@ from pydantic import BaseModel, ValidationError
 
 from schedopt.core import files
 from schedopt.core.errors import InvalidInstanceError
-from schedopt.core.pydantic_errors import invalid_instance_error
+from schedopt.core.pydantic_errors import describe, invalid_instance_error
 from schedopt.core.registry import get_problem, problem_names, problem_of
+from schedopt.core.stopping import Deadline, DeadlineReached, cpu_share_slowdown
 
 SCHEMA_VERSION = 1
 #: Files larger than this are refused before parsing.
 MAX_FILE_BYTES = 512 * 1024 * 1024
+#: Seconds a megabyte of instance JSON takes to decode and validate on a quiet machine
+#: (admission's 100,000 jobs, 39.4 MB: 3.8-4.8 s quiet; 15.3 s at load 12). Times the slowdown
+#: measured before decoding, a file that would take longer than the time left is
+#: refused before decoding (#16 item 5).
+LOAD_S_PER_MB = 0.1
+#: Files from this size on measure the machine's slowdown first (30 ms of CPU).
+MEASURED_FROM_MB = 5.0
 
 
 def _reject_constants(token: str) -> float:
     raise InvalidInstanceError("", f"{token} is not a number JSON allows")
+
+
+def _got(value: object) -> str:
+    """A short form of a value for a message, never recursive nor unbounded: ``repr`` of a list
+    nested 1,000 deep raised RecursionError and of a 5,000-digit integer ValueError (#16)."""
+    got = describe(value)
+    if got is not None:
+        return got
+    kinds: dict[type, str] = {dict: "an object", list: "an array", str: "a string"}
+    kind = kinds.get(type(value), f"a {type(value).__name__}")
+    return f"{kind}, not shown"
 
 
 def parse_instance(doc: Any) -> BaseModel:
@@ -33,12 +52,12 @@ def parse_instance(doc: Any) -> BaseModel:
     name = doc.get("problem")
     if name not in problem_names():
         raise InvalidInstanceError(
-            "problem", f"must be one of {list(problem_names())} (got {name!r})"
+            "problem", f"must be one of {list(problem_names())} (got {_got(name)})"
         )
     version = doc.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
         raise InvalidInstanceError(
-            "schema_version", f"this schedopt reads version {SCHEMA_VERSION} (got {version!r})"
+            "schema_version", f"this schedopt reads version {SCHEMA_VERSION} (got {_got(version)})"
         )
     try:  # the models raise InvalidInstanceError themselves (schedopt.core.model.FrozenModel)
         return get_problem(name).instance_type.model_validate(doc)
@@ -77,9 +96,33 @@ def loads(text: str | bytes) -> BaseModel:
     return parse_instance(decode_json(text))
 
 
-def load(path: str | Path) -> BaseModel:
-    """Read an instance file of any problem and return its typed, validated instance."""
-    return loads(read_capped(Path(path)))
+def load(path: str | Path, deadline: Deadline | None = None) -> BaseModel:
+    """Read an instance file of any problem and return its typed, validated instance.
+
+    ``deadline``: checked before each stage (reading, decoding the JSON, validating), and a
+    file too large to decode in the time left is refused before it is decoded
+    (:data:`LOAD_S_PER_MB`, times the slowdown measured now); each stage is one
+    call that is not interrupted once started. Raises :class:`DeadlineReached` naming the stage."""
+    p = Path(path)
+    if deadline is None:
+        return loads(read_capped(p))
+    deadline.check(f"loading {p.name}, before reading it")
+    data = read_capped(p)
+    megabytes = len(data) / 1e6
+    slower = cpu_share_slowdown() if megabytes >= MEASURED_FROM_MB else 1.0
+    needed = LOAD_S_PER_MB * megabytes * slower
+    if needed > deadline.remaining():
+        raise DeadlineReached(
+            f"loading {p.name}",
+            f"{p.name} was not loaded: {megabytes:.1f} MB take about {needed:.1f} s to decode "
+            f"and validate ({LOAD_S_PER_MB} s/MB quiet, this machine {slower:.1f}× slower now), "
+            f"more than the {deadline.remaining():.1f} s left of the time limit",
+        )
+    doc = decode_json(data)
+    deadline.check(f"loading {p.name}, after decoding its JSON")
+    inst = parse_instance(doc)
+    deadline.check(f"loading {p.name}, after validating it")
+    return inst
 
 
 def to_json(obj: BaseModel) -> str:
@@ -97,12 +140,40 @@ def load_solution(instance: BaseModel, path: str | Path) -> BaseModel:
     doc = decode_json(read_capped(Path(path)))
     if not isinstance(doc, dict):
         raise InvalidInstanceError("", f"a solution is a JSON object (got {type(doc).__name__})")
+    # Every problem's solution may name its problem, and a name is checked against the
+    # instance's (an admission solution labelled "reconfig" or "" validated as VALID, #16).
+    if "problem" in doc and doc["problem"] != spec.name:
+        raise InvalidInstanceError(
+            "problem", f"a solution of {_got(doc['problem'])}, not of {spec.name!r} as the instance"
+        )
     try:
         return spec.solution_type.model_validate(doc)
+    except InvalidInstanceError:
+        if "problem" not in doc:
+            other = _problem_whose_solution(doc, spec.name)
+            if other is not None:  # not "plans: required field is missing" (#16)
+                raise InvalidInstanceError(
+                    "problem", f"a solution of {other!r}, not of {spec.name!r} as the instance"
+                ) from None
+        raise
     except ValidationError as err:  # a problem package whose models are plain pydantic ones
         raise invalid_instance_error(err) from None
     except RecursionError:
         raise InvalidInstanceError("", "the document is nested too deeply") from None
+
+
+def _problem_whose_solution(doc: dict[str, Any], but: str) -> str | None:
+    """The one other problem whose solution format ``doc`` fits, if exactly one does."""
+    fits = []
+    for name in problem_names():
+        if name == but:
+            continue
+        try:
+            get_problem(name).solution_type.model_validate(doc)
+        except (InvalidInstanceError, ValidationError, RecursionError):
+            continue
+        fits.append(name)
+    return fits[0] if len(fits) == 1 else None
 
 
 def json_schema(problem: str) -> dict[str, Any]:

@@ -24,6 +24,23 @@ from .terms import Backend, Level, RowBlock, Sense
 
 _MS = highspy.HighsModelStatus
 
+#: A MIP level whose objective names more integer columns than this is handed to HiGHS as one
+#: continuous column ``z`` defined by a row (``z = objective``, cost 1 on ``z``). HiGHS's MIP
+#: setup partitions the objective's binaries into cliques (HighsObjectiveFunction::
+#: setupCliquePartition) in time quadratic in their number, with no time or interrupt check:
+#: fair share's L2 at 16,384 GPUs × 20,000 jobs (64,112 binaries in the objective after
+#: presolve) spent 70.8 s there, 0 LP iterations, on a 10 s limit (load 4, #16). With the
+#: objective in one continuous column the partition has nothing to do — but HiGHS's presolve
+#: substitutes a free ``z`` straight back into the objective (measured: 39.5 s, the same
+#: partition). So ``z`` gets an upper bound presolve cannot derive from its row: the start's
+#: value (a cutoff: the level only looks for points at least as good as its start). A level
+#: started without a point keeps a free ``z`` (nothing better is known). The cutoff makes the
+#: feasible set smaller, never the optimum (the start is in it); should it empty the set (a
+#: start HiGHS reads as infeasible), the run is NO_SOLUTION, never INFEASIBLE. Below the
+#: threshold the objective stays on the columns (the partition helps HiGHS propagate the
+#: objective, and costs little at 2,000 binaries).
+OBJECTIVE_ROW_MIN_INTEGERS = 2_000
+
 
 class HighsSession:
     method = "milp:highs"
@@ -56,6 +73,10 @@ class HighsSession:
         h.cbMipInterrupt.subscribe(self._interrupt)
         h.cbIpmInterrupt.subscribe(self._stop)
         self._costed = np.zeros(0, dtype=np.int64)
+        #: Objective columns added by set_level (OBJECTIVE_ROW_MIN_INTEGERS): (column, the
+        #: level's columns, their costs), so that a MIP start can give them their value.
+        self._objective_cols: list[tuple[int, np.ndarray, np.ndarray]] = []
+        self._objective_z: int | None = None  # the current level's z, if it has one
         self._level: Level | None = None
         self._sign = 1.0
         self._hint: np.ndarray | None = None
@@ -78,6 +99,9 @@ class HighsSession:
 
     def set_level(self, level: Level) -> None:
         h = self.highs
+        if self._objective_z is not None:  # the last level's z: no cost, no cutoff now
+            h.changeColBounds(self._objective_z, -highspy.kHighsInf, highspy.kHighsInf)
+            self._objective_z = None
         if len(self._costed):
             h.changeColsCost(
                 len(self._costed), self._costed.astype(np.int32), np.zeros(len(self._costed))
@@ -90,16 +114,42 @@ class HighsSession:
         cols, inverse = np.unique(level.expr.cols, return_inverse=True)
         costs = np.zeros(len(cols))
         np.add.at(costs, inverse, level.expr.coefs)  # a column named twice: coefficients add
+        costs *= self._sign
+        if self._is_mip and int(self._integer[cols].sum()) > OBJECTIVE_ROW_MIN_INTEGERS:
+            cols, costs = self._objective_column(cols, costs)
         if len(cols):
-            h.changeColsCost(len(cols), cols.astype(np.int32), self._sign * costs)
+            h.changeColsCost(len(cols), cols.astype(np.int32), costs)
         h.changeObjectiveOffset(self._sign * level.expr.constant)
         h.changeObjectiveSense(highspy.ObjSense.kMinimize)
         self._costed, self._level = cols, level
 
+    def _objective_column(
+        self, cols: np.ndarray, costs: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """A free continuous column z with the row ``costs · x - z = 0``; the level's cost goes
+        on z alone (OBJECTIVE_ROW_MIN_INTEGERS)."""
+        h = self.highs
+        z = int(h.getNumCol())
+        h.addVar(-highspy.kHighsInf, highspy.kHighsInf)
+        row_cols = np.append(cols, z).astype(np.int32)
+        row_coefs = np.append(costs, -1.0)
+        h.addRow(0.0, 0.0, len(row_cols), row_cols, row_coefs)
+        self._objective_cols.append((z, cols, costs))
+        self._objective_z = z
+        return np.array([z]), np.array([1.0])
+
     def set_hint(self, values: np.ndarray | None) -> None:
         self._hint = values
 
+    def _start(self, hint: np.ndarray) -> np.ndarray:
+        """The MIP start over every HiGHS column: the model's, then each objective column at
+        its row's value (a start that leaves columns out makes HiGHS solve for them)."""
+        extra = [float(costs @ hint[cols]) for _, cols, costs in self._objective_cols]
+        return np.concatenate([hint.astype(np.float64), np.asarray(extra, dtype=np.float64)])
+
     def run(self, time_limit_s: float, options: SolveOptions) -> LevelRun:
+        if not self.model.num_cols:
+            return self._run_empty()
         h, entered = self.highs, time.perf_counter()
         h.setOptionValue("time_limit", max(0.01, time_limit_s))
         h.setOptionValue("mip_rel_gap", options.mip_gap)
@@ -111,8 +161,9 @@ class HighsSession:
             # A MIP start. An LP gets none: setSolution discards the simplex basis HiGHS keeps
             # between levels (and a caller's warm basis), which is the better start; with it,
             # timeshare's level 2 re-solved from scratch (3,280 iterations against 27).
-            n = self.model.num_cols
-            h.setSolution(n, np.arange(n, dtype=np.int32), self._hint.astype(np.float64))
+            start = self._start(self._hint)
+            h.setSolution(len(start), np.arange(len(start), dtype=np.int32), start)
+        cutoff = self._cutoff()
         started = time.perf_counter()
         self._stop_at = started + max(0.01, time_limit_s)
         self._progress = options.on_progress
@@ -120,7 +171,7 @@ class HighsSession:
         status_code, info = h.getModelStatus(), h.getInfo()
         has_primal = info.primal_solution_status == 2  # kSolutionStatusFeasible
         objective = self._sign * info.objective_function_value if has_primal else None
-        values = np.asarray(h.getSolution().col_value) if has_primal else None
+        values = self._values() if has_primal else None
         if self._hint is not None and not self._consistent(objective, values):
             # HiGHS 1.16 can return the MIP start's columns with the objective of a better point
             # it found in presolve's reduced space (fairshare's small-s1: objective 90, columns
@@ -132,7 +183,7 @@ class HighsSession:
             status_code, info = h.getModelStatus(), h.getInfo()
             has_primal = info.primal_solution_status == 2
             objective = self._sign * info.objective_function_value if has_primal else None
-            values = np.asarray(h.getSolution().col_value) if has_primal else None
+            values = self._values() if has_primal else None
         ended = time.perf_counter()
         self._stop_at = math.inf  # runs outside ``run`` (column generation) keep their own
         self._progress = None
@@ -140,6 +191,8 @@ class HighsSession:
         if status_code == _MS.kOptimal:
             status = Status.OPTIMAL
             bound = self._sign * info.mip_dual_bound if self._is_mip else objective
+        elif status_code in (_MS.kInfeasible, _MS.kUnboundedOrInfeasible) and cutoff:
+            status = Status.NO_SOLUTION  # infeasible with the cutoff only: no proof
         elif status_code in (_MS.kInfeasible, _MS.kUnboundedOrInfeasible):
             status = Status.INFEASIBLE
         else:
@@ -153,6 +206,36 @@ class HighsSession:
         }
         handover = started - entered + time.perf_counter() - ended
         return LevelRun(status, objective, bound, values, stats, handover)
+
+    def _run_empty(self) -> LevelRun:
+        """A model without columns (admission with no jobs): HiGHS answers "model empty" with
+        no point, which read as NO_SOLUTION (#16). Its one point is the empty one, every row a
+        constant: optimal at the level's constant if the rows hold there, else infeasible."""
+        assert self._level is not None
+        point = np.zeros(0)
+        stats: dict[str, float | str] = {"solver": "highs", "model_status": "Empty"}
+        if self.model.violated_rows(point, backend=Backend.MILP):
+            return LevelRun(Status.INFEASIBLE, None, None, None, stats)
+        value = self._level.expr.constant
+        return LevelRun(Status.OPTIMAL, value, value, point, stats)
+
+    def _cutoff(self) -> bool:
+        """Bound the level's z by its start's value (OBJECTIVE_ROW_MIN_INTEGERS); True when a
+        finite cutoff is set."""
+        z = self._objective_z
+        if z is None:
+            return False
+        top = highspy.kHighsInf
+        if self._hint is not None:
+            _, cols, costs = self._objective_cols[-1]
+            value = float(costs @ self._hint[cols])
+            top = value + 1e-6 * max(1.0, abs(value))
+        self.highs.changeColBounds(z, -highspy.kHighsInf, top)
+        return top < highspy.kHighsInf
+
+    def _values(self) -> np.ndarray:
+        """The point found, over the model's columns (objective columns left out)."""
+        return np.asarray(self.highs.getSolution().col_value)[: self.model.num_cols]
 
     def _interrupt(self, event: highspy.HighsCallbackEvent) -> None:
         now = time.perf_counter()

@@ -172,10 +172,9 @@ class RowBlock:
 
     def activity(self, x: np.ndarray) -> np.ndarray:
         """Every row's value at the point ``x`` (for checks and the equivalence test)."""
-        products = self.coefs * x[self.cols]
-        sums = np.add.reduceat(products, self.starts[:-1]) if len(products) else products
-        empty = self.starts[:-1] == self.starts[1:]
-        out = np.zeros(len(self.lo))
-        if len(products):
-            out[~empty] = sums[~empty]
-        return out
+        # Summed by row index, not np.add.reduceat: reduceat reads one term of an empty row
+        # and fails on an empty row at the end (its start == the number of terms; timeshare
+        # with a zero-rate last GPU type, #16).
+        n = len(self.lo)
+        rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.starts))
+        return np.bincount(rows, weights=self.coefs * x[self.cols], minlength=n).astype(float)

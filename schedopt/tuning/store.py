@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from schedopt.core.errors import InvalidInstanceError
+from schedopt.core.files import read_capped
 from schedopt.core.registry import get_problem
 
 SCHEMA_VERSION = 1
@@ -58,13 +59,10 @@ def default_save_path(problem: str) -> Path:
 def _read(problem: str, path: Path, field: str) -> dict[str, Any]:
     """The parameter document at ``path``; any defect is an ``InvalidInstanceError`` on
     ``field`` that names the file."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_FILE_BYTES + 1)
-    except OSError as err:
-        raise InvalidInstanceError(field, f"{path}: {err.strerror or err}") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise InvalidInstanceError(field, f"{path}: larger than {MAX_FILE_BYTES} bytes")
+    try:  # a regular file only, the bytes read capped (a FIFO blocked open(), #16)
+        raw = read_capped(path, MAX_FILE_BYTES)
+    except InvalidInstanceError as err:
+        raise InvalidInstanceError(field, err.reason) from None
     try:
         doc = json.loads(raw)
     except (ValueError, RecursionError) as err:

@@ -189,3 +189,34 @@ def test_nested_models_keep_pydantics_fast_path(problem: str) -> None:
     # it for every nested model (that would cost a Python call per job and convert too early).
     for cls in _public_models(problem):
         assert cls.__pydantic_custom_init__ is False, cls
+
+
+@pytest.mark.parametrize("given", PROBLEMS)
+@pytest.mark.parametrize("problem", PROBLEMS)
+def test_a_solution_names_its_problem_and_a_mismatch_is_named(
+    problem: str, given: str, tmp_path
+) -> None:
+    """Every problem's solution accepts a ``problem`` key and checks it: an admission solution
+    labelled "reconfig" or "" validated as VALID, reconfig's format refused the key, and a
+    solution of another problem gave "plans: required field is missing" (#16)."""
+    inst, _ = _solved(problem)
+    _, doc = _solved(given)
+    assert doc["problem"] == given  # every problem writes its label
+    path = tmp_path / "sol.json"
+    labels = [given, None] if given != problem else ["", "admissio", [["x"]], "reconfig"]
+    if given == problem == "reconfig":
+        labels[-1] = "admission"
+    for label in labels:
+        shown = {k: v for k, v in doc.items() if k != "problem"}
+        path.write_text(json.dumps(shown if label is None else {**shown, "problem": label}))
+        with pytest.raises(schedopt.InvalidInstanceError) as err:
+            schedopt.load_solution(inst, path)
+        assert err.value.path == "problem", (label, err.value)
+        if label == given:  # the label, or (unlabelled) the one format it fits, is named
+            assert repr(given) in err.value.reason and repr(problem) in err.value.reason
+    if given == problem:
+        for own in (doc, {k: v for k, v in doc.items() if k != "problem"}):
+            path.write_text(json.dumps(own))
+            sol = schedopt.load_solution(inst, path)
+            assert sol.problem == problem
+            assert schedopt.get_problem(problem).validate(inst, sol) == []

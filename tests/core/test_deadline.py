@@ -122,3 +122,47 @@ def test_a_greedy_out_of_time_keeps_every_guarantee_or_says_so() -> None:
             continue
         kept = {p.job_id for p in result.solution.plans if p.admitted}
         assert admitted <= kept  # validated too: every kept deadline is met
+
+
+def test_a_reserve_stretches_with_the_measured_slowdown(monkeypatch) -> None:
+    """Beside other work the process gets a third of a core: validation's reserve, measured
+    at CALIBRATED_SLOWDOWN, is kept back 3 / CALIBRATED_SLOWDOWN times over (#16: fair
+    share's 1.45 s reserve took 4-8 s at load 8-11)."""
+    from schedopt.core import stopping
+
+    wall, cpu = [100.0], [10.0]
+    monkeypatch.setattr(stopping.time, "perf_counter", lambda: wall[0])
+    monkeypatch.setattr(stopping.time, "process_time", lambda: cpu[0])
+    deadline = stopping.Deadline(110.0).reserving(1.0)
+    assert deadline.remaining() == pytest.approx(9.0)  # nothing measured yet: as measured
+    wall[0], cpu[0] = 103.0, 11.0  # 3 s of wall for 1 s of CPU: 3 × slower
+    factor = 3.0 / stopping.CALIBRATED_SLOWDOWN
+    assert deadline.remaining() == pytest.approx(110.0 - 1.0 * factor - 103.0)
+    assert deadline.earlier(1.0).remaining() == pytest.approx(110.0 - 1.0 - factor - 103.0)
+    wall[0], cpu[0] = 106.0, 10.5  # 6 s of wall for 0.5 s of CPU (12×): capped at MAX_SLOWDOWN
+    top = stopping.MAX_SLOWDOWN / stopping.CALIBRATED_SLOWDOWN
+    assert deadline.remaining() == pytest.approx(110.0 - top - 106.0)
+    wall[0] = 108.5
+    with pytest.raises(stopping.DeadlineReached):
+        deadline.check("validating")
+
+
+def test_a_quiet_process_keeps_the_plain_reserve(monkeypatch) -> None:
+    from schedopt.core import stopping
+
+    wall, cpu = [100.0], [10.0]
+    monkeypatch.setattr(stopping.time, "perf_counter", lambda: wall[0])
+    monkeypatch.setattr(stopping.time, "process_time", lambda: cpu[0])
+    deadline = stopping.Deadline(110.0).reserving(1.0)
+    wall[0], cpu[0] = 105.0, 14.0  # 5 s for 4 s: no slower than the reserve was measured at
+    assert deadline.remaining() == pytest.approx(4.0)
+
+
+def test_a_model_is_not_handed_over_without_the_time_to_load_it() -> None:
+    """CP-SAT given 0.01 s after a 10.3 s build returned after 1.13 s (loading the model):
+    such a run is not started (#16)."""
+    from schedopt.model.method import too_late_to_hand_over
+
+    assert too_late_to_hand_over(Deadline.after(0.5), build_s=10.0) is not None
+    assert "hand it to the solver" in (too_late_to_hand_over(Deadline.after(0.5), 10.0) or "")
+    assert too_late_to_hand_over(Deadline.after(5.0), build_s=10.0) is None

@@ -55,3 +55,22 @@ def test_heuristics_keep_a_short_limit(large, method: str, limit: float) -> None
     else:  # the promise is the time; an answer in 0.5 s is a speed, measured in benchmarks/
         assert result.status in (Status.FEASIBLE, Status.NO_SOLUTION)
         assert result.solution is not None or "time limit" in (result.explanation or "")
+
+
+@pytest.fixture(scope="module")
+def largest():
+    # 16,384 GPUs, 200 tenants, 20,000 jobs (#16 item 1): HiGHS's MIP setup partitioned L2's
+    # 64,112 objective binaries into cliques for 70.8 s on a 10 s limit, unchecked.
+    return generate_custom(gpus=16384, tenants=200, jobs=20000, seed=0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["milp:highs", "auto", "cpsat", "milp:cbc"])
+def test_the_largest_instance_returns_within_the_limit(largest, method: str) -> None:
+    limit = 10.0
+    started = time.perf_counter()
+    result = schedopt.solve(largest, method, time_limit_s=limit)
+    elapsed = time.perf_counter() - started
+    assert elapsed <= promised_s(limit), (elapsed, promised_s(limit), result.stats)
+    if method == "auto":
+        assert result.solution is not None

@@ -37,10 +37,10 @@ LOADERS = {
 
 @pytest.mark.parametrize("name", sorted(LOADERS))
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
-def test_dev_zero_is_refused_by_bytes_read(small_caps: None, name: str) -> None:
+def test_dev_zero_is_refused(small_caps: None, name: str) -> None:
     box = in_thread(lambda: LOADERS[name]("/dev/zero"))
     assert isinstance(box.get("error"), InvalidInstanceError), box
-    assert "more than" in box["error"].reason
+    assert "character device" in box["error"].reason
 
 
 def test_a_field_over_the_csv_limit_names_the_line(tmp_path: Path) -> None:

@@ -93,3 +93,23 @@ def test_a_row_with_no_terms_that_cannot_hold_is_infeasible_everywhere() -> None
         point = np.array([value])
         assert m.violated_rows(point) == ["E1"]
         assert check_point(m, point) == []
+
+
+@pytest.mark.parametrize("empty", [0, 1, 2], ids=["first", "middle", "last"])
+def test_an_empty_row_anywhere_has_activity_zero(empty: int) -> None:
+    """np.add.reduceat read an empty row's start as an index and failed on an empty last row
+    (IndexError: timeshare with a zero-rate last GPU type under ``auto``, #16)."""
+    m = Model("empty-rows")
+    x = m.add_vars("x", [(i,) for i in range(2)])
+    terms = [[x[0,], x[1,]], [x[1,]], [x[0,]]]
+    terms[empty] = []
+    with m.rows("E2") as rows:
+        for cols in terms:
+            rows.add(cols, [1.0] * len(cols), hi=1.5)
+    m.add_level(Level("L1", Expr.of(x.cols, [1.0, 1.0]), Sense.MAXIMIZE, 0.5))
+    point = np.array([1.0, 1.0])
+    (block,) = m.blocks
+    expected = [float(len(cols)) for cols in terms]
+    assert block.activity(point).tolist() == expected
+    assert bool(m.violated_rows(point)) == (max(expected) > 1.5)
+    assert check_point(m, point) == []

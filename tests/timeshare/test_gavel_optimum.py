@@ -74,6 +74,21 @@ def test_priority_weight_and_scale_factor_by_hand() -> None:
     assert reference.policy_value(inst) == pytest.approx(4 / 3, rel=1e-9)
 
 
+@pytest.mark.parametrize("method", ("auto", *EXACT))
+@pytest.mark.parametrize("policy", list(Policy))
+def test_a_zero_rate_last_gpu_type_is_solved_by_every_method(policy: Policy, method: str) -> None:
+    """One job that cannot run on the last type: its column is left out, the model's last row
+    has no terms, and ``auto`` crashed mapping the hint onto the model (np.add.reduceat on an
+    empty last row, #16) while milp:highs solved it."""
+    job: dict = {"id": "j0", "throughput": {"a": 1.0, "b": 0.0}}
+    if policy.needs_remaining_steps:
+        job["remaining_steps"] = 100.0
+    inst = TimeshareInstance.model_validate(
+        {"policy": policy.value, "workers": {"a": 1, "b": 1}, "jobs": [job]}
+    )
+    assert gavel_value(inst, method) == pytest.approx(reference.policy_value(inst), rel=1e-6)
+
+
 def _typed_round(policy: Policy, jobs: int = 24) -> TimeshareInstance:
     """Jobs drawn from three job types, as Gavel's rounds draw from its 26: many identical."""
     types = [

@@ -101,7 +101,8 @@ SUITES = (
                 (0,),
             ),
         ),
-        methods=("auto",),
+        # auto (which routes these sizes to decomp), both decompositions, CP-SAT alone
+        methods=("auto", "decomp", "decomp:pop", "cpsat"),
         time_limit_s=10.0,
         description="issue #17's admission rows at the papers' scale",
     ),

@@ -55,7 +55,8 @@ SUITES = (
                 (0,),
             ),
         ),
-        methods=("auto",),
+        # auto (which routes these sizes to decomp), both decompositions, the MILP alone
+        methods=("auto", "decomp", "decomp:pop", "milp:highs"),
         description="issue #17's fair-share row and the 4,096-GPU shape of RESULTS.md",
     ),
 )

@@ -6,11 +6,12 @@ from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.core.result import ObjectiveTerm, Sense
 from schedopt.tuning.store import load_tuned
 
-from . import exact, heuristics, lns, plot, render
+from . import decomp, exact, heuristics, lns, plot, render
 from .data import estimate_num_variables, finish_reserve_s
 from .generate import SIZES, generate, generate_custom
 from .heuristics import EdfParams, SlackParams
 from .instance import AdmissionInstance, DeadlineTier, Job, JobKind
+from .policy import POLICY
 from .solution import AdmissionSolution, JobPlan, Rejection, RejectReason
 from .validate import evaluate, metrics, validate
 
@@ -33,6 +34,7 @@ SPEC = ProblemSpec(
     estimate_variables=estimate_num_variables,
     finish_reserve_s=finish_reserve_s,
     tuned_params=partial(load_tuned, "admission"),
+    policy=POLICY,
     export_model=exact.export,
     formulate=exact.prepare,
     render=render.render,
@@ -60,8 +62,10 @@ SPEC = ProblemSpec(
             supports_hint=True,
             params=lns.LnsParams,
         ),
+        *decomp.METHODS,
     ),
     auto_exact="cpsat",
+    auto_route=decomp.auto_route,
     plot=plot.to_svg,
     auto_heuristics=heuristics.HEURISTICS,
 )

@@ -57,9 +57,6 @@ from .solution import AdmissionSolution
 
 EPS = 1e-9
 Slot = tuple[str | None, int]  # (GPU type, GPUs) of one planned slot
-#: Tried after the configured method fails, before the previous plan's remainder (``auto``
-#: starts from the heuristics' plan or, when they fail, from the remainder as its hint).
-FALLBACKS = ("heuristic:edf", "heuristic:slack", "auto")
 
 
 @dataclass(frozen=True)
@@ -205,6 +202,7 @@ def _solve(rnd: Round, cfg: DriverConfig) -> tuple[AdmissionSolution, list[Tiers
             seed=cfg.seed,
             hint=hint,
             deterministic=cfg.deterministic,
+            params=dict(cfg.params) if method == cfg.method else None,
         )
         spent += result.wall_s
         if result.method.endswith("(hint kept)"):  # found nothing: the chain goes on
@@ -228,7 +226,7 @@ def _solve(rnd: Round, cfg: DriverConfig) -> tuple[AdmissionSolution, list[Tiers
         ):
             return done(kept, False, "previous plan (better)")
         return done(sol, False)
-    for method in FALLBACKS:
+    for method in cfg.fallbacks:
         if method != cfg.method:
             sol = attempt(method, inst, kept, method)
             if sol is not None:
@@ -240,7 +238,7 @@ def _solve(rnd: Round, cfg: DriverConfig) -> tuple[AdmissionSolution, list[Tiers
     notes.append(f"previous plan invalid ({change})")
     while True:
         held = rnd.instance(cfg, hold=True)
-        tried = [cfg.method, *(m for m in (*FALLBACKS[:2], "cpsat") if m != cfg.method)]
+        tried = [cfg.method, *(m for m in (*cfg.fallbacks[:2], cfg.hold_exact) if m != cfg.method)]
         for method in tried if any(s.held for s, _ in rnd.entries) else []:
             sol = attempt(method, held, None, f"{method} held")
             if sol is not None:

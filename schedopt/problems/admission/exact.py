@@ -9,7 +9,7 @@ import numpy as np
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.model import Formulated, Hooks, LexResult, exact_methods
 from schedopt.model.export import first_level_exporter
 from schedopt.model.method import build_seconds, refused
@@ -21,6 +21,10 @@ from .explain import explain_infeasible
 from .heuristics import refill_best_effort
 from .instance import AdmissionInstance
 from .model import AdmissionModel, build_model
+from .tier_bound import tier_bound
+
+#: Share of the time left that B0's LP may take (it takes milliseconds at 1,000 jobs).
+B0_SHARE = 0.1
 
 
 class AdmissionHooks(Hooks):
@@ -28,8 +32,16 @@ class AdmissionHooks(Hooks):
     # proven in 0.3 s instead of not at all in 5 s).
     cpsat_linearization_level = 2
 
-    def __init__(self, am: AdmissionModel):
+    def __init__(self, am: AdmissionModel, bound: float | None = None):
         self.am = am
+        self.bound = bound  # B0 (tier_bound.py), or None
+
+    def first_bound(self, method: str, bound: float | None) -> float | None:
+        # The solver's bound, or B0 where B0 is tighter or the solver has none (CP-SAT stopped
+        # before its root LP, on a busy machine: #16).
+        if self.bound is None or (bound is not None and bound <= self.bound):
+            return bound
+        return self.bound
 
     def hint_first_level(self, method: str) -> bool:
         # The hint is a warm start as an *incumbent*, not as search guidance for L1: hinted,
@@ -70,7 +82,11 @@ def prepare(
     early = refused(data.too_big_for(build_seconds(options, deadline)))
     if early is not None:
         return early
-    am = build_model(data, deadline=deadline)
+    b0 = tier_bound(data, deadline, deadline.share(B0_SHARE))
+    try:
+        am = build_model(data, deadline=deadline)
+    except DeadlineReached as stop:  # no model in time: B0 is still a bound
+        return Outcome(Status.NO_SOLUTION, bound=b0, explanation=str(stop))
     given = options.hint
     hint = None if given is None else encode(am, raw_from_solution(data, given))
 
@@ -79,7 +95,7 @@ def prepare(
 
     return Formulated(
         am.model,
-        AdmissionHooks(am),
+        AdmissionHooks(am, b0),
         solution,
         hint=hint,
         explain_infeasible=lambda: explain_infeasible(data, deadline, feasible_together),

@@ -150,9 +150,14 @@ def _fill_best_effort(
     data: ModelData, ledger: Ledger, raw: list[RawPlan], stop: Deadline | None = None
 ) -> None:
     """Leftover GPUs to best-effort jobs, smallest remaining GPU-time first, slot by slot
-    (until ``stop``: what is planned by then stands, the rest idles)."""
+    (until ``stop``: what is planned by then stands, the rest idles). Slots a job already has
+    planned in ``raw`` stay as they are and count against its work (a decomposition's join
+    tops up its parts' plans so)."""
     be = [j for j in data.jobs if not j.is_slo]
-    left = {j.index: j.work for j in be}
+    left = {
+        j.index: max(0, j.work - sum(j.options[o].work for o in raw[j.index].run if o is not None))
+        for j in be
+    }
 
     def gpu_time(j: JobData) -> float:
         return min(o.n * left[j.index] / o.work for o in j.options if o.work > 0)
@@ -166,6 +171,8 @@ def _fill_best_effort(
         for job in sorted(active, key=lambda j: (gpu_time(j), j.id)):
             if stop is not None and stop.expired():
                 return
+            if raw[job.index].run[t] is not None:
+                continue
             fitting = [i for i, o in enumerate(job.options) if o.work > 0 and ledger.fits(t, o)]
             if not fitting:
                 continue
@@ -226,7 +233,11 @@ def _greedy(
         ledger = Ledger(data)
         raw = [RawPlan([None] * data.T) for _ in data.jobs]
         broken = []
-        tick = Ticker(stop, "keeping the guarantees of earlier-admitted jobs")
+        tick = Ticker(
+            stop,
+            "keeping the guarantees of earlier-admitted jobs, before the time kept back for "
+            "assembling the answer",
+        )
         for job in ordered:
             tick()
             if not _place_slo(
@@ -286,9 +297,9 @@ def run_slack(
 
 #: Assembling a solution from the plans costs about what building the data did (one pass over
 #: the jobs each; measured with the collector paused on 100,000 jobs: 1.6 s against 1.2 s of
-#: CPU): the greedy stops this many build times before the deadline, a share that follows the
-#: machine's load as the build did.
-ASSEMBLE_PER_BUILD = 2.0
+#: CPU, 1.33×): the greedy stops this many build times before the deadline, a share that
+#: follows the machine's load as the build did (2.0 until #16 kept too much back).
+ASSEMBLE_PER_BUILD = 1.5
 
 
 def assemble_reserve_s(build_s: float) -> float:

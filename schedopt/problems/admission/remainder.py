@@ -10,7 +10,8 @@ best-effort jobs, so a replay in which every method fails still progresses.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from schedopt.topology import Cluster
@@ -24,6 +25,11 @@ from .placement import place_first_slot
 from .solution import AdmissionSolution, JobPlan, Rejection, RejectReason
 
 Tiers = list[tuple[int, float, float]]  # (index into TraceJob.deadlines, seconds from now, value)
+
+
+#: Tried after the configured method fails, before the previous plan's remainder (``auto``
+#: starts from the heuristics' plan or, when they fail, from the remainder as its hint).
+FALLBACKS = ("heuristic:edf", "heuristic:slack", "auto")
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,13 @@ class DriverConfig:
     scaling_exponent: float = 0.9  # throughput at other GPU counts: r·(n/n0)**exponent
     skip_idle: bool = True
     deterministic: bool = False
+    #: Parameters of ``method`` (a heuristic's knobs), as ``solve(..., params=...)`` takes
+    #: them; the fallbacks run with their own.
+    params: Mapping[str, Any] = field(default_factory=dict)
+    #: Tried in turn after ``method`` finds nothing, before the previous plan's remainder.
+    fallbacks: tuple[str, ...] = FALLBACKS
+    #: The exact method of the last retry with every admitted job held to its guarantee.
+    hold_exact: str = "cpsat"
 
     def __post_init__(self) -> None:
         if not (self.slot_s > 0 and self.horizon_slots >= 1 and self.time_limit_s > 0):

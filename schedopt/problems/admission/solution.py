@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
+from typing import Literal
 
 from pydantic import Field
 
@@ -38,7 +39,7 @@ class JobPlan(FrozenModel):
 
 
 class AdmissionSolution(FrozenModel):
-    problem: str = "admission"
+    problem: Literal["admission"] = "admission"
     plans: tuple[JobPlan, ...]
     placement: dict[str, tuple[str, ...]] = Field(
         default_factory=dict, description="job id → the GPU ids it runs on in slot 0"

@@ -13,6 +13,7 @@ from .efficiency import with_efficiency
 from .generate import SIZES, generate, generate_custom
 from .heuristics import BaselineParams, PackingParams
 from .instance import CoschedInstance, Job, Phase, PhaseOption, Pool
+from .policy import POLICY
 from .solution import CoschedSolution, Group, JobPlan, PhasePlan
 from .validate import evaluate, finish_reserve_s, metrics, validate
 
@@ -37,6 +38,7 @@ SPEC = ProblemSpec(
     estimate_variables=estimate_columns,
     finish_reserve_s=finish_reserve_s,
     tuned_params=partial(load_tuned, "cosched"),
+    policy=POLICY,
     export_model=exact.export,
     formulate=exact.prepare,
     render=render.render,

@@ -3,7 +3,7 @@ periodic schedule (option and start of every phase). See ``formulations/cosched.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -39,6 +39,6 @@ class JobPlan(_Frozen):
 
 
 class CoschedSolution(_Frozen):
-    problem: str = "cosched"
+    problem: Literal["cosched"] = "cosched"
     groups: tuple[Group, ...]
     plans: tuple[JobPlan, ...]

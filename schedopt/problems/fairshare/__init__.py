@@ -6,7 +6,7 @@ from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.core.result import ObjectiveTerm, Sense
 from schedopt.tuning.store import load_tuned
 
-from . import exact, heuristics, plot, render
+from . import decomp, exact, heuristics, plot, render
 from .data import build_data, finish_reserve_s
 from .explain import UncountedUnit, uncounted_units
 from .gavel import GavelAllocation, JobFractions, solve_gavel_lp
@@ -58,8 +58,10 @@ SPEC = ProblemSpec(
             "Gavel's max-min LP over time fractions, rounded to whole GPUs and repaired",
             params=GavelRoundParams,
         ),
+        *decomp.METHODS,
     ),
     auto_exact="milp:highs",
+    auto_route=decomp.auto_route,
     auto_heuristics=heuristics.HEURISTICS,
 )
 

@@ -240,7 +240,12 @@ def build_data(
     job_demand = [max((o.n for o in j.options), default=0) for j in jobs]
     members = [tuple(tenant_jobs[u]) for u in range(len(inst.tenants))]
     raw_units = build_units(inst, C, job_demand, members)
-    largest = max([L * C + v.used_s for v in raw_units] + [v.deserved_after_s for v in raw_units])
+    # With fairness_unit 'job' and no jobs there are no units (a valid empty round, as in
+    # every problem: nothing to allocate, #16); the time unit is then the round's.
+    largest = max(
+        [L * C + v.used_s for v in raw_units] + [v.deserved_after_s for v in raw_units],
+        default=L,
+    )
     seconds = _time_unit(max(largest, L))  # one CP-SAT time unit, GPU-seconds
     units = tuple(
         replace(

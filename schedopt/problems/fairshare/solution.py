@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from schedopt.core.limits import GpuCount
@@ -21,7 +23,7 @@ class Allocation(FrozenModel):
 
 
 class FairshareSolution(FrozenModel):
-    problem: str = "fairshare"
+    problem: Literal["fairshare"] = "fairshare"
     allocations: tuple[Allocation, ...]
 
     def allocation(self, job_id: str) -> Allocation:

@@ -6,7 +6,7 @@ from functools import partial
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.tuning.store import load_tuned
 
-from . import exact, heuristics, plot, posterior, render, scenario
+from . import decompose, exact, heuristics, plot, posterior, render, scenario
 from .data import build_data, finish_reserve_s
 from .generate import SHAPES, SIZES, ModelShape, from_counts, generate, generate_custom
 from .heuristics import EplbParams, LocalSearchParams
@@ -45,6 +45,15 @@ SPEC = ProblemSpec(
             supports_hint=True,
         ),
         MethodSpec(
+            "decomp:layer",  # a decomposition proves no optimum: registered as a heuristic
+            MethodKind.HEURISTIC,
+            decompose.solve_decomposed,
+            "decomposition by layer: replica budgets from the bound, each layer in bins, "
+            "joined onto the GPUs; then each layer's model (HiGHS) with its memory fixed; "
+            "gap against the whole instance's bound (auto past 20,000 variables)",
+            supports_hint=True,
+        ),
+        MethodSpec(
             "heuristic:eplb",
             MethodKind.HEURISTIC,
             heuristics.solve_eplb,
@@ -60,6 +69,7 @@ SPEC = ProblemSpec(
         ),
     ),
     auto_exact="milp:highs",
+    auto_route=decompose.auto_route,
     auto_heuristics=heuristics.HEURISTICS,
 )
 

@@ -18,6 +18,7 @@ from schedopt.core.errors import ModelTooLargeError
 from schedopt.core.lexico import level_time_shares
 from schedopt.core.stopping import Deadline, Ticker
 
+from .budget import BudgetTable, budget_table, table_cells
 from .instance import LayerWithin, MoePlacementInstance
 from .solution import MoePlacementSolution
 
@@ -37,6 +38,12 @@ LEX_REL_TOL = 5e-10
 BUILD_S_PER_VARIABLE = 4e-5
 #: Refuse to build exact models with more decision variables than this.
 MAX_MODEL_VARIABLES = 2_000_000
+#: The replica curves of the bound stop after this many replicas per expert (the layer's floor
+#: then stands for every larger count).
+MAX_CURVE_STEPS_PER_EXPERT = 256
+#: Every method's bound splits the replica slots exactly over the layers when the table has
+#: at most this many cells (about 0.05 s); ``decomp:layer`` allows more.
+CHEAP_SPLIT_CELLS = 10_000_000
 #: Shares below this are dropped when a model's answer becomes a solution (then renormalised).
 SHARE_EPS = 1e-9
 
@@ -71,6 +78,9 @@ class ModelData:
     extra_memory_gib: float  # X (C6), inf when uncapped
     hierarchical: bool
     weights: tuple[float, float, float, float] | None  # weighted mode: (load, comm, gpus, moved)
+    #: C10 may order interchangeable GPUs: eligibility follows capacity (False for a model
+    #: over a given set of replicas, ``decompose.py``'s first stage).
+    symmetric: bool = True
 
     # --- sizes ---------------------------------------------------------------------------
     @property
@@ -142,11 +152,20 @@ class ModelData:
         w = self.weights
         return w[0] * lb1 + w[1] * lb2 + w[2] * lb3
 
-    def _replica_bound(self) -> float:
+    def replica_budget_gib(self) -> float:
+        """GiB left for replicas beyond one copy of every expert (C1 summed, and C6)."""
         single = sum(float(m.sum()) for m in self.mem)
-        budget = min(float(self.cap.sum()) - single, self.extra_memory_gib)
+        return min(float(self.cap.sum()) - single, self.extra_memory_gib)
+
+    def replica_curves(self) -> list[np.ndarray]:
+        """Per layer, ``curve[k]``: a lower bound on the layer's max load when it has ``k``
+        replicas beyond one copy of each expert ("Bounds" in the formulation): the larger of
+        its work over the speed of its best group and ``max_e w_le / (r_le s_max)`` for the
+        best counts ``r`` (greedy is optimal for this min-max allocation), capped at ``R``
+        replicas per expert and at the replica budget."""
+        budget = self.replica_budget_gib()
         s_max = float(self.speed.max())
-        curves, costs = [], []
+        curves = []
         for i in range(self.L):
             w = self.work(i)
             floor_i = 0.0
@@ -156,15 +175,13 @@ class ModelData:
                     sp = float(self.speed[in_k & self.eligible[i].any(axis=0)].sum())
                     value = float(w.sum()) / sp if sp > 0 else math.inf
                     floor_i = value if floor_i == 0.0 else min(floor_i, value)
-            # g(k): the smallest max_e w_e / r_e with k replicas beyond one each (greedy is
-            # optimal for this min-max allocation), capped at R replicas per expert.
             r = np.ones(len(w))
             cap_k = int(
                 min(len(w) * (self.replica_cap - 1), max(budget, 0) / float(self.mem[i].min()))
             )
-            cap_k = min(cap_k, 4 * len(w) * 64)
+            steps = min(cap_k, MAX_CURVE_STEPS_PER_EXPERT * len(w))
             curve = [max(floor_i, float((w / r).max()) / s_max)]
-            for _ in range(cap_k):
+            for _ in range(steps):
                 ratio = np.where(r < self.replica_cap, w / r, -1.0)
                 e = int(np.argmax(ratio))
                 if ratio[e] <= 0:
@@ -173,8 +190,74 @@ class ModelData:
                 curve.append(max(floor_i, float((w / r).max()) / s_max))
                 if curve[-1] <= floor_i:
                     break
+            else:
+                if steps < cap_k and curve[-1] > floor_i:
+                    # Cut short for time: the layer's floor one step on stands for every
+                    # longer allocation (lower than any of their values, so still a bound).
+                    curve.append(floor_i)
             curves.append(np.array(curve))
-            costs.append(float(self.mem[i].min()))
+        return curves
+
+    def replica_slots(self) -> int | None:
+        """Equal expert sizes ``m``: the most replicas beyond one copy of each expert that fit,
+        ``Σ_g ⌊M_g / m⌋ − Σ_l |E_l|`` (and ``⌊X / m⌋``, C6); None when sizes differ."""
+        size = float(self.mem[0][0])
+        if not all(np.allclose(m, size) for m in self.mem):
+            return None
+        slots = int(np.floor(self.cap / size + 1e-9).sum()) - sum(len(m) for m in self.mem)
+        if np.isfinite(self.extra_memory_gib):
+            slots = min(slots, int(np.floor(self.extra_memory_gib / size + 1e-9)))
+        return slots
+
+    @cached_property
+    def layer_curves(self) -> list[np.ndarray]:
+        """:meth:`replica_curves`, computed once."""
+        return self.replica_curves()
+
+    def split_cells(self) -> int | None:
+        """The size of the exact split's table (budgets × drop points of the curves), or None
+        where there is no split (expert sizes differ, or one copy of everything does not fit)."""
+        slots = self.replica_slots()
+        if slots is None or slots < 0:
+            return None
+        return table_cells(self.layer_curves, slots)
+
+    @cached_property
+    def _split_table(self) -> BudgetTable | None:
+        slots = self.replica_slots()
+        return None if slots is None or slots < 0 else budget_table(self.layer_curves, slots)
+
+    def build_split(self, stop: Deadline) -> BudgetTable | None:
+        """The exact split's table, built once, or None if ``stop`` passed first (checked
+        between layers; a later call starts again)."""
+        if "_split_table" in self.__dict__:
+            return self._split_table
+        slots = self.replica_slots()
+        if slots is None or slots < 0:
+            return None
+        table = budget_table(self.layer_curves, slots, stop)
+        if table is not None:
+            self.__dict__["_split_table"] = table  # what the cached property would hold
+        return table
+
+    def budget_table(self, max_cells: int = CHEAP_SPLIT_CELLS) -> BudgetTable | None:
+        """Equal expert sizes: the exact split of the replica slots over the layers' curves
+        (``budget.py``, built once), or None (sizes differ, no room, or over ``max_cells``)."""
+        cells = self.split_cells()
+        return None if cells is None or cells > max_cells else self._split_table
+
+    def split_bound(self, max_cells: int = CHEAP_SPLIT_CELLS) -> float:
+        """The bound with the replica slots split exactly over the layers, when the table
+        fits ``max_cells``; else -inf."""
+        table = self.budget_table(max_cells)
+        return -math.inf if table is None else float(table.value[-1])
+
+    def _replica_bound(self) -> float:
+        budget = self.replica_budget_gib()
+        return max(self.split_bound(), self._lagrangian_bound(budget, self.layer_curves))
+
+    def _lagrangian_bound(self, budget: float, curves: list[np.ndarray]) -> float:
+        costs = [float(m.min()) for m in self.mem]
         if not np.isfinite(budget) or all(len(c) == 1 for c in curves):
             return float(sum(c[-1] if np.isfinite(budget) else c.min() for c in curves))
 
@@ -365,6 +448,8 @@ def symmetry_classes(data: ModelData) -> list[list[int]]:
     holding anything in the current placement. Swapping two of them (all layers at once) maps
     a solution to one with the same objectives, so the models may order them (C10)."""
     classes: dict[tuple[float, ...], list[int]] = {}
+    if not data.symmetric:
+        return []
     for g in range(data.G):
         if data.current is not None and any(c[:, g].any() for c in data.current):
             continue

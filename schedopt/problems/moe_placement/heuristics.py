@@ -85,7 +85,7 @@ def solve_local_search(
     build_s = time.perf_counter() - t0
     plan = run_eplb(data, params, deadline)
     if plan is not None:
-        plan = improve(data, plan, params, Deadline(deadline.end - validation_reserve_s(plan)))
+        plan = improve(data, plan, params, deadline.earlier(validation_reserve_s(plan)))
     return _outcome(data, plan, t0, build_s)
 
 

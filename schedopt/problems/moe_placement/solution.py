@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from schedopt.core.limits import Fraction
 from schedopt.core.model import FrozenModel
 
@@ -30,7 +32,7 @@ class LayerPlan(_Frozen):
 class MoePlacementSolution(_Frozen):
     """``layers[l].experts[e].replicas``: in the order of the instance's layers and experts."""
 
-    problem: str = "moe_placement"
+    problem: Literal["moe_placement"] = "moe_placement"
     layers: tuple[LayerPlan, ...]
 
     def replicas(self) -> int:

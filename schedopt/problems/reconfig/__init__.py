@@ -11,6 +11,7 @@ from .data import build_data
 from .generate import MODELS, SIZES, generate, generate_custom, model_config
 from .heuristics import KeepShrinkParams, MegatronParams, OobleckParams
 from .instance import ModelConfig, Pipeline, ReconfigInstance, SlowGpu, Stage
+from .policy import POLICY
 from .solution import ReconfigSolution
 from .validate import TERMS, evaluate, finish_reserve_s, metrics, validate
 
@@ -29,6 +30,7 @@ SPEC = ProblemSpec(
     sizes=tuple(SIZES),
     estimate_variables=lambda inst: build_data(inst).num_columns,
     tuned_params=partial(load_tuned, "reconfig"),
+    policy=POLICY,
     export_model=exact.export,
     formulate=exact.prepare,
     methods=by_name(

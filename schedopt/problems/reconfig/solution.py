@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from schedopt.core.model import FrozenModel
@@ -17,5 +19,6 @@ class ReconfigSolution(FrozenModel):
     time ``T`` (without the amortised recovery, as in ``metrics``), checked exactly (V8); every
     method states it."""
 
+    problem: Literal["reconfig"] = "reconfig"
     pipelines: tuple[Pipeline, ...] = Field(min_length=0, max_length=2**20)
     iteration_time_s: float | None = Field(default=None, ge=0, le=1e9, allow_inf_nan=False)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from schedopt.core.limits import Fraction
 from schedopt.core.model import FrozenModel
 
@@ -21,7 +23,7 @@ class Share(FrozenModel):
 
 
 class TimeshareSolution(FrozenModel):
-    problem: str = "timeshare"
+    problem: Literal["timeshare"] = "timeshare"
     #: Positive fractions only; a job with none is not scheduled this round.
     shares: tuple[Share, ...]
 

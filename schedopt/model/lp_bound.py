@@ -1,0 +1,163 @@
+"""A proven upper bound from a linear relaxation, safe against the LP solver's tolerances.
+
+A decomposition method's bound must come from the whole instance (DESIGN.md, "Scale and
+distribution"). A problem writes a relaxation of its first level as a maximisation
+``max cᵀx : lo ≤ Ax ≤ hi, l ≤ x ≤ u`` with every column bounded; HiGHS solves it under the
+caller's time share, and the bound is not HiGHS's objective but weak duality evaluated here
+from its row duals ``π`` (any ``π`` gives one; the LP's optimal duals give the LP's value):
+
+    cᵀx = πᵀAx + (c − Aᵀπ)ᵀx ≤ Σ_i max(π_i lo_i, π_i hi_i) + Σ_j max(d_j l_j, d_j u_j),
+
+with ``d = c − Aᵀπ`` and a multiplier on an infinite side taken as 0. So the bound holds
+whatever tolerances the LP was solved to, and even when the LP was interrupted (a weaker one:
+the duals of the last iterate, or none).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .core import Model
+from .terms import Backend, Expr, Sense
+
+
+@dataclass(frozen=True)
+class Relaxation:
+    """``max cᵀx : lo ≤ Ax ≤ hi, lb ≤ x ≤ ub`` (every column bounded)."""
+
+    c: np.ndarray
+    #: A row by row: row i's entries are ``cols[starts[i]:starts[i+1]]`` with ``coefs``.
+    starts: np.ndarray
+    cols: np.ndarray
+    coefs: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    lb: np.ndarray
+    ub: np.ndarray
+
+
+@dataclass(frozen=True)
+class LpBound:
+    #: A proven upper bound on the relaxation's optimum (weak duality), or None.
+    bound: float | None
+    #: The LP's point (None when HiGHS returned none), for guiding a heuristic.
+    x: np.ndarray | None
+    #: HiGHS solved the LP to optimality (else: interrupted, the bound is from the last duals).
+    solved: bool
+    seconds: float
+
+
+def relax(
+    model: Model, objective: Expr, sense: Sense, extra: Sequence[tuple[Expr, float, float]] = ()
+) -> Relaxation:
+    """The LP relaxation of ``model`` (its MILP rows, integrality dropped) with ``objective``
+    (a maximisation; a minimisation is negated) and ``extra`` rows ``lo ≤ expr ≤ hi``."""
+    blocks = [b for b in model.blocks if Backend.MILP in b.backends and len(b)]
+    starts, cols, coefs, lo, hi = [np.zeros(1, dtype=np.int64)], [], [], [], []
+    offset = 0
+    for b in blocks:
+        starts.append(b.starts[1:] + offset)
+        offset += int(b.starts[-1])
+        cols.append(b.cols)
+        coefs.append(b.coefs)
+        lo.append(b.lo)
+        hi.append(b.hi)
+    for expr, low, high in extra:
+        starts.append(np.array([offset + len(expr.cols)]))
+        offset += len(expr.cols)
+        cols.append(np.asarray(expr.cols))
+        coefs.append(np.asarray(expr.coefs, dtype=np.float64))
+        lo.append(np.array([low - expr.constant]))
+        hi.append(np.array([high - expr.constant]))
+    c = np.zeros(model.num_cols)
+    np.add.at(c, np.asarray(objective.cols, dtype=np.int64), np.asarray(objective.coefs))
+    return Relaxation(
+        c=c if sense is Sense.MAXIMIZE else -c,
+        starts=np.concatenate(starts).astype(np.int64),
+        cols=np.concatenate(cols).astype(np.int64) if cols else np.zeros(0, dtype=np.int64),
+        coefs=np.concatenate(coefs) if coefs else np.zeros(0),
+        lo=np.concatenate(lo) if lo else np.zeros(0),
+        hi=np.concatenate(hi) if hi else np.zeros(0),
+        lb=model.lb,
+        ub=model.ub,
+    )
+
+
+def dual_bound(r: Relaxation, pi: np.ndarray) -> float:
+    """Weak duality: an upper bound on ``max cᵀx`` for any row multipliers ``pi``."""
+    pi = np.where((pi > 0) & ~np.isfinite(r.hi), 0.0, pi)
+    pi = np.where((pi < 0) & ~np.isfinite(r.lo), 0.0, pi)
+    rows = np.where(pi > 0, pi * np.where(np.isfinite(r.hi), r.hi, 0.0), 0.0) + np.where(
+        pi < 0, pi * np.where(np.isfinite(r.lo), r.lo, 0.0), 0.0
+    )
+    per_entry = np.repeat(pi, np.diff(r.starts)) * r.coefs
+    d = r.c - np.bincount(r.cols, weights=per_entry, minlength=len(r.c))
+    cols = np.maximum(d * r.lb, d * r.ub)
+    return float(rows.sum() + cols.sum())
+
+
+def solve_relaxation(r: Relaxation, time_limit_s: float, *, interior: bool = False) -> LpBound:
+    """Solve ``r`` with HiGHS (one thread) within ``time_limit_s``: the dual simplex, or with
+    ``interior`` the interior point method without crossover (4.5 s on admission's LP at
+    1,024 GPUs × 3,200 jobs where the dual simplex had not finished after 8 s, load 7)."""
+    started = time.perf_counter()
+    n, m = len(r.c), len(r.starts) - 1
+    if time_limit_s <= 0.0:
+        return LpBound(None, None, False, 0.0)
+    import highspy  # imported when first solved (start-up imports no solver)
+
+    from schedopt.backends.highs_pulp import swallow_highs_banner
+
+    swallow_highs_banner()
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    # (no "threads": HiGHS fixes its thread pool at a process's first run and fails every
+    # later run that asks for another size; its simplex and IPM run serially here anyway)
+    h.setOptionValue("time_limit", max(0.01, time_limit_s))
+    if interior:
+        # Without crossover its point is not a vertex (a worse guide for rounding), and its
+        # duals need not be exactly optimal: the bound is weak duality at whatever it returns.
+        h.setOptionValue("solver", "ipm")
+        h.setOptionValue("run_crossover", "off")
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n, m
+    lp.col_cost_ = -r.c  # HiGHS minimises −cᵀx
+    lp.col_lower_, lp.col_upper_ = r.lb, r.ub
+    lp.row_lower_ = np.where(np.isfinite(r.lo), r.lo, -highspy.kHighsInf)
+    lp.row_upper_ = np.where(np.isfinite(r.hi), r.hi, highspy.kHighsInf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.start_ = r.starts.astype(np.int32)
+    lp.a_matrix_.index_ = r.cols.astype(np.int32)
+    lp.a_matrix_.value_ = r.coefs.astype(np.float64)
+    h.passModel(lp)
+    stop_at = started + max(0.01, time_limit_s)
+
+    def interrupt(event: Any) -> None:
+        if time.perf_counter() >= stop_at:
+            event.interrupt()
+
+    h.cbSimplexInterrupt.subscribe(interrupt)
+    h.cbIpmInterrupt.subscribe(interrupt)
+    h.run()
+    solved = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    sol = h.getSolution()
+    bound: float | None = None
+    x: np.ndarray | None = None
+    if sol.dual_valid:
+        # HiGHS's duals are those of min −cᵀx: −c = Aᵀy + reduced costs, so π = −y.
+        value = dual_bound(r, -np.asarray(sol.row_dual, dtype=np.float64))
+        bound = value if math.isfinite(value) else None
+    if sol.value_valid:
+        x = np.asarray(sol.col_value, dtype=np.float64)
+    if bound is None:
+        bound = dual_bound(r, np.zeros(m))  # every column at its best bound
+    return LpBound(bound, x, solved, time.perf_counter() - started)
+
+
+__all__ = ["LpBound", "Relaxation", "dual_bound", "relax", "solve_relaxation"]

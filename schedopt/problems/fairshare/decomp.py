@@ -1,0 +1,314 @@
+"""Fair share by decomposition: POP on Gavel's LP (Narayanan et al., NSDI'21), split by pool,
+joined and water-filled on the whole cluster, with the bounds B1–B3 of the whole round
+(formulations/fairshare.md, "Decomposition").
+
+Every part holds an equal slice of every GPU pool (hosts of each type, in topology order, or at
+random for ``decomp:pop``) and a slice of the jobs: a running job goes with the hosts it runs
+on (so that it can be kept), the others are dealt tenant by tenant so that every part sees
+every tenant. A unit's accounts are split in proportion to its demand in each part
+(``α_vp = δ_vp / Σ_p δ_vp``): a share of ``t`` in every part is a share of at least ``t`` on
+the whole (the formulation proves it), so the join keeps the parts' minimum. Each part runs
+gavel-round (the Gavel LP, rounded and water-filled) on its own hosts; the join keeps every
+part's placement (the host groups are disjoint) and water-fills the GPUs the parts left idle.
+
+Hard guarantees (C5) and a preemption cap (C6) are not split: with either, the method answers
+NO_SOLUTION at once and ``auto`` keeps the monolithic model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from schedopt.core.options import SolveOptions
+from schedopt.core.registry import Outcome
+from schedopt.core.status import Status
+from schedopt.core.stopping import Deadline, DeadlineReached
+from schedopt.executor import Task
+from schedopt.model import decompose
+from schedopt.model.lp_bound import relax, solve_relaxation
+
+from .bound import bounds
+from .data import ModelData, TenantData, build_data, finish_reserve_s
+from .explain import with_fairness_note
+from .gavel import STAGE1_TOL, GavelAllocation, JobFractions
+from .heuristics import (
+    AstraeaParams,
+    GavelRoundParams,
+    _State,
+    run_gavel_round,
+    water_fill,
+)
+from .instance import FairshareInstance
+from .model import build_model
+from .units import NotCounted
+
+#: About this many jobs per part (the Gavel LP of 2,500 jobs solves in well under a second).
+JOBS_PER_PART = 2500
+#: ``auto`` runs ``decomp`` from this many jobs on (the monolithic model took 58.7 s on a
+#: 10 s limit at 20,000 jobs, issue #16).
+AUTO_DECOMP_JOBS = 5000
+
+#: Seconds per job the join keeps for turning the joined state into a solution (measured:
+#: 0.3 s for 20,000 jobs at load 10), and the join's whole reserve per job (state, water-fill
+#: and solution: 1.5 s for 20,000 jobs at load 10).
+SOLUTION_S_PER_JOB = 3e-5
+JOIN_S_PER_JOB = 5e-5
+#: ... and at least this many data builds (build 1.1 s at 20,000 jobs, load 10), so that it
+#: follows the machine's load: at load 14.5 the per-job reserve alone overran 10 s by 1.4 s.
+JOIN_PER_BUILD = 1.5
+#: Seconds per job a water-fill of missing parts' jobs needs before its first stop check.
+SORT_S_PER_JOB = 5e-5
+
+#: One job's answer from a part: (GPU type, count, kept, hosts), or None (idle).
+Answer = tuple[str, int, bool, dict[str, int]] | None
+
+
+def _host_groups(data: ModelData, k: int, random: bool, seed: int) -> dict[str, int]:
+    """Host → part: each pool's hosts in ``k`` groups of about equal free GPUs."""
+    rng = np.random.default_rng(seed)
+    out: dict[str, int] = {}
+    for g in sorted(data.type_capacity):
+        hosts = sorted(h for h, t in data.host_type.items() if t == g)
+        if random:
+            hosts = [hosts[i] for i in rng.permutation(len(hosts))]
+        total, seen = max(1, data.type_capacity[g]), 0
+        for h in hosts:
+            out[h] = min(k - 1, seen * k // total)
+            seen += data.free[h]
+    return out
+
+
+def split(data: ModelData, k: int, random: bool, seed: int) -> list[list[int]]:
+    """Job indices of each part (hosts: :func:`_host_groups`)."""
+    rng = np.random.default_rng(seed + 1)
+    groups = _host_groups(data, k, random, seed)
+    parts: list[list[int]] = [[] for _ in range(k)]
+    free: dict[int, list[int]] = {}
+    for job in data.jobs:
+        if job.prev_hosts:
+            parts[groups[min(job.prev_hosts)]].append(job.index)
+        else:
+            free.setdefault(job.tenant, []).append(job.index)
+    turn = 0
+    for tenant in sorted(free):
+        jobs = free[tenant]
+        if random:
+            jobs = [jobs[i] for i in rng.permutation(len(jobs))]
+        for i in jobs:
+            parts[turn % k].append(i)
+            turn += 1
+    return parts
+
+
+def part_data(data: ModelData, indices: list[int], group: int, groups: dict[str, int]) -> ModelData:
+    """The part as a round of its own: its hosts, its jobs (options that fit its hosts), and
+    every unit's accounts scaled by its share of demand ``α_vp`` (``shares[v]``)."""
+    hosts = {h for h, p in groups.items() if p == group}
+    free = {h: data.free[h] for h in hosts}
+    host_type = {h: data.host_type[h] for h in hosts}
+    cap: dict[str, int] = {}
+    widest: dict[str, int] = {}
+    for h in hosts:
+        g = host_type[h]
+        if g is not None:
+            cap[g] = cap.get(g, 0) + free[h]
+            widest[g] = max(widest.get(g, 0), free[h])
+    jobs = []
+    for n, i in enumerate(indices):
+        job = data.jobs[i]
+        options = tuple(
+            o
+            for o in job.options
+            if o.n <= cap.get(o.gpu_type, 0)
+            and (data.multi_host or o.n <= widest.get(o.gpu_type, 0))
+        )
+        prev = None
+        kept = None if job.prev_option is None else job.options[job.prev_option]
+        if kept in options and set(job.prev_hosts) <= hosts:
+            prev = options.index(kept)
+        jobs.append(dataclasses.replace(job, index=n, options=options, prev_option=prev))
+    return dataclasses.replace(
+        data,
+        jobs=tuple(jobs),
+        type_capacity=cap,
+        free=free,
+        host_type=host_type,
+    )
+
+
+def scale_units(data: ModelData, parts: list[ModelData]) -> list[ModelData]:
+    """Every part's units and tenants: accounts split by ``α_vp`` (module docstring)."""
+    demand = np.zeros((len(parts), len(data.units)))
+    for p, part in enumerate(parts):
+        for job in part.jobs:
+            demand[p, job.unit] += max((o.n for o in job.options), default=0)
+    total = demand.sum(axis=0)
+    out = []
+    for p, part in enumerate(parts):
+        members: dict[int, list[int]] = {}
+        tenant_jobs: dict[int, list[int]] = {}
+        for job in part.jobs:
+            members.setdefault(job.unit, []).append(job.index)
+            tenant_jobs.setdefault(job.tenant, []).append(job.index)
+        units = []
+        for v in data.units:
+            alpha = demand[p, v.index] / total[v.index] if total[v.index] > 0 else 0.0
+            reason = v.not_counted
+            if reason is None and demand[p, v.index] <= 0:
+                reason = NotCounted.NO_DEMAND
+            units.append(
+                dataclasses.replace(
+                    v,
+                    demand=int(demand[p, v.index]),
+                    deserved=v.deserved * alpha,
+                    used_s=v.used_s * alpha,
+                    deserved_after_s=v.deserved_after_s * alpha,
+                    jobs=tuple(members.get(v.index, ())),
+                    not_counted=reason,
+                )
+            )
+        tenants = tuple(
+            TenantData(
+                t.index, t.id, t.quota, t.demand, t.deserved, 0, tuple(tenant_jobs.get(t.index, ()))
+            )
+            for t in data.tenants
+        )
+        out.append(dataclasses.replace(part, units=tuple(units), tenants=tenants))
+    return out
+
+
+def lp_guide(part: ModelData, time_limit_s: float) -> GavelAllocation:
+    """The part's time fractions for gavel-round's rounding: the LP relaxation of the model
+    (C1–C7), L1 then L2 with L1 held, solved by HiGHS without PuLP (its build took 2/3 of a
+    part's time, measured on 2,500-job parts)."""
+    deadline = Deadline.after(time_limit_s)
+    none = GavelAllocation(Status.NO_SOLUTION, 0.0, 0.0, (), {}, {})
+    fm = build_model(part, deadline=deadline)
+    l1, l2 = fm.model.levels[0], fm.model.levels[1]
+    first = solve_relaxation(relax(fm.model, l1.expr, l1.sense), deadline.share(0.5))
+    if not first.solved or first.x is None:
+        return none
+    best = l1.expr.value(first.x)
+    held = (l1.expr, best - STAGE1_TOL * max(1.0, abs(best)), np.inf)
+    second = solve_relaxation(relax(fm.model, l2.expr, l2.sense, [held]), deadline.remaining())
+    x = second.x if second.solved and second.x is not None else first.x
+    jobs = []
+    for job in part.jobs:
+        taken = [(opt, float(x[fm.x[job.index, o]])) for o, opt in enumerate(job.options)]
+        taken = [(opt, f) for opt, f in taken if f > 1e-9]
+        fr = tuple((opt.gpu_type, opt.n, f) for opt, f in taken)
+        jobs.append(JobFractions(job.id, fr, sum(opt.eff * f for opt, f in taken)))
+    return GavelAllocation(Status.FEASIBLE, best, 0.0, tuple(jobs), {}, {})
+
+
+def solve_part(part: ModelData, budget: decompose.Budget) -> list[Answer]:
+    """gavel-round on one part within ``budget`` (module-level: a process pool's task)."""
+    time_limit_s = budget.deadline().remaining()
+    try:
+        lp = lp_guide(part, 0.7 * time_limit_s)
+    except DeadlineReached:
+        lp = GavelAllocation(Status.NO_SOLUTION, 0.0, 0.0, (), {}, {})
+    state, problem = run_gavel_round(part, GavelRoundParams(), lp)
+    if problem:
+        raise RuntimeError(problem)
+    out: list[Answer] = []
+    for job, r in zip(part.jobs, state.raw, strict=True):
+        if r.option is None:
+            out.append(None)
+        else:
+            o = job.options[r.option]
+            out.append((o.gpu_type, o.n, r.keep, dict(state.hosts[job.index])))
+    return out
+
+
+def join(
+    data: ModelData, parts: list[list[int]], answers: Mapping[str, Any], deadline: Deadline
+) -> tuple[Any, dict[str, float | str]]:
+    """The parts' placements on the whole cluster, then the idle GPUs water-filled."""
+    if not answers:  # nothing of its own: the caller's heuristics answer (auto)
+        return None, {"parts_missing_jobs": float(len(data.jobs))}
+    state = _State(data)
+    missing = 0
+    for p, indices in enumerate(parts):
+        got = answers.get(f"part{p}")
+        if got is None:
+            missing += len(indices)
+            continue
+        for i, answer in zip(indices, got, strict=True):
+            if answer is None:
+                continue
+            job = data.jobs[i]
+            g, n, keep, hosts = answer
+            o = next(k for k, opt in enumerate(job.options) if (opt.gpu_type, opt.n) == (g, n))
+            state.board.keep(hosts)
+            state._set(job, o, hosts, keep=keep)
+    before = sum(state.unit_gpus)
+    # the parts left GPUs: water-fill them until the time kept for writing the solution
+    stop = deadline.earlier(SOLUTION_S_PER_JOB * len(data.jobs))
+    # (water_fill first sorts every unit's jobs: not started without time for that)
+    if any(state.board.type_free.values()) and stop.remaining() > SORT_S_PER_JOB * missing:
+        water_fill(state, AstraeaParams(), wants=lambda unit: not stop.expired())
+    stats: dict[str, float | str] = {
+        "repair_added_gpus": float(sum(state.unit_gpus) - before),
+        "parts_missing_jobs": float(missing),
+    }
+    return state.solution(), stats
+
+
+def decomposition(
+    inst: FairshareInstance, options: SolveOptions, deadline: Deadline, random: bool
+) -> decompose.Decomposition | Outcome:
+    if inst.guarantees_hard or inst.max_preemptions is not None:
+        return Outcome(
+            Status.NO_SOLUTION,
+            explanation="the decomposition does not split hard guarantees (C5) or a "
+            "preemption cap (C6); use milp:highs or auto",
+        )
+    t0 = time.perf_counter()
+    data = build_data(inst, check_size=False, deadline=deadline)
+    data_s = time.perf_counter() - t0
+    k = int(options.params.get("parts", max(1, round(len(data.jobs) / JOBS_PER_PART))))
+    groups = _host_groups(data, k, random, options.seed)
+    job_parts = split(data, k, random, options.seed)
+    pieces = scale_units(data, [part_data(data, ix, p, groups) for p, ix in enumerate(job_parts)])
+    deadline.check("splitting the round into parts")
+
+    def bound(seconds: float) -> decompose.Bound:
+        b = bounds(data, Deadline.after(seconds))
+        return decompose.Bound(b.l1, {"L2_bound": b.l2, "L3_bound": b.l3})
+
+    return decompose.Decomposition(
+        part=lambda p, budget: Task(f"part{p}", solve_part, (pieces[p], budget)),
+        count=k,
+        join=lambda answers, dl: join(data, job_parts, answers, dl),
+        bound=bound,
+        # the join costs about 1.5 data builds, which follow the machine's load; and the
+        # finish once more: solve()'s reserve for it (65 us a job) was 1.5-3 s short at
+        # 20,000 jobs and load 8-15, and a decomposition uses its time to the end
+        join_reserve_s=max(0.05 + JOIN_S_PER_JOB * len(data.jobs), JOIN_PER_BUILD * data_s)
+        + finish_reserve_s(inst),
+        bound_share=0.1,
+        finish=lambda outcome: with_fairness_note(data, outcome),
+    )
+
+
+def auto_route(inst: FairshareInstance) -> str:
+    """``auto``'s exact method: ``decomp`` from AUTO_DECOMP_JOBS jobs on, when nothing it does
+    not split (C5, C6) is asked for; else the monolithic MILP."""
+    plain = not inst.guarantees_hard and inst.max_preemptions is None
+    return "decomp" if plain and len(inst.jobs) >= AUTO_DECOMP_JOBS else "milp:highs"
+
+
+METHODS = decompose.methods(
+    decomposition,
+    "decomposition by pool slices (gavel-round per part, water-filled join), "
+    "bounds of the whole round on every level",
+    "POP's random split of hosts and jobs (gavel-round per part), bounds of the whole",
+)
+
+__all__ = ["METHODS", "auto_route", "join", "solve_part", "split"]

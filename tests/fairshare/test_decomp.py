@@ -1,0 +1,72 @@
+"""Fair share by decomposition (#17): joined answers valid, the bounds B1-B3 on the right side
+of the brute-force and exact optima."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import schedopt
+from schedopt.core.status import Status
+from schedopt.problems.fairshare import generate_custom
+from schedopt.problems.fairshare.bound import bounds
+from schedopt.problems.fairshare.data import build_data
+from schedopt.problems.fairshare.decomp import auto_route
+from schedopt.problems.fairshare.strategies import instances
+
+from .bruteforce import best_min_share
+
+SETTINGS = settings(
+    derandomize=True, deadline=None, max_examples=30, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+@SETTINGS
+@given(inst=instances(max_jobs=3))
+def test_b1_is_at_least_the_brute_force_optimum(inst) -> None:
+    truth = best_min_share(inst)
+    if truth is None:
+        return
+    assert bounds(build_data(inst, check_size=False)).l1 >= truth - 1e-9
+
+
+@SETTINGS
+@given(inst=instances(max_jobs=5))
+def test_bounds_hold_against_the_exact_optimum(inst) -> None:
+    result = schedopt.solve(inst, "milp:highs", time_limit_s=30)
+    if result.status is not Status.OPTIMAL:
+        return
+    b = bounds(build_data(inst, check_size=False))
+    l1, l2, l3 = result.objectives
+    assert b.l1 >= l1 - 1e-9
+    assert b.l2 >= l2 - 1e-6  # L2 under the L1 fix is at most L2 without it
+    assert b.l3 <= l3 + 1e-6
+
+
+@pytest.mark.parametrize("method", ["decomp", "decomp:pop"])
+@SETTINGS
+@given(inst=instances(max_jobs=8))
+def test_joined_answer_is_valid_and_bounded(method: str, inst) -> None:
+    result = schedopt.solve(inst, method, time_limit_s=5, params={"parts": 2})
+    assert result.status is not Status.OPTIMAL
+    if result.solution is None:
+        assert result.status is Status.NO_SOLUTION and result.explanation
+        return
+    assert schedopt.get_problem("fairshare").validate(inst, result.solution) == []
+    assert result.best_bound is not None
+    assert result.best_bound >= result.objective - 1e-9
+
+
+def test_the_join_keeps_the_least_part_share() -> None:
+    # the demand-weighted split of the accounts: the whole is never below its worst part
+    inst = generate_custom(gpus=256, tenants=12, jobs=300, seed=2)
+    result = schedopt.solve(inst, "decomp", time_limit_s=20, params={"parts": 4})
+    assert result.solution is not None
+    b = bounds(build_data(inst, check_size=False))
+    assert result.objective <= b.l1 + 1e-9
+    assert result.gap is not None and result.gap < 0.05
+
+
+def test_auto_routes_large_plain_rounds_to_the_decomposition() -> None:
+    assert auto_route(generate_custom(gpus=64, tenants=4, jobs=50, seed=0)) == "milp:highs"
+    assert auto_route(generate_custom(gpus=1024, tenants=20, jobs=6000, seed=0)) == "decomp"
