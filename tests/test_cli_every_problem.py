@@ -68,7 +68,7 @@ def test_every_command(problem: str, tmp_path: Path, capsys: pytest.CaptureFixtu
     assert tunable, f"{problem} has nothing to tune"
     argv = ["tune", problem, "--method", tunable[0], "--size", spec.sizes[0], "--instances", "1"]
     assert main([*argv, "--n-calls", "6"]) == EXIT_OK
-    assert "best score" in capsys.readouterr().out
+    assert "training score" in capsys.readouterr().out
 
 
 def test_generate_refuses_a_size_the_problem_lacks_and_help_lists_each_problems(capsys) -> None:
