@@ -4,6 +4,7 @@ to 4,096 GPUs, and a round-by-round replay in which jobs arrive and finish.
     python benchmarks/cosched.py                 # all shapes, one seed (about 3 minutes)
     python benchmarks/cosched.py --quick         # 64 and 656 GPUs
     python benchmarks/cosched.py --replay-only   # only the replay (about 1 minute)
+    python benchmarks/cosched.py --decomp        # issue #17: colgen beside packing and auto
 
 Part 1, per instance and method: the hourly cost of the hosts held (L1), cost efficiency
 against both baselines (the baseline's $/h over this plan's for the same jobs at 100% SLO
@@ -27,6 +28,7 @@ on held-out samples, GB moved. Rows are appended to benchmarks/results/cosched.j
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -90,6 +92,7 @@ def run(case: Case) -> dict:
         "solve_s": r.solve_s,
         "wall_s": wall,
         "time_limit_s": case.time_limit_s,
+        "load_1min": os.getloadavg()[0],
         "explanation": r.explanation,
     }
 
@@ -124,6 +127,28 @@ def replay_rows(time_limit_s: float, seed: int) -> list[dict]:
     return rows
 
 
+def decomp(seeds: int, argv: list[str] | None) -> int:
+    """Issue #17's rows, one after another, with the load beside every row."""
+    cases = [
+        Case(s[0], m, seed, s[6])
+        for s in SHAPES[1:]
+        for seed in range(seeds)
+        for m in ("heuristic:packing", "colgen", "auto")
+    ]
+    rows = list(run_cases(run, cases, 1))
+    print_table(
+        "cosched #17: groups as columns (colgen) beside packing and auto",
+        rows,
+        [
+            *("instance", "method", "solved_by", "status", "cost_per_hour", "bound", "gap"),
+            *("vs_disagg", "slo_holdout", "wall_s", "time_limit_s", "load_1min"),
+        ],
+    )
+    path = append_rows("cosched", rows, argv)
+    print(f"rows appended to {path}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -134,7 +159,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=1, help="parallel solves (1)")
     ap.add_argument("--replay-only", action="store_true", help="only the round-by-round replay")
     ap.add_argument("--replay-limit", type=float, default=5.0, help="seconds per round (5)")
+    ap.add_argument(
+        "--decomp",
+        action="store_true",
+        help="issue #17: packing (today's answer), colgen and auto on 656 and 4,096 GPUs",
+    )
     args = ap.parse_args(argv)
+    if args.decomp:
+        return decomp(args.seeds, argv)
     shapes = SHAPES[:2] if args.quick else SHAPES
     rows: list[dict] = []
     if not args.replay_only:

@@ -35,6 +35,7 @@ from gavel_inputs import DEFAULT_THROUGHPUTS, load_throughputs, make_request
 
 import schedopt
 from schedopt.integrations import gavel as adapter
+from schedopt.integrations.gavel_base import TimesharePolicy
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CASES = (
@@ -67,7 +68,7 @@ def ours(req: dict) -> tuple[float, float | None, str, float | None]:
     policy = req["policy"]
     started = time.perf_counter()
     if policy in ("max_min_fairness_perf", "max_min_fairness_packed"):
-        engine: adapter._TimesharePolicy = adapter.MaxMinFairnessPerf()
+        engine: TimesharePolicy = adapter.MaxMinFairnessPerf()
         engine.get_allocation(tput, sf, pw, spec)  # type: ignore[attr-defined]
     elif policy == "max_min_fairness":
         engine = adapter.MaxMinFairness()

@@ -1,19 +1,23 @@
 """Gavel's policy interface, answered by schedopt's exact models (``timeshare``).
 
 Drop-in for Gavel's simulator and physical scheduler (stanford-futuredata/gavel,
-``scheduler/policies``): the classes here take and return the same dicts as Gavel's, and
-nothing of Gavel is imported. Job ids are whatever hashable keys the caller uses (Gavel's
-``JobIdPair``): a key is a *pair* of co-located jobs when it has ``is_pair()`` true (Gavel)
-or is a 2-tuple, and its members are then ``singletons()`` (Gavel) or the tuple's items.
+``scheduler/policies``): the classes here take and return the same dicts as Gavel's, carry
+Gavel's policy names (Gavel's scheduler reads them: it builds pairs only when ``'Packing'`` is
+in the name, and picks the ``get_allocation`` arguments by the name's start), take Gavel's
+constructor (the solver first), and nothing of Gavel is imported. Job ids are whatever
+hashable keys the caller uses (Gavel's ``JobIdPair``): a key is a *pair* of co-located jobs
+when it has ``is_pair()`` true (Gavel) or is a 2-tuple, and its members are then
+``singletons()`` (Gavel) or the tuple's items.
 
     policy = MaxMinFairnessPerf()
     allocation = policy.get_allocation(throughputs, scale_factors, priority_weights,
                                        cluster_spec)
 
 Every returned allocation is the exact optimum of formulations/timeshare.md and passed its
-independent validator; a round the solver cannot finish in ``time_limit_s`` raises
-:class:`RoundFailed` (never a silently worse answer), and bad input raises
-``InvalidInstanceError`` naming the job and field.
+independent validator; a round the solver cannot prove optimal in ``time_limit_s`` raises
+:class:`RoundFailed`, or gives the last allocation with ``on_failure="previous"`` (never a
+silently worse answer); bad input raises ``InvalidInstanceError`` naming the job and field.
+Jobs that fit nowhere get no time.
 """
 
 from __future__ import annotations
@@ -21,185 +25,41 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from schedopt.core.errors import SchedoptError
-from schedopt.core.status import Status
-from schedopt.problems.timeshare import Job, Policy, TimeshareInstance, TimeshareSolution
+from schedopt.problems.timeshare import Policy
 from schedopt.problems.timeshare.data import build_data
-from schedopt.problems.timeshare.rounds import RoundChange, RoundSession
 
-from .gavel_types import by_job_type
+from .gavel_allox import AlloX, AlloXPolicy
+from .gavel_base import RoundFailed, TimesharePolicy, members
+from .gavel_fifo import (
+    FIFO,
+    FIFOPacking,
+    FIFOPerf,
+    FIFOPolicy,
+    FIFOPolicyWithPacking,
+    FIFOPolicyWithPerf,
+    Gandiva,
+    GandivaPolicy,
+    Isolated,
+    IsolatedPolicy,
+)
+from .gavel_sum import (
+    ThroughputNormalizedByCostSumWithPackingSLOs,
+    ThroughputNormalizedByCostSumWithPerf,
+    ThroughputNormalizedByCostSumWithPerfSLOs,
+    ThroughputSumWithPerf,
+)
+from .gavel_waterfill import (
+    MaxMinFairnessWaterFilling,
+    MaxMinFairnessWaterFillingPacking,
+    MaxMinFairnessWaterFillingPerf,
+)
 
 Key = Hashable
 
 
-class RoundFailed(SchedoptError):
-    """The solver returned no allocation for the round (see ``result``)."""
-
-    def __init__(self, result: Any):
-        self.result = result
-        super().__init__(f"no allocation: {result.status.value}: {result.explanation}")
-
-
-def members(key: Key) -> tuple[Key, ...] | None:
-    """The two jobs of a pair key, or None for a single job's key."""
-    if type(key) is int or type(key) is str:  # the common single keys, without a lookup
-        return None
-    is_pair = getattr(key, "is_pair", None)
-    if callable(is_pair):
-        return tuple(key.singletons()) if is_pair() else None  # type: ignore[attr-defined]
-    if isinstance(key, tuple) and len(key) == 2:
-        return key
-    return None
-
-
-class _TimesharePolicy:
-    """What every adapter shares: dicts in, a timeshare round, dicts out. Rounds without pairs
-    run in one :class:`RoundSession`: only what changed is validated, and HiGHS starts from
-    the last round's basis."""
-
-    policy: Policy
-    name: str
-
-    def __init__(
-        self,
-        *,
-        method: str = "milp:highs",
-        time_limit_s: float = 60.0,
-        efficiency: bool = False,
-    ):
-        #: ``efficiency``: also solve level 2 (Gavel does not; about 3x the LP time).
-        self.method, self.time_limit_s, self.efficiency = method, time_limit_s, efficiency
-        self.last_result: Any = None
-        self.last_instance: TimeshareInstance | None = None
-        self._session: RoundSession | None = None
-        self._ids: dict[Key, str] = {}
-        self._docs: dict[str, dict[str, Any]] = {}
-
-    def _solve(
-        self,
-        throughputs: Mapping[Key, Mapping[str, Any]],
-        scale_factors: Mapping[Key, int],
-        priority_weights: Mapping[Key, float] | None,
-        cluster_spec: Mapping[str, int],
-        remaining: Mapping[Key, float] | None = None,
-        since_start: Mapping[Key, float] | None = None,
-        isolated_time: Mapping[Key, float] | None = None,
-    ) -> dict[Key, dict[str, float]] | None:
-        singles, pair_items = [], []
-        for k in throughputs:
-            two = members(k)
-            if two is None:
-                singles.append(k)
-            else:
-                pair_items.append((k, two))
-        if not singles:
-            self._session = None
-            return None  # Gavel's policies return None for an empty round
-        for k in singles:
-            self._ids.setdefault(k, str(len(self._ids)))
-        ids = {k: self._ids[k] for k in singles}
-        docs: dict[str, dict[str, Any]] = {}
-        for k in singles:
-            job: dict[str, Any] = {
-                "id": ids[k],
-                "throughput": {w: float(r) for w, r in throughputs[k].items()},
-                "scale_factor": int(scale_factors[k]),
-            }
-            if priority_weights is not None:
-                job["priority_weight"] = float(priority_weights[k])
-            if remaining is not None:
-                job["remaining_steps"] = float(remaining[k])
-            if since_start is not None:
-                job["time_since_start_s"] = float(since_start[k])
-            if isolated_time is not None:
-                job["isolated_time_s"] = float(isolated_time[k])
-            docs[ids[k]] = job
-        pairs, pair_keys = self._pairs(pair_items, throughputs, scale_factors, ids, docs)
-        workers = {w: int(n) for w, n in cluster_spec.items()}
-        session = self._session
-        if pairs or session is None or session.instance.workers != workers:
-            inst = TimeshareInstance.model_validate(
-                {
-                    "name": f"gavel-{self.name}",
-                    "policy": self.policy.value,
-                    "workers": workers,
-                    "jobs": list(docs.values()),
-                    **pairs,
-                    "efficiency": self.efficiency,
-                }
-            )
-            session = RoundSession(inst, method=self.method, time_limit_s=self.time_limit_s)
-            result = session.solve()
-        else:
-            result = session.step(self._change(docs))
-        self._session = None if pairs else session
-        self._docs = docs
-        self.last_result = result
-        self.last_instance = session.instance
-        if result.solution is None or result.status not in (Status.OPTIMAL, Status.FEASIBLE):
-            raise RoundFailed(result)
-        return _as_gavel(result.solution, throughputs, {v: k for k, v in ids.items()}, pair_keys)
-
-    def _pairs(self, pair_items, throughputs, scale_factors, ids, docs) -> tuple[dict, dict]:
-        """The co-located pairs as instance fields: a co-location table by job type when the
-        pairs are Gavel's (every pair of two recognised types present, with the types' rates;
-        the job types are then set in ``docs``), else the pairs one by one. Gavel's 1,024-job
-        round has 523,776 pairs of 26 types: 351 table entries instead."""
-        if not pair_items or not self.policy.takes_pairs:
-            return {}, {}
-        # Gavel's packing forces pairs of unequal scale factors to 0: they never share
-        kept = [(k, a, b) for k, (a, b) in pair_items if scale_factors[a] == scale_factors[b]]
-        if not kept:
-            return {}, {}
-        keys, firsts, seconds = zip(*kept, strict=True)
-        first_ids, second_ids = (
-            list(map(ids.__getitem__, firsts)),
-            list(map(ids.__getitem__, seconds)),
-        )
-        pair_keys = dict(zip(zip(first_ids, second_ids, strict=True), keys, strict=True))
-        tables = list(map(throughputs.__getitem__, keys))
-        table = by_job_type(first_ids, second_ids, tables, docs)
-        if table is not None:
-            return {"colocation": table}, pair_keys
-        return {
-            "pairs": [
-                {"jobs": [a, b], "throughput": {w: list(r) for w, r in t.items()}}
-                for a, b, t in zip(first_ids, second_ids, tables, strict=True)
-            ]
-        }, pair_keys
-
-    def _change(self, docs: dict[str, dict[str, Any]]) -> RoundChange:
-        """The difference from the last round's jobs: arrivals, departures, changed records."""
-        before = self._docs
-        return RoundChange(
-            arrivals=tuple(Job.model_validate(d) for i, d in docs.items() if i not in before),
-            departures=tuple(i for i in before if i not in docs),
-            updates=tuple(
-                Job.model_validate(d) for i, d in docs.items() if i in before and d != before[i]
-            ),
-        )
-
-
-def _as_gavel(
-    sol: TimeshareSolution,
-    throughputs: Mapping[Key, Mapping[str, Any]],
-    key_of: dict[str, Key],
-    pair_keys: dict[tuple[str, str], Key],
-) -> dict[Key, dict[str, float]]:
-    """Gavel's output: every key of the input, every worker type, zeros included."""
-    out = {k: dict.fromkeys(throughputs[k], 0.0) for k in throughputs}
-    for s in sol.shares:
-        if s.with_job is None:
-            key = key_of[s.job]
-        else:
-            ab = (s.job, s.with_job)
-            key = pair_keys[ab if ab in pair_keys else (s.with_job, s.job)]
-        out[key][s.worker_type] = s.fraction
-    return out
-
-
-class MaxMinFairnessPerf(_TimesharePolicy):
-    """``MaxMinFairnessPolicyWithPerf`` (and ``...WithPacking`` when pair keys are given)."""
+class MaxMinFairnessPerf(TimesharePolicy):
+    """``MaxMinFairnessPolicyWithPerf`` (and packed when pair keys are given; Gavel's scheduler
+    gives pairs only to :class:`MaxMinFairnessPacking`)."""
 
     policy = Policy.MAX_MIN_FAIRNESS_PERF
     name = "MaxMinFairness_Perf"
@@ -208,7 +68,13 @@ class MaxMinFairnessPerf(_TimesharePolicy):
         return self._solve(throughputs, scale_factors, priority_weights, cluster_spec)
 
 
-class MaxMinFairness(_TimesharePolicy):
+class MaxMinFairnessPacking(MaxMinFairnessPerf):
+    """``MaxMinFairnessPolicyWithPacking``: the name turns on Gavel's job pairs."""
+
+    name = "MaxMinFairness_Packing"
+
+
+class MaxMinFairness(TimesharePolicy):
     """``MaxMinFairnessPolicy``: throughput-blind (time only where the job can run)."""
 
     policy = Policy.MAX_MIN_FAIRNESS
@@ -218,7 +84,7 @@ class MaxMinFairness(_TimesharePolicy):
         return self._solve(throughputs, scale_factors, priority_weights, cluster_spec)
 
 
-class MinTotalDuration(_TimesharePolicy):
+class MinTotalDuration(TimesharePolicy):
     """``MinTotalDurationPolicyWithPerf``: the exact minimum makespan (Gavel bisects to 5%)."""
 
     policy = Policy.MIN_MAKESPAN
@@ -226,19 +92,43 @@ class MinTotalDuration(_TimesharePolicy):
 
     def get_allocation(self, throughputs, scale_factors, num_steps_remaining, cluster_spec):
         return self._solve(
-            throughputs, scale_factors, None, cluster_spec, remaining=num_steps_remaining
+            self._rates(throughputs),
+            scale_factors,
+            None,
+            cluster_spec,
+            remaining=num_steps_remaining,
         )
 
 
-class FinishTimeFairness(_TimesharePolicy):
+class MinTotalDurationPacking(MinTotalDuration):
+    """``MinTotalDurationPolicyWithPacking``: the name turns on Gavel's job pairs."""
+
+    name = "MinTotalDuration_Packing"
+
+
+class _AtV100:
+    """Gavel's throughput-blind makespan and finish-time fairness: every type taken at the
+    job's V100 rate (``min_total_duration.py``, ``finish_time_fairness.py``)."""
+
+    def _rates(self, throughputs):
+        return as_v100(throughputs)
+
+
+class MinTotalDurationBlind(_AtV100, MinTotalDuration):
+    """``MinTotalDurationPolicy``."""
+
+    name = "MinTotalDuration"
+
+
+class FinishTimeFairness(TimesharePolicy):
     """``FinishTimeFairnessPolicyWithPerf``, with Gavel's state across rounds: each job's
     progress in seconds of its isolated throughput (``_cumulative_isolated_time``)."""
 
     policy = Policy.FINISH_TIME_FAIRNESS
     name = "FinishTimeFairness_Perf"
 
-    def __init__(self, **kwargs: Any):
-        super().__init__(**kwargs)
+    def __init__(self, solver: str | None = None, **kwargs: Any):
+        super().__init__(solver, **kwargs)
         self._isolated_time: dict[Key, float] = {}
         self._last_steps: dict[Key, float] = {}
         self._last_isolated: dict[Key, float] = {}
@@ -259,7 +149,7 @@ class FinishTimeFairness(_TimesharePolicy):
                     self._isolated_time.get(k, 0.0) + done / (self._last_isolated[k])
                 )
         out = self._solve(
-            throughputs,
+            self._rates(throughputs),
             scale_factors,
             priority_weights,
             cluster_spec,
@@ -280,11 +170,82 @@ class FinishTimeFairness(_TimesharePolicy):
         return out
 
 
+class FinishTimeFairnessPacking(FinishTimeFairness):
+    """``FinishTimeFairnessPolicyWithPacking``: the name turns on Gavel's job pairs."""
+
+    name = "FinishTimeFairness_Packing"
+
+
+class FinishTimeFairnessBlind(_AtV100, FinishTimeFairness):
+    """``FinishTimeFairnessPolicy``."""
+
+    name = "FinishTimeFairness"
+
+
+def as_v100(throughputs: Mapping[Key, Mapping[str, Any]]) -> dict[Key, dict[str, Any]]:
+    """Every type at the job's ``'v100'`` rate: Gavel's throughput-blind finish-time fairness
+    and makespan (which hard-code ``'v100'``; a job without that type keeps its rates)."""
+    return {
+        k: (dict.fromkeys(r, r["v100"]) if members(k) is None and "v100" in r else dict(r))
+        for k, r in throughputs.items()
+    }
+
+
+#: Gavel's class names, for a user who swaps the import only.
+MaxMinFairnessPolicy = MaxMinFairness
+MaxMinFairnessPolicyWithPerf = MaxMinFairnessPerf
+MaxMinFairnessPolicyWithPacking = MaxMinFairnessPacking
+MaxMinFairnessWaterFillingPolicy = MaxMinFairnessWaterFilling
+MaxMinFairnessWaterFillingPolicyWithPerf = MaxMinFairnessWaterFillingPerf
+MaxMinFairnessWaterFillingPolicyWithPacking = MaxMinFairnessWaterFillingPacking
+MinTotalDurationPolicy = MinTotalDurationBlind
+MinTotalDurationPolicyWithPerf = MinTotalDuration
+MinTotalDurationPolicyWithPacking = MinTotalDurationPacking
+FinishTimeFairnessPolicy = FinishTimeFairnessBlind
+FinishTimeFairnessPolicyWithPerf = FinishTimeFairness
+FinishTimeFairnessPolicyWithPacking = FinishTimeFairnessPacking
+
 __all__ = [
+    "FIFO",
+    "AlloX",
+    "AlloXPolicy",
+    "FIFOPacking",
+    "FIFOPerf",
+    "FIFOPolicy",
+    "FIFOPolicyWithPacking",
+    "FIFOPolicyWithPerf",
     "FinishTimeFairness",
+    "FinishTimeFairnessBlind",
+    "FinishTimeFairnessPacking",
+    "FinishTimeFairnessPolicy",
+    "FinishTimeFairnessPolicyWithPacking",
+    "FinishTimeFairnessPolicyWithPerf",
+    "Gandiva",
+    "GandivaPolicy",
+    "Isolated",
+    "IsolatedPolicy",
     "MaxMinFairness",
+    "MaxMinFairnessPacking",
     "MaxMinFairnessPerf",
+    "MaxMinFairnessPolicy",
+    "MaxMinFairnessPolicyWithPacking",
+    "MaxMinFairnessPolicyWithPerf",
+    "MaxMinFairnessWaterFilling",
+    "MaxMinFairnessWaterFillingPacking",
+    "MaxMinFairnessWaterFillingPerf",
+    "MaxMinFairnessWaterFillingPolicy",
+    "MaxMinFairnessWaterFillingPolicyWithPacking",
+    "MaxMinFairnessWaterFillingPolicyWithPerf",
     "MinTotalDuration",
+    "MinTotalDurationBlind",
+    "MinTotalDurationPacking",
+    "MinTotalDurationPolicy",
+    "MinTotalDurationPolicyWithPacking",
+    "MinTotalDurationPolicyWithPerf",
     "RoundFailed",
+    "ThroughputNormalizedByCostSumWithPackingSLOs",
+    "ThroughputNormalizedByCostSumWithPerf",
+    "ThroughputNormalizedByCostSumWithPerfSLOs",
+    "ThroughputSumWithPerf",
     "members",
 ]

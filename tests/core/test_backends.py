@@ -10,7 +10,7 @@ import pytest
 
 from schedopt.backends.milp import MilpSolver, solve_pulp
 from schedopt.core.status import Status
-from tests.timing import promised_s
+from tests.timing import promised_s, quiet_s
 
 
 def knapsack(sense: int, n: int, seed: int = 3) -> pulp.LpProblem:
@@ -31,7 +31,12 @@ def test_time_limited_run_is_feasible_with_a_bound_on_the_right_side(solver, sen
     started = time.perf_counter()
     run = solve_pulp(prob, solver, time_limit_s=1.0)
     assert time.perf_counter() - started < promised_s(1.0)
-    assert run.status is Status.FEASIBLE  # never "optimal" on a time-out
+    assert run.status is not Status.OPTIMAL  # never "optimal" on a time-out
+    if run.status is Status.NO_SOLUTION and quiet_s(1.0) < 0.5:
+        # A first incumbent within 1 s is a speed (0.1-0.2 s quiet): on a machine that gives
+        # this process less than half of a quiet one, nothing in time is honest too.
+        pytest.skip(f"no incumbent in 1 s at slowdown {1.0 / quiet_s(1.0):.1f}")
+    assert run.status is Status.FEASIBLE
     assert run.objective is not None and run.bound is not None
     if sense == pulp.LpMaximize:
         assert run.bound >= run.objective

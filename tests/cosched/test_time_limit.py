@@ -65,3 +65,16 @@ def test_checking_one_group_per_job_fits_the_reserve_at_1000_jobs() -> None:
     SPEC.evaluate(inst, sol)
     assert "slo_attainment_holdout" in SPEC.metrics(inst, sol)
     assert time.perf_counter() - started <= SPEC.finish_reserve_s(inst) * slowdown()
+
+
+@pytest.mark.parametrize(("limit", "workers"), [(1.0, 0), (5.0, 2)])
+def test_colgen_returns_within_the_limit_at_200_jobs(limit: float, workers: int) -> None:
+    """Issue #17: column generation, its sub-solves (in 2 worker processes: start-up and join
+    included) and the Farley bound keep the promise at 4,096 GPUs × 200 jobs."""
+    inst = _largest()
+    started = time.perf_counter()
+    r = schedopt.solve(inst, "colgen", time_limit_s=limit, params={"workers": workers})
+    assert time.perf_counter() - started <= promised_s(limit), r.stats
+    assert r.status in (Status.FEASIBLE, Status.NO_SOLUTION)
+    if r.solution is not None and r.best_bound is not None:
+        assert r.objectives[0] >= r.best_bound

@@ -126,3 +126,37 @@ def policy_value(inst: TimeshareInstance) -> float:
         else:
             lo = mid
     return hi
+
+
+def leximin(inst: TimeshareInstance, weights: np.ndarray) -> np.ndarray:
+    """Water filling by the book: after each max-min LP, a job is frozen at t* when an LP that
+    maximises its own a_j ρ_j (the others kept at t* or their levels) cannot lift it; the
+    levels a_j ρ_j, sorted."""
+    A, b, rho, nv = _polytope(inst)
+    n = len(inst.jobs)
+    W = weights[:, None] * rho
+    frozen = np.full(n, np.nan)
+
+    def best(c, floors):  # max c·[x, t] s.t. polytope, W x ≥ floors (t-rows where nan)
+        rising = np.isnan(floors)
+        rows = np.hstack([-W, rising[:, None].astype(float)])
+        A_ub = np.vstack([np.hstack([A, np.zeros((len(A), 1))]), rows])
+        b_ub = np.concatenate([b, np.where(rising, 0.0, -np.nan_to_num(floors))])
+        res = linprog(-c, A_ub=A_ub, b_ub=b_ub, bounds=[(0, 1)] * nv + [(0, None)])
+        assert res.status == 0, res.message
+        return res.x
+
+    while np.isnan(frozen).any():
+        c = np.zeros(nv + 1)
+        c[-1] = 1.0
+        t_star = best(c, frozen)[-1]
+        rising = np.flatnonzero(np.isnan(frozen))
+        floors = np.where(np.isnan(frozen), t_star * (1 - 1e-9), frozen)
+        stuck = [
+            j
+            for j in rising
+            if (W[j] @ best(np.append(W[j], 0.0), floors)[:-1]) <= t_star * (1 + 1e-7)
+        ]
+        assert stuck, "some job must be a bottleneck"
+        frozen[stuck] = t_star
+    return np.sort(frozen)

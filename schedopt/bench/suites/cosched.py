@@ -7,6 +7,8 @@ from __future__ import annotations
 from schedopt.bench.suite import Recipe, Suite, seeded
 
 P = "cosched"
+#: Issue #17: the packing plan (``auto``'s answer before colgen), colgen alone, and ``auto``.
+PAPER_METHODS = ("heuristic:packing", "colgen", "auto")
 
 
 def _shape(name: str, h20: int, h800: int, cpu: int, jobs: int, models: tuple[int, ...]) -> Recipe:
@@ -36,6 +38,7 @@ SUITES = (
         "cosched-paper",
         P,
         (_shape("656gpu-40j-s0", 41, 41, 40, 40, (0, 1)),),
+        methods=PAPER_METHODS,
         description="issue #17's 656-GPU row (10 s)",
     ),
     Suite(
@@ -43,6 +46,7 @@ SUITES = (
         P,
         (_shape("4096gpu-200j-s0", 256, 256, 200, 200, (0, 1)),),
         time_limit_s=60.0,
+        methods=PAPER_METHODS,
         description="issue #17's 4,096-GPU row (60 s)",
     ),
 )

@@ -7,7 +7,7 @@ from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.core.result import ObjectiveTerm, Sense
 from schedopt.tuning.store import load_tuned
 
-from . import exact, heuristics, plot, render
+from . import decomp, exact, heuristics, plot, render
 from .data import estimate_columns
 from .efficiency import with_efficiency
 from .generate import SIZES, generate, generate_custom
@@ -47,6 +47,16 @@ SPEC = ProblemSpec(
     methods=by_name(
         *exact.METHODS,
         MethodSpec(
+            "colgen",
+            # no proof of optimality (its bound is over a relaxed group space), so it is held
+            # to the heuristics' promises; auto still runs it as its exact stage (auto_route)
+            MethodKind.HEURISTIC,
+            with_efficiency(decomp.solve_colgen),
+            "groups as columns: restricted master over scheduled groups, Farley bound over "
+            "the relaxed group space (formulation)",
+            supports_hint=True,
+        ),
+        MethodSpec(
             "heuristic:packing",
             MethodKind.HEURISTIC,
             with_efficiency(heuristics.solve_packing),
@@ -69,6 +79,7 @@ SPEC = ProblemSpec(
         ),
     ),
     auto_exact="cpsat",
+    auto_route=decomp.route,
     auto_heuristics=heuristics.HEURISTICS,
 )
 

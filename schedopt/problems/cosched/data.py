@@ -212,18 +212,28 @@ def estimate_columns(inst: CoschedInstance) -> int:
     return opts * n + phases * phases * 3 + n * (n + 4)
 
 
+def aggregate_shares(data: ModelData) -> list[float] | None:
+    """Each job's term of :func:`aggregate_bound` (None if a phase has no option)."""
+    out = []
+    for j in data.jobs:
+        if any(not opts for opts in j.phases):
+            return None
+        out.append(
+            sum(
+                min(
+                    data.cost[o.pool] / data.per_host[o.pool] * o.gpus * o.duration / j.slo
+                    for o in opts
+                )
+                for opts in j.phases
+            )
+        )
+    return out
+
+
 def aggregate_bound(data: ModelData) -> float | None:
     """A lower bound on L1 without the model (formulation, "Aggregate lower bound"): a group's
     pool serves its members' phases one at a time within a cycle ``T ≤ S_j`` on at least
     ``n_o`` devices, so it holds at least ``Σ n_o d_o / S_j`` devices. None if a phase has no
     option (the instance is infeasible)."""
-    total = 0.0
-    for j in data.jobs:
-        for opts in j.phases:
-            if not opts:
-                return None
-            total += min(
-                data.cost[o.pool] / data.per_host[o.pool] * o.gpus * o.duration / j.slo
-                for o in opts
-            )
-    return total
+    shares = aggregate_shares(data)
+    return None if shares is None else sum(shares)

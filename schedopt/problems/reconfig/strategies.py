@@ -15,7 +15,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from schedopt.testing import BAD_VALUES, corrupted_texts, mutations
+from schedopt.core.fuzz import BAD_VALUES, corrupted_texts, mutations
 from schedopt.topology import Cluster
 
 from .generate import with_current_plan

@@ -64,41 +64,76 @@ def start(data: TimeshareData) -> tuple[Columns, np.ndarray]:
     return cols, data.isolated_split()[cols.first, cols.type]
 
 
+def lower_bound(data: TimeshareData, r: float, sigma: float) -> float:
+    """r* ≥ min_j (τ_j + (r E_j − τ_j)/σ(r)) / E_j, from one LP at any r (see the formulation)."""
+    E = expected_isolated(data)
+    return float(np.min((data.since_start + (r * E - data.since_start) / sigma) / E))
+
+
+def next_target(
+    lo: float,
+    hi: float,
+    below: tuple[float, float] | None,
+    above: tuple[float, float],
+    bisect: bool = False,
+) -> float:
+    """The next r to try: the secant root of σ(r) = 1 between the last points evaluated
+    below (σ < 1) and above (σ ≥ 1) the optimum, kept inside the bracket (lo, hi); the
+    bracket's lower end first when nothing below is known yet; the middle of what is left
+    when ``bisect`` (the secant kept one end twice: it may creep)."""
+    if below is None:
+        return lo
+    (ra, sa), (rb, sb) = below, above
+    left, right = max(lo, ra), min(hi, rb)
+    if bisect or not sb > sa:
+        return 0.5 * (left + right)
+    r = ra + (1.0 - sa) * (rb - ra) / (sb - sa)
+    width = hi - lo
+    # nearly at an end: step a little inside, so that the bracket shrinks from that side
+    return min(max(r, lo + 1e-3 * width), hi - 1e-3 * width)
+
+
 def solve_ftf(
     data: TimeshareData,
     columns: Columns,
     lp: Callable[[np.ndarray], Step],
     time_left: Callable[[], float],
+    gap_tol: float = GAP_TOL,
 ) -> FtfResult:
-    """Iterate from the isolated split; ``lp(weights)`` solves one max-min LP over ``columns``
-    (singles first, as data.singles)."""
+    """Root of σ(r) = 1 by a safeguarded secant (formulations/timeshare.md, "Finish-time
+    fairness"): from the isolated split, each LP at a target r either finds an allocation of
+    value ≤ r (the upper end) or proves r* > r (the lower end); ``lp(weights)`` solves one
+    max-min LP over ``columns`` (singles first, as data.singles)."""
     x = np.zeros(len(columns))
     iso_cols, iso_x = start(data)
     x[: len(iso_cols)] = iso_x
     rho = throughputs(columns, x, data.num_jobs)
-    r = float(np.max(ratios(data, rho)))
-    lower: float | None = None
-    status = Status.FEASIBLE
-    E = expected_isolated(data)
+    hi = float(np.max(ratios(data, rho)))
+    lo: float | None = None
+    below: tuple[float, float] | None = None
+    above: tuple[float, float] | None = None
+    same_side = 0
+    target = hi  # first a Dinkelbach step from the isolated split: an allocation and a bound
     for k in range(1, MAX_STEPS + 1):
         if time_left() <= 0:
-            return FtfResult(x, r, lower, k - 1, Status.FEASIBLE)
-        step = lp(weights_at(data, r))
-        if step.x is None or step.sigma is None:
-            return FtfResult(x, r, lower, k, Status.FEASIBLE)
-        if step.status is Status.OPTIMAL:
-            # Every allocation with value r' has σ ≥ min_j q_j(r')/q_j(r): the bound below.
-            sigma = max(step.sigma, 1.0)
-            bound = float(np.min((data.since_start + (r * E - data.since_start) / sigma) / E))
-            lower = bound if lower is None else max(lower, bound)
-        new_rho = throughputs(columns, step.x, data.num_jobs)
-        new_r = float(np.max(ratios(data, new_rho)))
-        if new_r <= r:
-            x, r = step.x, new_r
-        if step.status is Status.OPTIMAL and step.sigma <= 1 + SIGMA_TOL:
-            status = Status.OPTIMAL
-        if lower is not None and r - lower <= GAP_TOL * max(1.0, r):
-            status = Status.OPTIMAL
-        if status is Status.OPTIMAL:
-            return FtfResult(x, r, lower if lower is not None else r, k, Status.OPTIMAL)
-    return FtfResult(x, r, lower, MAX_STEPS, Status.FEASIBLE)
+            return FtfResult(x, hi, lo, k - 1, Status.FEASIBLE)
+        step = lp(weights_at(data, target))
+        if step.x is None or step.sigma is None or step.status is not Status.OPTIMAL:
+            return FtfResult(x, hi, lo, k, Status.FEASIBLE)
+        bound = lower_bound(data, target, max(step.sigma, 1e-300))
+        lo = bound if lo is None else max(lo, bound)
+        new_r = float(np.max(ratios(data, throughputs(columns, step.x, data.num_jobs))))
+        if new_r <= hi:
+            x, hi = step.x, new_r
+        side = 1 if step.sigma >= 1.0 else -1
+        same_side = same_side + side if same_side * side > 0 else side
+        if side > 0:
+            above = (target, step.sigma)
+        else:
+            below = (target, step.sigma)
+        if hi - lo <= gap_tol * max(1.0, hi):
+            return FtfResult(x, hi, min(lo, hi), k, Status.OPTIMAL)
+        if above is None:  # σ(hi) ≥ 1 in exact arithmetic: the best allocation is there
+            above = (hi, 1.0)
+        target = next_target(lo, hi, below, above, bisect=abs(same_side) >= 2)
+    return FtfResult(x, hi, lo, MAX_STEPS, Status.FEASIBLE)

@@ -1,4 +1,5 @@
-"""Hypothesis strategies for broken input, shared by every problem's ``strategies`` module.
+"""Hypothesis strategies for broken input, shared by every problem's ``strategies`` module
+(re-exported by :mod:`schedopt.testing`, the test authors' API).
 
 Needs the dev extra (hypothesis). For test authors: given a strategy of *valid* instance
 documents, :func:`mutations` breaks them at random and :func:`corrupted_texts` breaks the JSON

@@ -1,0 +1,266 @@
+"""Column generation over groups (formulations/cosched.md, "Column-generation bound on L1").
+
+:class:`Master` is the restricted master LP on HiGHS over groups that have a schedule;
+:func:`price` proposes groups of the relaxed space R with a negative reduced cost (greedily: a
+heuristic), and :func:`check` — the sub-solve, run through an executor — builds each one's
+explicit periodic schedule. :func:`generate` alternates them, then proves the Farley bound of
+the last duals (:mod:`.farley`), valid over all of R whatever columns were found.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from schedopt.core.stopping import Deadline
+from schedopt.executor import Executor, Task
+
+from .data import ModelData, OptionData, aggregate_shares
+from .farley import LEVELS, Combos, farley_bound
+from .heuristics import build
+from .schedule import Planned
+
+if TYPE_CHECKING:
+    import highspy
+
+#: A column prices in when its reduced cost is below this ($/h).
+PRICE_TOL = 1e-6
+#: Columns proposed per round, most negative reduced cost first.
+MAX_NEW = 24
+#: Cost of the artificial column that covers one job (keeps the restricted master feasible).
+ARTIFICIAL = 1e7
+
+#: A group's members: (job index, the chosen option of every phase).
+Members = tuple[tuple[int, tuple[OptionData, ...]], ...]
+
+
+@dataclass(frozen=True)
+class Column:
+    """A group that has an explicit periodic schedule (``planned``, with ``hosts``)."""
+
+    members: Members
+    hosts: tuple[int, ...]
+    planned: Planned
+
+    def cost(self, data: ModelData) -> float:
+        return sum(n * data.cost[p] for p, n in enumerate(self.hosts))
+
+
+def _quiet(h: highspy.Highs) -> None:
+    h.setOptionValue("output_flag", False)
+    # HiGHS keeps one thread pool per process and fails a run that asks for another size,
+    # so `threads` is not set (as in model/emit_highs.py).
+
+
+class Master:
+    """``min Σ c_a λ_a``: every job covered once (rows 0..|J|-1, duals π), hosts per pool
+    within the pool (next rows, duals y ≤ 0); one artificial column per job."""
+
+    def __init__(self, data: ModelData):
+        self.data = data
+        self.n, self.np = len(data.jobs), len(data.pools)
+        import highspy  # the solver is imported when first used (#16 item 11)
+
+        h = self.h = highspy.Highs()
+        _quiet(h)
+        inf = highspy.kHighsInf
+        lower = [1.0] * self.n + [-inf] * self.np
+        upper = [1.0] * self.n + [float(x) for x in data.hosts]
+        h.addRows(self.n + self.np, np.array(lower), np.array(upper), 0, [], [], [])
+        for j in range(self.n):
+            h.addCol(ARTIFICIAL, 0.0, inf, 1, np.array([j], np.int32), np.array([1.0]))
+        self.columns: list[Column] = []
+        self.keys: set[tuple] = set()
+
+    def add(self, col: Column) -> bool:
+        key = (tuple(sorted((j, tuple(o.index for o in c)) for j, c in col.members)), col.hosts)
+        if key in self.keys:
+            return False
+        self.keys.add(key)
+        rows = [j for j, _ in col.members] + [self.n + p for p, n in enumerate(col.hosts) if n]
+        vals = [1.0] * len(col.members) + [float(n) for n in col.hosts if n]
+        self.h.addCol(
+            col.cost(self.data),
+            0.0,
+            self.h.getInfinity(),
+            len(rows),
+            np.array(rows, np.int32),
+            np.array(vals),
+        )
+        self.columns.append(col)
+        return True
+
+    def solve(self, seconds: float) -> tuple[float, np.ndarray, np.ndarray] | None:
+        """The LP's value and duals (π per job, y per pool), None if not solved to optimality."""
+        self.h.setOptionValue("time_limit", max(0.01, seconds))
+        self.h.run()
+        import highspy
+
+        if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return None
+        dual = np.asarray(self.h.getSolution().row_dual)
+        return self.h.getInfo().objective_function_value, dual[: self.n], dual[self.n :]
+
+
+def price(
+    data: ModelData,
+    combos: list[Combos],
+    pi: np.ndarray,
+    y: np.ndarray,
+    levels: list[int],
+    boxes: list[tuple[int, ...]],
+    deadline: Deadline | None = None,
+) -> list[Members]:
+    """Groups of R with a negative reduced cost, found greedily (a heuristic: the bound never
+    depends on it). Per case (SLO level, hosts ``h``): the admissible jobs, each on its
+    combination of least normalised load, join in decreasing ``π_j`` per normalised load while
+    the pool loads (R3) and memory (R2) fit; the case's group is kept if its reduced cost
+    ``c(h) − y·h − Σ π_j`` is negative."""
+    P = len(data.pools)
+    s_bar = max(j.switch for j in data.jobs)
+    memory = np.array(data.memory_mib)
+    y = np.minimum(y, 0.0)
+    found: dict[tuple[int, ...], tuple[float, Members]] = {}
+    for level in levels:
+        cap = float(level + s_bar)
+        cand = [j for j, job in enumerate(data.jobs) if job.slo >= level and pi[j] > 0]
+        for h in boxes:
+            if deadline is not None and deadline.expired():
+                break
+            hv = np.array(h)
+            room = np.maximum(memory * hv, 0)
+            fixed = float(np.dot(np.array(data.cost) - y, hv))
+            items = []
+            for j in cand:
+                c = combos[j]
+                ok = (c.need <= hv).all(axis=1) & (c.chain <= (1 + data.jobs[j].sigma) * level)
+                ok &= (c.mem <= room).all(axis=1)
+                if not ok.any():
+                    continue
+                size = (c.load / cap).max(axis=1) + (c.mem / np.maximum(room, 1)).max(axis=1)
+                size = np.where(ok, size, np.inf)
+                i = int(np.argmin(size))
+                items.append((pi[j] / max(size[i], 1e-9), j, i))
+            items.sort(reverse=True)
+            load = np.zeros(P)
+            mem = np.zeros(P)
+            chosen = []
+            value = 0.0
+            for _, j, i in items:
+                c = combos[j]
+                if (load + c.load[i] <= cap).all() and (mem + c.mem[i] <= room).all():
+                    load += c.load[i]
+                    mem += c.mem[i]
+                    chosen.append((j, i))
+                    value += pi[j]
+            rc = fixed - value
+            if chosen and rc < -PRICE_TOL:
+                key = tuple(sorted(j for j, _ in chosen))
+                if key not in found or rc < found[key][0]:
+                    found[key] = (rc, tuple((j, combos[j].options[i]) for j, i in chosen))
+    best = sorted(found.values(), key=lambda t: t[0])
+    return [m for _, m in best[:MAX_NEW]]
+
+
+def boxes_of(data: ModelData, combos: list[Combos], most: int = 2) -> list[tuple[int, ...]]:
+    """Host vectors the pricing tries: up to ``most`` hosts per pool, enough for any option."""
+    tops = []
+    for p in range(len(data.pools)):
+        need = max((int(c.need[:, p].max()) for c in combos if len(c.need)), default=0)
+        tops.append(min(data.hosts[p], max(need, most if need else 0)))
+    return [h for h in itertools.product(*(range(t + 1) for t in tops)) if any(h)]
+
+
+def check(data: ModelData, members: Members) -> Column | None:
+    """The sub-solve: an explicit periodic schedule for the members (the heuristics'
+    scheduler, fewest hosts), dropping the last-added member until one is found."""
+    group = list(members)
+    while group:
+        built = build(data, [(data.jobs[j], opts) for j, opts in group], None)
+        if built is not None:
+            return Column(tuple(group), tuple(built.hosts), built.planned)
+        group.pop()
+    return None
+
+
+@dataclass
+class Generated:
+    """What column generation found, and the bound it proved."""
+
+    bound: float | None  # the Farley bound of the last duals, $/h (None: none in time)
+    lp: float | None  # the last restricted master's value
+    rounds: int
+    columns: list[Column] = field(default_factory=list)
+
+
+def levels_of(data: ModelData) -> list[int]:
+    slos = sorted({j.slo for j in data.jobs})
+    if len(slos) <= LEVELS:
+        return slos
+    return sorted({slos[round(i * (len(slos) - 1) / (LEVELS - 1))] for i in range(LEVELS)})
+
+
+def generate(
+    data: ModelData,
+    start: list[Column],
+    deadline: Deadline,
+    executor: Executor,
+    bound_deadline: Deadline,
+) -> Generated:
+    """Rounds of restricted master LP and greedy pricing (columns checked through
+    ``executor``) until no checked column is new or ``deadline``; then the Farley bound of the
+    last duals, by ``bound_deadline``."""
+    master = Master(data)
+    for col in start:
+        master.add(col)
+    combos = [Combos(data, j) for j in data.jobs]
+    levels = levels_of(data)
+    boxes = boxes_of(data, combos)
+    rounds = 0
+    solved = None
+    while not deadline.expired():
+        rounds += 1
+        solved = master.solve(deadline.remaining())
+        if solved is None:
+            break
+        _, pi, y = solved
+        tasks = [
+            Task(str(i), check, (data, m))
+            for i, m in enumerate(price(data, combos, pi, y, levels, boxes, deadline))
+        ]
+        added = 0
+        for res in executor.run(tasks, deadline=deadline):
+            if res.ok and res.value is not None:
+                added += master.add(res.value)
+        if not added:
+            break
+    # Any duals give a valid Farley bound; those of the final master give the strongest.
+    solved = master.solve(bound_deadline.remaining()) or solved
+    if solved is None:
+        return Generated(None, None, rounds, master.columns)
+    lp, pi, y = solved
+    return Generated(best_farley(data, pi, y, bound_deadline), lp, rounds, master.columns)
+
+
+#: Weights α of the master's duals in the duals the Farley bound is tried with, the rest on
+#: the aggregate bound's shares (which alone give back the aggregate bound); first found best
+#: on 656 GPUs × 40 jobs (benchmarks/RESULTS.md, #17).
+MIXES = (0.25, 0.1, 0.5)
+
+
+def best_farley(data: ModelData, pi: np.ndarray, y: np.ndarray, deadline: Deadline) -> float | None:
+    """The best Farley bound over the duals ``α (π, y) + (1 − α) (π_agg, 0)`` of :data:`MIXES`
+    (each one is valid: Farley holds for any duals), tried while ``deadline`` allows."""
+    shares = aggregate_shares(data)
+    if shares is None:
+        return None
+    agg = np.array(shares)
+    best = None
+    for a in MIXES:
+        b = farley_bound(data, a * pi + (1 - a) * agg, a * y, deadline)
+        if b is not None and (best is None or b > best):
+            best = b
+    return best

@@ -1,0 +1,133 @@
+"""``colgen``: groups as columns (formulations/cosched.md, "Column-generation bound on L1").
+
+Start from the hint's groups (``auto`` hands over the packing plan) and every job alone; rounds
+of restricted master LP and pricing add groups whose schedules the sub-solves build (through
+:mod:`schedopt.executor`); the Farley bound of the last duals is proven over the relaxed space
+R; the restricted master MIP over the scheduled groups picks the plan. The answer is FEASIBLE
+with its gap against ``max(aggregate, Farley)``, never OPTIMAL (the bound is not shown attained).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from schedopt.core.options import SolveOptions
+from schedopt.core.registry import Outcome
+from schedopt.core.status import Status
+from schedopt.core.stopping import Deadline
+from schedopt.executor import make_executor
+
+from .assemble import Raw, RawGroup, assemble, raw_from_solution
+from .colgen import Column, Master, generate
+from .data import ModelData, aggregate_bound, build_data
+from .heuristics import alone, heuristic_data, solve_packing
+from .instance import CoschedInstance
+from .schedule import Planned
+from .validate import validate
+
+#: ``auto`` runs ``colgen`` instead of the monolithic model from this many jobs (the exact
+#: model has 1.2 M nonzeros at 40 jobs and is refused; at 8 jobs it still runs).
+COLGEN_FROM_JOBS = 16
+#: Shares of the time left: column generation, then the Farley bound; the MIP gets the rest.
+CG_SHARE, BOUND_SHARE = 0.45, 0.25
+#: Share of the time left for the packing plan when no hint is given.
+SEED_SHARE = 0.3
+#: Option combinations tried per job for its group alone, cheapest first.
+SINGLE_COMBOS = 8
+
+
+def route(inst: CoschedInstance) -> str:
+    """``auto``'s exact method for ``inst`` (ProblemSpec.auto_route), from its size alone."""
+    return "colgen" if len(inst.jobs) >= COLGEN_FROM_JOBS and inst.chance is None else "cpsat"
+
+
+def _start(inst: CoschedInstance, data: ModelData, options: SolveOptions, dl: Deadline):
+    """Scheduled groups to start from: the hint's as they are (if the hint is valid), and every
+    job alone on its cheapest plan found."""
+    out: list[Column] = []
+    hint = options.hint
+    raw = None if hint is None or validate(inst, hint) else raw_from_solution(inst, hint)
+    if raw is not None:
+        for g in raw.groups:
+            members = []
+            for j in g.members:
+                by_index = {o.index: o for ph in data.jobs[j].phases for o in ph}
+                members.append((j, tuple(by_index[o] for o in raw.option[j])))
+            starts = {j: list(raw.start[j]) for j in g.members}
+            out.append(Column(tuple(members), tuple(g.hosts), Planned(g.cycle, starts)))
+    for job in data.jobs:
+        if dl.expired():
+            break
+        b = alone(data, job, SINGLE_COMBOS, dl)
+        if b is not None:
+            out.append(Column(((job.index, b.members[0][1]),), tuple(b.hosts), b.planned))
+    return out
+
+
+def _integer(master: Master, seconds: float) -> list[Column] | None:
+    """The restricted master MIP over the scheduled groups (the artificials stay out)."""
+    import highspy  # the solver is imported when first used (#16 item 11)
+
+    h = master.h
+    n_art = master.n
+    k = len(master.columns)
+    h.changeColsBounds(n_art, np.arange(n_art, dtype=np.int32), np.zeros(n_art), np.zeros(n_art))
+    idx = np.arange(n_art, n_art + k, dtype=np.int32)
+    h.changeColsIntegrality(k, idx, np.array([highspy.HighsVarType.kInteger] * k))
+    h.setOptionValue("time_limit", max(0.05, seconds))
+    h.run()
+    if h.getInfo().primal_solution_status != 2:
+        return None
+    v = np.asarray(h.getSolution().col_value)[n_art:]
+    return [c for c, x in zip(master.columns, v, strict=True) if x > 0.5]
+
+
+def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
+    # ``params={"workers": k}``: k processes for the sub-solves (0, the default: this one).
+    workers = int(options.params.get("workers", 0))
+    exact = build_data(inst)
+    aggregate = aggregate_bound(exact)
+    if exact.scenarios:
+        return Outcome(
+            Status.NO_SOLUTION,
+            bound=aggregate,
+            explanation="colgen plans at the planning quantile only (no chance constraint)",
+        )
+    data = heuristic_data(inst)
+    if options.hint is None:
+        # Alone (not from auto), seed the master with the packing plan, as auto does.
+        packed = solve_packing(
+            inst, replace(options, params={}), Deadline.after(deadline.share(SEED_SHARE))
+        )
+        options = replace(options, hint=packed.solution)
+    start = _start(inst, data, options, Deadline.after(deadline.share(SEED_SHARE)))
+    cg_dl = Deadline.after(deadline.share(CG_SHARE))
+    bound_dl = Deadline.after(deadline.share(CG_SHARE + BOUND_SHARE))
+    kind = "process" if workers > 0 else "inline"
+    with make_executor(kind, jobs=workers or None) as executor:
+        gen = generate(data, start, cg_dl, executor, bound_dl)
+    master = Master(data)
+    for col in gen.columns:
+        master.add(col)
+    # Keep a share back for the baselines' metrics (with_efficiency) and the validator.
+    chosen = _integer(master, 0.6 * deadline.remaining())
+    bound = max((b for b in (aggregate, gen.bound) if b is not None), default=None)
+    stats = {
+        "rounds": float(gen.rounds),
+        "columns": float(len(gen.columns)),
+        "master_lp": float("nan") if gen.lp is None else gen.lp,
+        "farley_bound": float("nan") if gen.bound is None else gen.bound,
+    }
+    if chosen is None:
+        return Outcome(
+            Status.NO_SOLUTION, bound=bound, explanation="no plan from the columns", stats=stats
+        )
+    raw = Raw()
+    for col in chosen:
+        raw.groups.append(RawGroup([j for j, _ in col.members], list(col.hosts), col.planned.cycle))
+        for j, opts in col.members:
+            raw.option[j] = [o.index for o in opts]
+            raw.start[j] = list(col.planned.starts[j])
+    return Outcome(Status.FEASIBLE, solution=assemble(inst, raw), bound=bound, stats=stats)
