@@ -24,7 +24,7 @@ from schedopt.cli import (
     EXIT_VALIDATION_FAILED,
     main,
 )
-from schedopt.cli.solve import _want_spinner
+from schedopt.cli.progress import wanted
 from schedopt.core.registry import get_problem
 from schedopt.problems.admission.render import MAX_ROWS
 
@@ -338,9 +338,11 @@ def test_python_dash_m():
     assert "usage: schedopt" in done.stdout and "exit codes:" in done.stdout
 
 
-def test_no_spinner_without_a_terminal(instance_file):
+def test_no_progress_without_a_terminal_unless_asked(instance_file):
     args = cli.build_parser().parse_args(["solve", str(instance_file)])
-    assert not _want_spinner(args)  # pytest captures stdout: not a TTY
+    assert not wanted(args)  # pytest captures stderr: not a TTY
+    args = cli.build_parser().parse_args(["solve", str(instance_file), "--progress"])
+    assert wanted(args)
 
 
 # --- arguments checked up front (usage errors, exit 2) -----------------------------------------

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
@@ -56,9 +57,33 @@ def make_solver(
     return solver
 
 
-def run(model: cp_model.CpModel, solver: cp_model.CpSolver) -> CpsatRun:
-    """Solve ``model``; a time-limited run is FEASIBLE (with a solution) or NO_SOLUTION."""
-    code = solver.solve(model)
+class _OnSolution(cp_model.CpSolverSolutionCallback):
+    """Calls ``report(objective, bound)`` on CP-SAT's improving solutions, at most every
+    ``every_s`` seconds (the last one is always in the run's result)."""
+
+    def __init__(self, report: Callable[[float, float], None], every_s: float):
+        super().__init__()
+        self._report, self._every_s = report, every_s
+        self._last = -math.inf
+
+    def on_solution_callback(self) -> None:
+        now = time.perf_counter()
+        if now - self._last >= self._every_s:
+            self._last = now
+            self._report(self.objective_value, self.best_objective_bound)
+
+
+def run(
+    model: cp_model.CpModel,
+    solver: cp_model.CpSolver,
+    on_solution: Callable[[float, float], None] | None = None,
+    every_s: float = 0.5,
+) -> CpsatRun:
+    """Solve ``model``; a time-limited run is FEASIBLE (with a solution) or NO_SOLUTION.
+    ``on_solution(objective, bound)``, in CP-SAT's scaled units, hears of improving solutions
+    at most every ``every_s`` seconds."""
+    callback = None if on_solution is None else _OnSolution(on_solution, every_s)
+    code = solver.solve(model, callback)
     if code == cp_model.MODEL_INVALID:
         # A bug in a model builder, never a user error: say what CP-SAT says.
         raise RuntimeError(f"CP-SAT rejected the model: {model.validate()}")

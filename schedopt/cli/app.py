@@ -15,6 +15,7 @@ from schedopt.core.errors import InvalidInstanceError, UnknownMethodError, Unkno
 
 from .commands import COMMANDS
 from .common import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE, CliError, err_console
+from .pipes import EXIT_BROKEN_PIPE, guarded_stdout
 
 EPILOG = """\
 exit codes:
@@ -77,7 +78,16 @@ def _report_invalid(err: InvalidInstanceError) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the ``schedopt`` command line with ``argv`` and return the exit code."""
+    """Run the ``schedopt`` command line with ``argv`` and return the exit code. A reader of
+    stdout that stops early (``| head``) does not change it (:mod:`.pipes`)."""
+    try:
+        with guarded_stdout():
+            return _main(argv)
+    except BrokenPipeError:  # a pipe other than stdout's writes (a solver's own output)
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: list[str] | None) -> int:
     started = time.perf_counter()  # a command's --time-limit counts from here
     parser = build_parser()
     try:

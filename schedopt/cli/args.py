@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from schedopt.core.options import MAX_SEED, MAX_THREADS, MAX_TIME_LIMIT_S
+from schedopt.core.registry import get_problem, problem_names
 
 
 def _number(text: str) -> float:
@@ -52,6 +53,20 @@ def int_in(low: int, high: int) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+class SizeAction(argparse._StoreAction):
+    """``--size``, whose help lists every problem's sizes (``ProblemSpec.sizes``), read from
+    the registry only when the help is shown (a size a problem lacks is refused at run)."""
+
+    @property
+    def help(self) -> str:
+        sizes = "; ".join(f"{n}: {', '.join(get_problem(n).sizes)}" for n in problem_names())
+        return f"instance size, smallest first ({sizes}) (default: {self.default})"
+
+    @help.setter
+    def help(self, value: str | None) -> None:  # argparse sets it in __init__
+        pass
 
 
 seed = int_in(0, MAX_SEED)

@@ -24,9 +24,7 @@ def _add_problem(p: argparse.ArgumentParser) -> None:
 # --- generate ---------------------------------------------------------------------------------
 def add_generate_arguments(p: argparse.ArgumentParser) -> None:
     _add_problem(p)
-    p.add_argument(
-        "--size", default="small", help="instance size: tiny, small, medium or large (small)"
-    )
+    p.add_argument("--size", default="small", action=cli_args.SizeAction)
     cli_args.add_seed(p, f"seed, 0..{cli_args.MAX_SEED} (0)")
     p.add_argument("--out", metavar="FILE", help="write here instead of stdout")
 

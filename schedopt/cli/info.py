@@ -50,6 +50,8 @@ def run_info(args: argparse.Namespace) -> int:
     slots, slot_s = getattr(inst, "slots", None), getattr(inst, "slot_s", None)
     if slots is not None and slot_s is not None:
         console.print(f"horizon: {slots} slots × {slot_s:g} s = {slots * slot_s:g} s")
+    for label, text in spec.info(inst) if spec.info is not None else ():
+        console.print(f"{escape(label)}: {escape(text)}", soft_wrap=True)
     console.print(f"exact model: about {spec.estimate_variables(inst):,} variables")
     return EXIT_OK
 

@@ -8,7 +8,6 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from typing import Any
 
 from rich.markup import escape
 
@@ -31,6 +30,7 @@ from .common import (
     write_json,
     write_plot,
 )
+from .progress import add_progress_argument, display
 from .report import render_result, result_json, solution_json
 
 
@@ -75,7 +75,8 @@ def add_solve_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--plot", metavar="PLAN.svg", help="draw the decision as an SVG picture")
     p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
-    p.add_argument("--verbose", action="store_true", help="show the solver's log")
+    p.add_argument("--verbose", action="store_true", help="show the solver's raw log")
+    add_progress_argument(p)
 
 
 #: Less time than this left after loading: the solve is not started (exit 5).
@@ -104,15 +105,6 @@ def _stdout_to_stderr() -> Iterator[None]:
         if saved is not None:
             os.dup2(saved, 1)
             os.close(saved)
-
-
-def _want_spinner(args: argparse.Namespace) -> bool:
-    if args.json or args.verbose:
-        return False
-    try:
-        return sys.stdout.isatty() and sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 def _loading_took_the_time(args: argparse.Namespace, why: str, load_s: float) -> int:
@@ -162,11 +154,8 @@ def run_solve(args: argparse.Namespace) -> int:
         "tuned": args.tuned,
     }
     guard = _stdout_to_stderr() if args.json else contextlib.nullcontext()
-    spinner: Any = contextlib.nullcontext()
-    if _want_spinner(args):
-        spinner = err_console().status(f"solving with {args.method}, limit {args.time_limit:g} s")
-    with guard, spinner:
-        result = schedopt.solve(inst, args.method, **kwargs)
+    with guard, display(args) as on_progress:
+        result = schedopt.solve(inst, args.method, **kwargs, on_progress=on_progress)
     # The result is shown before any file is written: should a write still fail (the disk
     # filled up since the check above), the answer is not lost with it.
     if args.json:

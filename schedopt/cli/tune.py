@@ -33,7 +33,7 @@ def add_tune_arguments(p: argparse.ArgumentParser) -> None:
         metavar="M",
         help="a heuristic to tune (repeatable; default: every tunable heuristic of PROBLEM)",
     )
-    p.add_argument("--size", default="medium", help="size of generated instances (medium)")
+    p.add_argument("--size", default="medium", action=cli_args.SizeAction)
     cli_args.add_int(p, "--instances", 1, 1000, 6, "training instances, 1..1000 (6)")
     cli_args.add_seed(
         p,

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import InvalidInstanceError
+from .progress import ProgressCallback
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -46,6 +47,8 @@ class SolveOptions:
     Honoured by admission's ``cpsat``, heuristics and ``auto``; other methods ignore it.
     ``warm_start`` is what a method handed back last round (``Result.warm_start``: timeshare's
     simplex basis, keyed by job); a method that can resume from it does, the others ignore it.
+    ``on_progress`` receives :class:`~schedopt.core.progress.Progress` events while the solve
+    runs (method, level, incumbent, bound, time left; a few a second at most); None: silent.
     """
 
     time_limit_s: float = 10.0
@@ -57,6 +60,7 @@ class SolveOptions:
     params: dict[str, Any] = field(default_factory=dict)
     deterministic: bool = False
     warm_start: Any = None
+    on_progress: ProgressCallback | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # InvalidInstanceError (a ValueError) naming the option: the same ranges as the CLI's,
@@ -89,6 +93,8 @@ class SolveOptions:
                 raise InvalidInstanceError(
                     name, f"must be a whole number in [{low}, {high}] (got {value!r})"
                 )
+        if self.on_progress is not None and not callable(self.on_progress):
+            raise InvalidInstanceError("on_progress", "must be callable or None")
         if not isinstance(self.params, dict):
             raise InvalidInstanceError(
                 "params", f"must be a dict (got {type(self.params).__name__})"

@@ -135,6 +135,10 @@ class ProblemSpec:
     #: Where ``solve`` gets the tuned parameters of the heuristics (``auto``, ``tuned=``); a
     #: problem passes the tuning store's loader. None: nothing is tunable.
     tuned_params: TunedLoader | None = None
+    #: ``info(instance) -> [(label, text), ...]``: what ``schedopt info`` shows about an
+    #: instance beyond the generic lines (cluster, jobs, horizon, model size): the problem's
+    #: own parts (pools and prices, the model and its failed GPUs, layers and experts).
+    info: Callable[[Any], list[tuple[str, str]]] | None = None
     #: Replays for policy-level tuning (``schedopt tune PROBLEM --replay TRACE``), if any.
     policy: PolicySpec | None = None
 

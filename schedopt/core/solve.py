@@ -15,6 +15,7 @@ from typing import Any
 from .errors import InvalidInstanceError, ModelTooLargeError, ValidationFailedError
 from .gcpause import gc_paused
 from .options import TIME_LIMIT_OVERHEAD_S, SolveOptions
+from .progress import Progress, ProgressCallback, Stamped
 from .registry import MethodKind, Outcome, ProblemSpec, problem_of
 from .result import ObjectiveTerm, Result, Sense
 from .status import Status
@@ -53,6 +54,7 @@ def solve(
     warm_start: Any = None,
     options: SolveOptions | None = None,
     tuned: str | os.PathLike[str] | None = None,
+    on_progress: ProgressCallback | None = None,
 ) -> Result[Any]:
     """Solve ``instance`` with ``method`` and return a validated :class:`Result`.
 
@@ -68,6 +70,10 @@ def solve(
     the shipped tuned ones for the heuristics it lists, in ``auto``; with it, a heuristic named
     in ``method`` also runs with its tuned parameters (unless ``params`` is given). Without it
     only the shipped parameters are used, and only by ``auto``.
+
+    ``on_progress`` is called with :class:`~schedopt.core.progress.Progress` events while the
+    solve runs (the method and level, incumbent, bound, time left; a few a second at most);
+    without it the library says nothing.
     """
     started = time.perf_counter()
     if options is None:
@@ -81,6 +87,13 @@ def solve(
             params=dict(params or {}),
             deterministic=deterministic,
             warm_start=warm_start,
+            on_progress=on_progress,
+        )
+    elif on_progress is not None:
+        options = replace(options, on_progress=on_progress)
+    if options.on_progress is not None:
+        options = replace(
+            options, on_progress=Stamped(options.on_progress, started, options.time_limit_s)
         )
     try:
         spec = problem_of(instance)
@@ -167,10 +180,17 @@ def _run(
     """One method, with a deadline reached in a phase that had nothing to return yet turned
     into an honest NO_SOLUTION."""
     runner = spec.method(method).run
+    if options.on_progress is not None:
+        options.on_progress(Progress(method, "started", milestone=True))
+    started = time.perf_counter()
     try:
-        return runner(instance, options, deadline)
+        outcome = runner(instance, options, deadline)
     except DeadlineReached as stop:
-        return Outcome(Status.NO_SOLUTION, explanation=str(stop))
+        outcome = Outcome(Status.NO_SOLUTION, explanation=str(stop))
+    if outcome.build_s == 0.0 and outcome.solve_s == 0.0:
+        # A method that does not split its time (a heuristic): all of it is its solve.
+        outcome = replace(outcome, solve_s=time.perf_counter() - started)
+    return outcome
 
 
 def _auto(

@@ -14,6 +14,7 @@ from ortools.sat.python import cp_model
 
 from schedopt.backends import cpsat as backend
 from schedopt.core.options import SolveOptions
+from schedopt.core.progress import PROGRESS_INTERVAL_S, Progress
 
 from .core import Model
 from .session import LevelRun
@@ -141,10 +142,24 @@ class CpsatSession:
             linearization_level=self.linearization_level,
             deterministic=options.deterministic,
         )
-        run = backend.run(self.cp, solver)
         level = self._level
         assert level is not None
         scale, constant = level.cpsat_scale, level.expr_for(Backend.CPSAT).constant
+        report = options.on_progress
+        on_solution = None
+        if report is not None:
+
+            def on_solution(objective: float, bound: float) -> None:
+                report(
+                    Progress(
+                        self.method,
+                        "improved",
+                        incumbent=objective / scale + constant,
+                        bound=bound / scale + constant,
+                    )
+                )
+
+        run = backend.run(self.cp, solver, on_solution, PROGRESS_INTERVAL_S)
         values = None
         if run.status.has_solution:
             values = np.fromiter(solver.response_proto.solution, dtype=float, count=len(self._vars))

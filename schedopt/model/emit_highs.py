@@ -15,6 +15,7 @@ import numpy as np
 
 from schedopt.backends.highs_pulp import swallow_highs_banner
 from schedopt.core.options import SolveOptions
+from schedopt.core.progress import Progress, ProgressCallback, due
 from schedopt.core.status import Status
 
 from .core import Model
@@ -66,8 +67,11 @@ class HighsSession:
         # at the run's end, from HiGHS's MIP and IPM callbacks, keeps the limit (10 of 10
         # runs within it, benchmarks/RESULTS.md "HiGHS past its time limit").
         self._stop_at = math.inf
+        # The same callback reports progress (SolveOptions.on_progress), a few times a second.
+        self._progress: ProgressCallback | None = None
+        self._reported = -math.inf
         h.cbMipInterrupt.subscribe(self._interrupt)
-        h.cbIpmInterrupt.subscribe(self._interrupt)
+        h.cbIpmInterrupt.subscribe(self._stop)
         self._costed = np.zeros(0, dtype=np.int64)
         #: Objective columns added by set_level (OBJECTIVE_ROW_MIN_INTEGERS): (column, the
         #: level's columns, their costs), so that a MIP start can give them their value.
@@ -162,6 +166,7 @@ class HighsSession:
         cutoff = self._cutoff()
         started = time.perf_counter()
         self._stop_at = started + max(0.01, time_limit_s)
+        self._progress = options.on_progress
         h.run()
         status_code, info = h.getModelStatus(), h.getInfo()
         has_primal = info.primal_solution_status == 2  # kSolutionStatusFeasible
@@ -181,6 +186,7 @@ class HighsSession:
             values = self._values() if has_primal else None
         ended = time.perf_counter()
         self._stop_at = math.inf  # runs outside ``run`` (column generation) keep their own
+        self._progress = None
         bound: float | None = None
         if status_code == _MS.kOptimal:
             status = Status.OPTIMAL
@@ -232,8 +238,30 @@ class HighsSession:
         return np.asarray(self.highs.getSolution().col_value)[: self.model.num_cols]
 
     def _interrupt(self, event: highspy.HighsCallbackEvent) -> None:
+        now = time.perf_counter()
+        if now >= self._stop_at:
+            event.interrupt()
+        elif self._progress is not None and due(self._reported, now):
+            self._reported = now
+            self._report(event.data_out)
+
+    def _stop(self, event: highspy.HighsCallbackEvent) -> None:
+        """The interior-point callback: the time limit only (its data holds no MIP bounds)."""
         if time.perf_counter() >= self._stop_at:
             event.interrupt()
+
+    def _report(self, out: highspy.cb.HighsCallbackOutput) -> None:
+        """The MIP's incumbent and bound so far, in the level's units (HiGHS minimises
+        ``sign`` × the level); infinite values (none yet) are None."""
+        assert self._progress is not None
+        primal, dual = self._sign * out.mip_primal_bound, self._sign * out.mip_dual_bound
+        self._progress(
+            Progress(
+                self.method,
+                incumbent=primal if math.isfinite(primal) else None,
+                bound=dual if math.isfinite(dual) else None,
+            )
+        )
 
     def _consistent(self, objective: float | None, values: np.ndarray | None) -> bool:
         """Is ``objective`` the level's value at ``values``?"""

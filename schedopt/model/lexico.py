@@ -17,6 +17,7 @@ import numpy as np
 from schedopt.backends.milp_run import SURFACED_STATS
 from schedopt.core.lexico import level_time_shares
 from schedopt.core.options import SolveOptions
+from schedopt.core.progress import Progress, for_level
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 
@@ -140,11 +141,16 @@ def solve_levels(
             session.set_hint(hint if give else None)
         started = time.perf_counter()
         gap = hooks.level_gap(i, session.method, options.mip_gap)
-        level_options = (
-            options if gap == options.mip_gap else dataclasses.replace(options, mip_gap=gap)
-        )
+        report = for_level(options.on_progress, i + 1, len(levels), level.name)
+        level_options = options
+        if gap != options.mip_gap or report is not None:
+            level_options = dataclasses.replace(options, mip_gap=gap, on_progress=report)
+        if report is not None:
+            report(Progress(session.method, "started", milestone=True))
         run = session.run(max(budget, MIN_LEVEL_S), level_options)
         run = _checked(model, session.kind, run)
+        if report is not None:
+            report(_ended(session.method, run))
         out.solve_s += time.perf_counter() - started
         handover = max(handover, run.handover_s)
         _record(out.stats, level.name, run)
@@ -177,6 +183,16 @@ def solve_levels(
     if out.values is not None:
         out.status = Status.OPTIMAL if all(out.proven) else Status.FEASIBLE
     return out
+
+
+def _ended(method: str, run: LevelRun) -> Progress:
+    """The event of a level's end: proven, stopped with a point, or with none."""
+    phase = {
+        Status.OPTIMAL: "proven optimal",
+        Status.INFEASIBLE: "proven infeasible",
+        Status.FEASIBLE: "stopped (time share used)",
+    }.get(run.status, "stopped without a solution")
+    return Progress(method, phase, incumbent=run.objective, bound=run.bound, milestone=True)
 
 
 def _keeps(model: Model, level: Level, kind: Backend, found: np.ndarray, start: np.ndarray) -> bool:

@@ -146,7 +146,35 @@ def to_outcome(prepared: Formulated, lex: LexResult, build_s: float) -> Outcome:
         why = f"the solver found no solution of {first} within its time share"
         return replace(base, status=Status.NO_SOLUTION, explanation=why)
     solution = prepared.solution(lex.values, lex)
-    return replace(base, solution=solution, metrics=prepared.metrics())
+    out = replace(base, solution=solution, metrics=prepared.metrics())
+    if lex.status is Status.FEASIBLE:
+        out = replace(out, explanation=unproven_levels(prepared.model, lex))
+    return out
+
+
+def unproven_levels(model: Model, lex: LexResult) -> str:
+    """Why a solution with every level solved in turn is FEASIBLE, not OPTIMAL: the levels
+    left unproven, and what happened to each (stopped at its time share, not reached)."""
+    names = [level.name for level in model.levels]
+    proven = [n for n, p in zip(names, lex.proven, strict=True) if p]
+    said = []
+    for name, ok in zip(names, lex.proven, strict=True):
+        if ok:
+            continue
+        status = lex.stats.get(f"{name}_status")
+        if status is None:
+            said.append(f"{name} not reached (no time left)")
+        elif status == Status.FEASIBLE.value:
+            said.append(f"{name} stopped at its time share before a proof")
+        elif status == Status.NO_SOLUTION.value:
+            said.append(f"{name} found nothing better in its time share (the point before stands)")
+        else:
+            said.append(f"{name} {status}")
+    first = (
+        f"{names[0]} proven optimal (its gap is 0), but " if lex.proven and lex.proven[0] else ""
+    )
+    rest = f"; proven: {', '.join(proven)}" if proven and not lex.proven[0] else ""
+    return f"not OPTIMAL: {first}{'; '.join(said)}{rest}"
 
 
 def exact_methods(prepare: Prepare) -> tuple[MethodSpec, ...]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from html import escape
 
+from schedopt.core.svg import document
+
 from .instance import AdmissionInstance, JobKind
 from .solution import AdmissionSolution
 
@@ -31,13 +33,7 @@ def to_svg(inst: AdmissionInstance, sol: AdmissionSolution, title: str | None = 
     plot_h = HEIGHT - 2 * MARGIN
     slot_w = plot_w / inst.slots
     unit = plot_h / max(top, 1)
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-        f'font-family="sans-serif" font-size="11">',
-        '<rect width="100%" height="100%" fill="white"/>',
-        f'<text x="{MARGIN}" y="{MARGIN - 22}" font-size="14">'
-        f"{escape(title or inst.name)}: GPUs per slot</text>",
-    ]
+    parts: list[str] = []
     colour: dict[str, str] = {}
     seen: dict[JobKind, int] = {}
     for plan in sol.plans:
@@ -103,5 +99,4 @@ def to_svg(inst: AdmissionInstance, sol: AdmissionSolution, title: str | None = 
         y = ly + 15 * len(shown) + 12
         names = ", ".join(rejected[:6]) + (" …" if len(rejected) > 6 else "")
         parts.append(f'<text x="{lx}" y="{y}">rejected: {escape(names)}</text>')
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+    return document(WIDTH, HEIGHT, f"{title or inst.name}: GPUs per slot", parts, margin=MARGIN)

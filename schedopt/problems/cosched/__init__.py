@@ -42,6 +42,7 @@ SPEC = ProblemSpec(
     export_model=exact.export,
     formulate=exact.prepare,
     render=render.render,
+    info=render.info,
     plot=plot.to_svg,
     methods=by_name(
         *exact.METHODS,

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from schedopt.core.options import SolveOptions
-from schedopt.core.registry import Outcome
+from schedopt.core.registry import Outcome, Runner
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 
@@ -66,6 +67,10 @@ class Built:
 
     def cost(self, data: ModelData) -> float:
         return group_cost(data, self.hosts)
+
+
+#: A heuristic's search on data already built (:func:`timed` makes it a method).
+Search = Callable[[CoschedInstance, ModelData, SolveOptions, Deadline], Outcome]
 
 
 def heuristic_data(inst: CoschedInstance) -> ModelData:
@@ -177,18 +182,34 @@ def separate(
     return groups, ""
 
 
-def solve_disaggregated(
-    inst: CoschedInstance, options: SolveOptions, deadline: Deadline
+def timed(search: Search) -> Runner:
+    """A heuristic as a method: its data built first (``build_s``), then ``search`` on it
+    (``solve_s``), both measured."""
+
+    def run(inst: CoschedInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
+        started = time.perf_counter()
+        data = heuristic_data(inst)
+        built = time.perf_counter()
+        outcome = search(inst, data, options, deadline)
+        return dataclasses.replace(
+            outcome, build_s=built - started, solve_s=time.perf_counter() - built
+        )
+
+    return run
+
+
+def _disaggregated(
+    inst: CoschedInstance, data: ModelData, options: SolveOptions, deadline: Deadline
 ) -> Outcome:
     params = BaselineParams(**options.params)
-    data = heuristic_data(inst)
     groups, why = separate(data, int(params.max_combinations), deadline, "most")
     return finish(inst, data, groups, why)
 
 
-def solve_colocated(inst: CoschedInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
+def _colocated(
+    inst: CoschedInstance, data: ModelData, options: SolveOptions, deadline: Deadline
+) -> Outcome:
     params = BaselineParams(**options.params)
-    data = heuristic_data(inst)
     groups, why = separate(data, int(params.max_combinations), deadline, "fewest")
     return finish(inst, data, groups, why)
 
@@ -210,9 +231,10 @@ def _order(singles: list[Built], complementary: bool) -> list[Built]:
     return out
 
 
-def solve_packing(inst: CoschedInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
+def _packing(
+    inst: CoschedInstance, data: ModelData, options: SolveOptions, deadline: Deadline
+) -> Outcome:
     params = PackingParams(**options.params)
-    data = heuristic_data(inst)
     limit = int(params.max_combinations)
     # Start from plain disaggregation (RollMux): rollout on the inference pool, train on the
     # training pool, so that jobs complement each other once they share a group; a job whose
@@ -344,3 +366,8 @@ def local_search(
 
 #: What ``auto`` runs, best first.
 HEURISTICS = ("heuristic:packing", "heuristic:disaggregated", "heuristic:colocated")
+
+
+solve_disaggregated = timed(_disaggregated)
+solve_colocated = timed(_colocated)
+solve_packing = timed(_packing)

@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections import Counter
 from html import escape
 
+from schedopt.core.svg import PALETTE, document
+
 from .instance import CoschedInstance
 from .solution import CoschedSolution
 from .validate import evaluate
 
 WIDTH, MARGIN, LANE_H = 880, 60, 20
-PALETTE = ("#2e75b6", "#ed7d31", "#70ad47", "#7030a0", "#ffc000", "#5b9bd5", "#c00000", "#a5a5a5")
 #: Groups drawn at most.
 MAX_GROUPS = 24
 
@@ -30,13 +31,8 @@ def to_svg(inst: CoschedInstance, sol: CoschedSolution, title: str | None = None
     height = 2 * MARGIN + sum((len(p) or 1) * (LANE_H + 2) + 24 for _, p in lanes)
     plot_w = WIDTH - 2 * MARGIN - 40
     cost, _, _ = evaluate(inst, sol)
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
-        f'font-family="sans-serif" font-size="11">',
-        '<rect width="100%" height="100%" fill="white"/>',
-        f'<text x="{MARGIN}" y="{MARGIN - 30}" font-size="14">'
-        f"{escape(title or inst.name or 'cosched')}: one cycle per group, ${cost:,.2f}/h</text>",
-    ]
+    heading = f"{title or inst.name or 'cosched'}: one cycle per group, ${cost:,.2f}/h"
+    parts: list[str] = []
     y = MARGIN
     for g, pools in lanes:
         T = max(g.cycle_ms, 1)
@@ -73,5 +69,4 @@ def to_svg(inst: CoschedInstance, sol: CoschedSolution, title: str | None = None
                                 f"{pp.start_ms:,} ms</title></rect>"
                             )
         y += (len(pools) or 1) * (LANE_H + 2) + 24
-    parts.append("</svg>")
-    return "\n".join(parts)
+    return document(WIDTH, height, heading, parts, margin=MARGIN)

@@ -45,3 +45,28 @@ def render(console: Console, inst: CoschedInstance, result: Result[CoschedSoluti
                 phases,
             )
     console.print(table)
+
+
+def info(inst: CoschedInstance) -> list[tuple[str, str]]:
+    """``schedopt info``: the pools with their devices and prices, the jobs' phases and SLOs."""
+    rows = [
+        (
+            f"pool {p.name}",
+            f"{p.hosts} hosts × {p.gpus_per_host} {p.kind.upper()}s, "
+            f"${p.price_per_gpu_hour:g} per device-hour, {p.host_memory_gib:g} GiB per host",
+        )
+        for p in inst.pools
+    ]
+    phases = sum(len(j.phases) for j in inst.jobs)
+    options = sum(len(ph.options) for j in inst.jobs for ph in j.phases)
+    slo = sorted(j.slo_ms for j in inst.jobs)
+    rows.append(("phases", f"{phases} ({options} pool options), SLO {slo[0]:,}–{slo[-1]:,} ms"))
+    if inst.chance is not None:
+        rows.append(
+            (
+                "chance",
+                f"each SLO met with probability ≥ {1 - inst.chance.epsilon:g} "
+                f"over {inst.chance.scenarios} scenarios",
+            )
+        )
+    return rows

@@ -6,7 +6,7 @@ from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.core.result import ObjectiveTerm, Sense
 from schedopt.tuning.store import load_tuned
 
-from . import decomp, exact, heuristics, render
+from . import decomp, exact, heuristics, plot, render
 from .data import build_data, finish_reserve_s
 from .explain import UncountedUnit, uncounted_units
 from .gavel import GavelAllocation, JobFractions, solve_gavel_lp
@@ -39,7 +39,9 @@ SPEC = ProblemSpec(
     tuned_params=partial(load_tuned, "fairshare"),
     export_model=exact.export,
     formulate=exact.prepare,
+    plot=plot.to_svg,
     render=render.render,
+    info=render.info,
     methods=by_name(
         *exact.METHODS,
         MethodSpec(

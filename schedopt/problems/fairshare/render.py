@@ -51,3 +51,13 @@ def render(console: Console, inst: FairshareInstance, result: Result[FairshareSo
     console.print(table)
     if len(inst.tenants) > MAX_ROWS:
         console.print(f"… {len(inst.tenants) - MAX_ROWS} more tenants (use --json or --out)")
+
+
+def info(inst: FairshareInstance) -> list[tuple[str, str]]:
+    """``schedopt info``: the tenants and their weights, the fairness unit, the round."""
+    weights = ", ".join(f"{t.id} ×{t.weight:g}" for t in inst.tenants[:8])
+    more = " …" if len(inst.tenants) > 8 else ""
+    return [
+        ("tenants", f"{len(inst.tenants)} ({weights}{more})"),
+        ("fairness over", f"every {inst.fairness_unit.value}; round {inst.round_s:g} s"),
+    ]

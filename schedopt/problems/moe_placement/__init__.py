@@ -6,7 +6,7 @@ from functools import partial
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.tuning.store import load_tuned
 
-from . import decompose, exact, heuristics, posterior, scenario
+from . import decompose, exact, heuristics, plot, posterior, render, scenario
 from .data import build_data, finish_reserve_s
 from .generate import SHAPES, SIZES, ModelShape, from_counts, generate, generate_custom
 from .heuristics import EplbParams, LocalSearchParams
@@ -32,6 +32,8 @@ SPEC = ProblemSpec(
     tuned_params=partial(load_tuned, "moe_placement"),
     export_model=exact.export,
     formulate=exact.prepare,
+    plot=plot.to_svg,
+    info=render.info,
     methods=by_name(
         *exact.METHODS,
         MethodSpec(

@@ -123,6 +123,11 @@ def _loads(inst: MoePlacementInstance, sol: MoePlacementSolution, pops) -> list[
     return out
 
 
+def gpu_loads(inst: MoePlacementInstance, sol: MoePlacementSolution) -> list[dict[str, float]]:
+    """Per layer: GPU → µs of that layer's experts on it, at the point popularity."""
+    return _loads(inst, sol, _point(inst))
+
+
 def _point(inst: MoePlacementInstance) -> list[tuple[float, ...]]:
     return [inst.point_popularity(i) for i in range(len(inst.layers))]
 

@@ -69,6 +69,7 @@ SPEC = ProblemSpec(
     auto_route=decomp.route,
     plot=plot.to_svg,
     render=render.render,
+    info=render.info,
     auto_heuristics=heuristics.HEURISTICS,
 )
 

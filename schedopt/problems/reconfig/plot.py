@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from html import escape
 
+from schedopt.core.svg import PALETTE, document
+
 from .instance import ReconfigInstance
 from .solution import ReconfigSolution
 from .validate import evaluate
@@ -14,7 +16,6 @@ from .validate import evaluate
 CELL, GAP, MARGIN, LABEL = 26, 3, 40, 60
 #: Hosts drawn (a 16,384-GPU cluster has 2,048; the picture says how many are left out).
 MAX_HOSTS = 64
-PALETTE = ("#2e75b6", "#ed7d31", "#70ad47", "#7030a0", "#ffc000", "#5b9bd5", "#c00000", "#a5a5a5")
 
 
 def to_svg(inst: ReconfigInstance, sol: ReconfigSolution, title: str | None = None) -> str:
@@ -31,14 +32,11 @@ def to_svg(inst: ReconfigInstance, sol: ReconfigSolution, title: str | None = No
     width = 2 * MARGIN + LABEL + per_host * (CELL + GAP)
     height = 2 * MARGIN + 30 + len(shown) * (CELL + GAP) + 20
     t, gb, gpus = evaluate(inst, sol)
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'font-family="sans-serif" font-size="10">',
-        '<rect width="100%" height="100%" fill="white"/>',
-        f'<text x="{MARGIN}" y="{MARGIN - 18}" font-size="13">{escape(title or inst.name)}: '
-        f"{len(sol.pipelines)} pipelines, iteration {t:.4g} s, {gb:.4g} GB moved, "
-        f"{gpus:g} GPUs</text>",
-    ]
+    heading = (
+        f"{title or inst.name}: {len(sol.pipelines)} pipelines, iteration {t:.4g} s, "
+        f"{gb:.4g} GB moved, {gpus:g} GPUs"
+    )
+    parts: list[str] = []
     for row, h in enumerate(shown):
         y = MARGIN + row * (CELL + GAP)
         parts.append(
@@ -78,5 +76,4 @@ def to_svg(inst: ReconfigInstance, sol: ReconfigSolution, title: str | None = No
     if len(hosts) > len(shown):
         y = MARGIN + len(shown) * (CELL + GAP) + 14
         parts.append(f'<text x="{MARGIN}" y="{y}">… {len(hosts) - len(shown)} more hosts</text>')
-    parts.append("</svg>")
-    return "\n".join(parts)
+    return document(width, height, heading, parts, margin=MARGIN, font_size=10)

@@ -3,6 +3,8 @@ micro-batches and whether it was kept."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Console
 from rich.table import Table
 
@@ -47,3 +49,40 @@ def render(console: Console, inst: ReconfigInstance, result: Result[ReconfigSolu
             f"throughput retained {m['throughput_retained']:.1%} of the healthy plan; "
             f"{m['tokens_per_s_per_gpu']:.0f} tokens/s per GPU"
         )
+
+
+def info(inst: ReconfigInstance) -> list[tuple[str, str]]:
+    """``schedopt info``: the model, the batch, the failed and slow GPUs, the current plan."""
+    m = inst.model
+    rows = [
+        (
+            "model",
+            f"{m.name}: {m.layers} layers, hidden {m.hidden}, {m.heads} heads, "
+            f"vocabulary {m.vocab}, sequence {m.seq_len}",
+        ),
+        (
+            "batch",
+            f"{inst.global_batch} sequences, micro-batch {inst.micro_batch} "
+            f"({inst.micro_batches} micro-batches)",
+        ),
+        (
+            "plans",
+            f"TP in {{{', '.join(map(str, inst.tp_sizes))}}}, at most {inst.max_stages} stages",
+        ),
+        ("failed GPUs", f"{len(inst.failed_gpus)}" + _some(inst.failed_gpus)),
+        (
+            "slow GPUs",
+            f"{len(inst.slow_gpus)}"
+            + _some([f"{s.gpu} ×{s.speed_factor:g}" for s in inst.slow_gpus]),
+        ),
+    ]
+    if inst.current_plan is not None:
+        gpus = sum(len(s.gpus) for p in inst.current_plan for s in p.stages)
+        rows.append(("current plan", f"{len(inst.current_plan)} pipelines on {gpus} GPUs"))
+    return rows
+
+
+def _some(items: Sequence[str], most: int = 6) -> str:
+    if not items:
+        return ""
+    return ": " + ", ".join(items[:most]) + (" …" if len(items) > most else "")

@@ -1,11 +1,15 @@
 """Time shares on heterogeneous GPUs: Gavel's policies (OSDI'20) as exact LPs.
 See ``formulations/timeshare.md``."""
 
+from functools import partial
+
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.core.result import ObjectiveTerm, Sense
+from schedopt.tuning.store import load_tuned
 
 from . import exact, heuristics, plot, render
 from .generate import SIZES, generate, generate_custom
+from .heuristics import IsolatedParams
 from .instance import Colocation, Job, Pair, Policy, TimeshareInstance, implied_pairs
 from .solution import Share, TimeshareSolution
 from .validate import evaluate, metrics, validate
@@ -31,9 +35,11 @@ SPEC = ProblemSpec(
         len(inst.jobs) * len(inst.workers)
         + (len(inst.pairs) + implied_pairs(inst)) * len(inst.workers)
     ),
+    tuned_params=partial(load_tuned, "timeshare"),
     export_model=exact.export,
     formulate=exact.prepare,
     render=render.render,
+    info=render.info,
     plot=plot.to_svg,
     methods=by_name(
         *exact.METHODS,
@@ -41,7 +47,9 @@ SPEC = ProblemSpec(
             "heuristic:isolated",
             MethodKind.HEURISTIC,
             heuristics.solve_isolated,
-            "Gavel's isolated split: every type shared equally, scaled by the job's GPUs",
+            "Gavel's isolated split: every type shared equally, scaled by the job's GPUs "
+            "(tunable: leaning towards each job's fastest types)",
+            params=IsolatedParams,
         ),
     ),
     auto_exact="milp:highs",
@@ -51,6 +59,7 @@ SPEC = ProblemSpec(
 __all__ = [
     "SPEC",
     "Colocation",
+    "IsolatedParams",
     "Job",
     "Pair",
     "Policy",

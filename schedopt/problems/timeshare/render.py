@@ -40,3 +40,11 @@ def render(console: Console, inst: TimeshareInstance, result: Result[TimeshareSo
     console.print(table)
     if len(inst.jobs) > MAX_ROWS:
         console.print(f"... {len(inst.jobs) - MAX_ROWS} more jobs (--json for all)")
+
+
+def info(inst: TimeshareInstance) -> list[tuple[str, str]]:
+    """``schedopt info``: the policy and the co-located pairs."""
+    pairs = f"{len(inst.pairs)} pairs" if inst.pairs else "none listed"
+    if inst.colocation:
+        pairs += f", co-location table of {len(inst.colocation)} entries"
+    return [("policy", inst.policy.value), ("co-location", pairs)]

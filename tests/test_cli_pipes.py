@@ -1,0 +1,65 @@
+"""A reader of stdout that stops early (``schedopt ... | head``) leaves the command's exit code
+as it is, with no traceback (#16 item 14)."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from schedopt.cli import EXIT_INFEASIBLE, EXIT_OK, main
+
+ROOT = Path(__file__).resolve().parents[1]
+ADMISSION = ROOT / "instances" / "admission"
+
+
+class _GoneReader(io.StringIO):
+    """A stdout whose reader has gone after ``keep`` characters."""
+
+    def __init__(self, keep: int = 0):
+        super().__init__()
+        self.keep = keep
+
+    def write(self, text: str) -> int:
+        if self.tell() + len(text) > self.keep:
+            raise BrokenPipeError(32, "Broken pipe")
+        return super().write(text)
+
+    def fileno(self) -> int:
+        raise io.UnsupportedOperation("no descriptor")
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (["solve", str(ADMISSION / "example.json"), "--time-limit", "5"], EXIT_OK),
+        (
+            ["solve", str(ADMISSION / "infeasible-admitted.json"), "--time-limit", "5"],
+            EXIT_INFEASIBLE,
+        ),
+        (["solve", str(ADMISSION / "example.json"), "--time-limit", "5", "--json"], EXIT_OK),
+        (["methods"], EXIT_OK),
+        (["schema", "admission"], EXIT_OK),
+    ],
+)
+def test_a_broken_pipe_keeps_the_exit_code(monkeypatch, capsys, argv, code) -> None:
+    monkeypatch.setattr(sys, "stdout", _GoneReader(keep=40))
+    assert main(argv) == code
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_reader_gone_on_a_real_pipe() -> None:
+    """The reader closes the pipe before the command writes (before this, exit 1)."""
+    file = ADMISSION / "infeasible-admitted.json"
+    argv = [sys.executable, "-m", "schedopt", "solve", str(file), "--time-limit", "3"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) as p:
+        assert p.stdout is not None and p.stderr is not None
+        p.stdout.close()  # the reader goes away, as head does
+        err = p.stderr.read().decode()
+        assert p.wait() == EXIT_INFEASIBLE, err
+    assert "Traceback" not in err and "Broken pipe" not in err
