@@ -117,3 +117,20 @@ def make_golden(
         print(name, entry)
     (out / "golden.json").write_text(json.dumps(golden, indent=1) + "\n")
     return 0
+
+
+def solve_recipe(suite_name: str, recipe_name: str, method: str, limit: float) -> tuple:
+    """Build one recipe of a shipped suite and solve it: (result, wall seconds, the 1-minute
+    load before the solve). The scale scripts each turn it into their own row."""
+    import os
+
+    import schedopt
+    from schedopt.bench.suites import all_suites
+
+    suite = all_suites()[suite_name]
+    recipe = next(r for r in suite.recipes if r.name == recipe_name)
+    inst = recipe.build()
+    load = os.getloadavg()[0]
+    started = time.perf_counter()
+    result = schedopt.solve(inst, method, time_limit_s=limit)
+    return result, time.perf_counter() - started, load

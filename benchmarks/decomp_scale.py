@@ -20,25 +20,15 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import append_rows, print_table
+from common import append_rows, print_table, solve_recipe
 
 
 def one_row(suite_name: str, recipe_name: str, method: str, limit: float) -> dict:
-    import schedopt
-    from schedopt.bench.suites import all_suites
-
-    suite = all_suites()[suite_name]
-    recipe = next(r for r in suite.recipes if r.name == recipe_name)
-    inst = recipe.build()
-    load_before = os.getloadavg()[0]
-    started = time.perf_counter()
-    result = schedopt.solve(inst, method, time_limit_s=limit)
-    wall = time.perf_counter() - started
+    result, wall, load_before = solve_recipe(suite_name, recipe_name, method, limit)
     return {
         "suite": suite_name,
         "instance": recipe_name,

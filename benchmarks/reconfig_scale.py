@@ -12,9 +12,7 @@ the machine's load. Rows are appended to benchmarks/results/reconfig_scale.jsonl
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -23,22 +21,14 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from anywhere: use this checkout's schedopt
     sys.path.insert(0, str(ROOT))
 
-from common import append_rows, print_table  # noqa: E402
+from common import append_rows, print_table, solve_recipe  # noqa: E402
 
 from schedopt.bench.suites import all_suites  # noqa: E402
 
 
 def run_one(case: tuple[str, str, str, float]) -> dict[str, Any]:
     suite_name, recipe_name, method, limit = case
-    import schedopt
-
-    suite = all_suites()[suite_name]
-    recipe = next(r for r in suite.recipes if r.name == recipe_name)
-    inst = recipe.build()
-    load = os.getloadavg()[0]
-    started = time.perf_counter()
-    result = schedopt.solve(inst, method, time_limit_s=limit)
-    wall = time.perf_counter() - started
+    result, wall, load = solve_recipe(suite_name, recipe_name, method, limit)
     return {
         "instance": recipe_name,
         "method": result.method,
