@@ -3,7 +3,6 @@
 from functools import partial
 
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
-from schedopt.core.result import ObjectiveTerm, Sense
 from schedopt.tuning.store import load_tuned
 
 from . import decomp, exact, heuristics, lns, plot, render
@@ -13,7 +12,7 @@ from .heuristics import EdfParams, SlackParams
 from .instance import AdmissionInstance, DeadlineTier, Job, JobKind
 from .policy import POLICY
 from .solution import AdmissionSolution, JobPlan, Rejection, RejectReason
-from .validate import evaluate, metrics, validate
+from .validate import TERMS, evaluate, metrics, validate
 
 SPEC = ProblemSpec(
     name="admission",
@@ -21,11 +20,7 @@ SPEC = ProblemSpec(
     "share the rest with best-effort jobs",
     instance_type=AdmissionInstance,
     solution_type=AdmissionSolution,
-    terms=(
-        ObjectiveTerm("guaranteed deadline value", Sense.MAXIMIZE),
-        ObjectiveTerm("best-effort progress", Sense.MAXIMIZE, "jobs"),
-        ObjectiveTerm("GPU-count changes", Sense.MINIMIZE, "GPUs"),
-    ),
+    terms=TERMS,
     validate=validate,
     evaluate=evaluate,
     metrics=metrics,

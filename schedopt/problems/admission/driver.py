@@ -50,10 +50,10 @@ from schedopt.core.solve import lex_better, solve
 from schedopt.io.traces.record import TraceJob
 from schedopt.topology import Cluster
 
-from . import SPEC
 from .instance import AdmissionInstance
 from .remainder import DriverConfig, Round, Tiers, remainder
 from .solution import AdmissionSolution
+from .validate import TERMS, evaluate
 
 EPS = 1e-9
 Slot = tuple[str | None, int]  # (GPU type, GPUs) of one planned slot
@@ -221,9 +221,7 @@ def _solve(rnd: Round, cfg: DriverConfig) -> tuple[AdmissionSolution, list[Tiers
     kept, change = remainder(rnd, inst)
     sol = attempt(cfg.method, inst, kept, cfg.method)
     if sol is not None:
-        if kept is not None and lex_better(
-            SPEC.evaluate(inst, kept), SPEC.evaluate(inst, sol), SPEC.terms
-        ):
+        if kept is not None and lex_better(evaluate(inst, kept), evaluate(inst, sol), TERMS):
             return done(kept, False, "previous plan (better)")
         return done(sol, False)
     for method in cfg.fallbacks:

@@ -94,7 +94,7 @@ def evaluate(method: str, episode: Episode, params: dict[str, Any]) -> tuple[flo
     """Replay ``episode`` with ``method`` and ``params``: (deadline misses, BE mean JCT)."""
     from schedopt.topology import Cluster
 
-    # The driver imports the package's SPEC: not at import time.
+    # The replay driver is loaded for a replay only, not with the problem.
     from .driver import DriverConfig, replay
 
     config = DriverConfig(

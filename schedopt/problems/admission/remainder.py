@@ -16,13 +16,13 @@ from typing import Any
 
 from schedopt.topology import Cluster
 
-from . import SPEC
 from .assemble import assemble, raw_from_solution
 from .data import build_data
 from .heuristics import refill_best_effort
 from .instance import AdmissionInstance
 from .placement import place_first_slot
 from .solution import AdmissionSolution, JobPlan, Rejection, RejectReason
+from .validate import validate
 
 Tiers = list[tuple[int, float, float]]  # (index into TraceJob.deadlines, seconds from now, value)
 
@@ -152,7 +152,7 @@ def remainder(rnd: Round, inst: AdmissionInstance) -> tuple[AdmissionSolution | 
     violations = []
     if placement is not None:
         sol = AdmissionSolution(plans=tuple(plans), placement=placement)
-        violations = SPEC.validate(inst, sol)
+        violations = validate(inst, sol)
         if not violations:
             return _with_best_effort(inst, sol), ""
     if not changes:
@@ -171,4 +171,4 @@ def _with_best_effort(inst: AdmissionInstance, sol: AdmissionSolution) -> Admiss
     filled = assemble(
         data, refill_best_effort(data, raw_from_solution(data, sol)), optimal_admission=False
     )
-    return filled if not SPEC.validate(inst, filled) else sol
+    return filled if not validate(inst, filled) else sol

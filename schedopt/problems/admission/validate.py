@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 
-from schedopt.core.result import Violation
+from schedopt.core.result import ObjectiveTerm, Sense, Violation
 
 from .instance import AdmissionInstance, Job, JobKind
 from .solution import AdmissionSolution, JobPlan
@@ -275,6 +275,14 @@ def _progress(inst: AdmissionInstance, job: Job, plan: JobPlan) -> list[int]:
         left -= got
         credited.append(got)
     return credited
+
+
+#: The lexicographic objective that :func:`evaluate` computes, level by level.
+TERMS = (
+    ObjectiveTerm("guaranteed deadline value", Sense.MAXIMIZE),
+    ObjectiveTerm("best-effort progress", Sense.MAXIMIZE, "jobs"),
+    ObjectiveTerm("GPU-count changes", Sense.MINIMIZE, "GPUs"),
+)
 
 
 def evaluate(inst: AdmissionInstance, sol: AdmissionSolution) -> tuple[float, float, float]:
