@@ -18,7 +18,7 @@ from schedopt.core.errors import ModelTooLargeError
 from schedopt.core.lexico import level_time_shares
 from schedopt.core.stopping import Deadline, Ticker
 
-from .budget import BudgetTable, budget_table, table_cells
+from .budget import BudgetTable, ReplicaSplit, greedy_curve, lagrangian_bound
 from .instance import LayerWithin, MoePlacementInstance
 from .solution import MoePlacementSolution
 
@@ -38,9 +38,6 @@ LEX_REL_TOL = 5e-10
 BUILD_S_PER_VARIABLE = 4e-5
 #: Refuse to build exact models with more decision variables than this.
 MAX_MODEL_VARIABLES = 2_000_000
-#: The replica curves of the bound stop after this many replicas per expert (the layer's floor
-#: then stands for every larger count).
-MAX_CURVE_STEPS_PER_EXPERT = 256
 #: Every method's bound splits the replica slots exactly over the layers when the table has
 #: at most this many cells (about 0.05 s); ``decomp:layer`` allows more.
 CHEAP_SPLIT_CELLS = 10_000_000
@@ -175,27 +172,11 @@ class ModelData:
                     sp = float(self.speed[in_k & self.eligible[i].any(axis=0)].sum())
                     value = float(w.sum()) / sp if sp > 0 else math.inf
                     floor_i = value if floor_i == 0.0 else min(floor_i, value)
-            r = np.ones(len(w))
             cap_k = int(
                 min(len(w) * (self.replica_cap - 1), max(budget, 0) / float(self.mem[i].min()))
             )
-            steps = min(cap_k, MAX_CURVE_STEPS_PER_EXPERT * len(w))
-            curve = [max(floor_i, float((w / r).max()) / s_max)]
-            for _ in range(steps):
-                ratio = np.where(r < self.replica_cap, w / r, -1.0)
-                e = int(np.argmax(ratio))
-                if ratio[e] <= 0:
-                    break
-                r[e] += 1
-                curve.append(max(floor_i, float((w / r).max()) / s_max))
-                if curve[-1] <= floor_i:
-                    break
-            else:
-                if steps < cap_k and curve[-1] > floor_i:
-                    # Cut short for time: the layer's floor one step on stands for every
-                    # longer allocation (lower than any of their values, so still a bound).
-                    curve.append(floor_i)
-            curves.append(np.array(curve))
+            curve = greedy_curve(w, floor_i, self.replica_cap, cap_k, s_max)
+            curves.append(curve)
         return curves
 
     def replica_slots(self) -> int | None:
@@ -214,37 +195,27 @@ class ModelData:
         """:meth:`replica_curves`, computed once."""
         return self.replica_curves()
 
-    def split_cells(self) -> int | None:
-        """The size of the exact split's table (budgets × drop points of the curves), or None
-        where there is no split (expert sizes differ, or one copy of everything does not fit)."""
-        slots = self.replica_slots()
-        if slots is None or slots < 0:
-            return None
-        return table_cells(self.layer_curves, slots)
-
     @cached_property
-    def _split_table(self) -> BudgetTable | None:
+    def split(self) -> ReplicaSplit | None:
+        """The exact split of the replica slots over the layers, or None where there is none
+        (expert sizes differ, or one copy of everything does not fit)."""
         slots = self.replica_slots()
-        return None if slots is None or slots < 0 else budget_table(self.layer_curves, slots)
+        return None if slots is None or slots < 0 else ReplicaSplit(self.layer_curves, slots)
+
+    def split_cells(self) -> int | None:
+        """The size of the exact split's table (budgets × drop points of the curves)."""
+        return None if self.split is None else self.split.cells
 
     def build_split(self, stop: Deadline) -> BudgetTable | None:
         """The exact split's table, built once, or None if ``stop`` passed first (checked
         between layers; a later call starts again)."""
-        if "_split_table" in self.__dict__:
-            return self._split_table
-        slots = self.replica_slots()
-        if slots is None or slots < 0:
-            return None
-        table = budget_table(self.layer_curves, slots, stop)
-        if table is not None:
-            self.__dict__["_split_table"] = table  # what the cached property would hold
-        return table
+        return None if self.split is None else self.split.table(stop)
 
     def budget_table(self, max_cells: int = CHEAP_SPLIT_CELLS) -> BudgetTable | None:
         """Equal expert sizes: the exact split of the replica slots over the layers' curves
         (``budget.py``, built once), or None (sizes differ, no room, or over ``max_cells``)."""
-        cells = self.split_cells()
-        return None if cells is None or cells > max_cells else self._split_table
+        split = self.split
+        return None if split is None or split.cells > max_cells else split.table()
 
     def split_bound(self, max_cells: int = CHEAP_SPLIT_CELLS) -> float:
         """The bound with the replica slots split exactly over the layers, when the table
@@ -257,30 +228,7 @@ class ModelData:
         return max(self.split_bound(), self._lagrangian_bound(budget, self.layer_curves))
 
     def _lagrangian_bound(self, budget: float, curves: list[np.ndarray]) -> float:
-        costs = [float(m.min()) for m in self.mem]
-        if not np.isfinite(budget) or all(len(c) == 1 for c in curves):
-            return float(sum(c[-1] if np.isfinite(budget) else c.min() for c in curves))
-
-        def dual(lam: float) -> tuple[float, float]:
-            value, used = -lam * budget, 0.0
-            for c, m in zip(curves, costs, strict=True):
-                k = int(np.argmin(c + lam * m * np.arange(len(c))))
-                value += float(c[k]) + lam * m * k
-                used += m * k
-            return value, used
-
-        lo, hi = 0.0, max(float(c[0]) / m for c, m in zip(curves, costs, strict=True)) + 1.0
-        best = dual(0.0)[0] if dual(0.0)[1] <= budget + 1e-9 else -math.inf
-        for _ in range(60):
-            lam = 0.5 * (lo + hi)
-            value, used = dual(lam)
-            best = max(best, value)
-            if used > budget:
-                lo = lam
-            else:
-                hi = lam
-        best = max(best, dual(hi)[0])
-        return max(best, sum(float(c[-1]) for c in curves))
+        return lagrangian_bound(curves, [float(m.min()) for m in self.mem], budget)
 
     # --- plans and solutions --------------------------------------------------------------
     def empty_plan(self) -> Plan:
