@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from schedopt.bench.scale import scale_series, scale_svg
 from schedopt.bench.svg import line_chart
 
 INF = math.inf
@@ -207,6 +208,18 @@ def write_reports(rows: Sequence[Mapping[str, Any]], stem: Path, title: str) -> 
     return written
 
 
+def write_scale(rows: Sequence[Mapping[str, Any]], stem: Path, title: str) -> list[Path]:
+    """``<stem>-scale-<problem>.svg`` for each problem among ``rows``: wall time and gap
+    against GPUs × jobs, log–log (:mod:`schedopt.bench.scale`); the paths written."""
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    written = []
+    for problem, (wall, gap) in scale_series(rows).items():
+        svg = stem.with_name(f"{stem.name}-scale-{problem}.svg")
+        svg.write_text(scale_svg(problem, wall, gap, title))
+        written.append(svg)
+    return written
+
+
 __all__ = [
     "gap_over_time",
     "markdown",
@@ -214,4 +227,5 @@ __all__ = [
     "quality_costs",
     "time_costs",
     "write_reports",
+    "write_scale",
 ]

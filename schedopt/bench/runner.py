@@ -9,7 +9,9 @@ task, ``lost``, or a task stopped by the run's deadline is not: the resumed run 
 
 Each row records what was solved (suite, recipe, checksum), how (method, time limit, seed,
 threads, executor), what came back (status, objectives and their senses, bound, gap, the
-method ``auto`` chose), the time taken (build, solve, wall) and where (machine: CPUs, load
+method ``auto`` chose, the per-level bounds a decomposition reports and the validator's
+metrics), the instance's size (GPUs, jobs: the scale plot's axis), the time taken (build,
+solve, wall) and where (machine: CPUs, load
 average; versions of schedopt, OR-Tools, highspy, PuLP, Python).
 """
 
@@ -20,13 +22,14 @@ import os
 import platform
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import schedopt.problems  # noqa: F401  (registers every problem, in a worker too)
+from schedopt.bench.scale import instance_size
 from schedopt.bench.suite import DataMissing, Recipe, RecipeDrift, Suite, instance_checksum
 from schedopt.core.solve import solve
 from schedopt.core.stopping import Deadline
@@ -161,10 +164,26 @@ def run_row(job: Job) -> dict[str, Any]:
         "senses": [t.sense.value for t in r.terms],
         "bound": r.best_bound,
         "gap": r.gap,
+        "size": instance_size(instance),
+        "stats": _stats(r.stats),
+        "metrics": {k: v for k, v in r.metrics.items() if isinstance(v, int | float)},
         "generate_s": round(generate_s, 4),
         "build_s": r.build_s,
         "solve_s": r.solve_s,
         "wall_s": r.wall_s,
+    }
+
+
+#: What a row keeps of a result's ``stats``: its per-level bounds (``L2_bound``, ...), whether
+#: the first level is proven, and the plan space a proof holds over.
+STATS_KEPT = ("first_level_proven", "proven_over")
+
+
+def _stats(stats: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        k: v
+        for k, v in stats.items()
+        if (k.endswith("_bound") and isinstance(v, int | float)) or k in STATS_KEPT
     }
 
 

@@ -29,18 +29,29 @@ def line_chart(
     xlabel: str,
     ylabel: str,
     logx: bool = False,
+    logy: bool = False,
     step: bool = False,
     ylim: tuple[float, float] | None = None,
 ) -> str:
     """``series`` (name -> points) drawn as lines (``step``: as a right-continuous staircase,
-    as a performance profile is); ``logx`` puts x on a log scale (all x must be > 0)."""
+    as a performance profile is); ``logx`` (``logy``) puts x (y) on a log scale, all x (y)
+    then > 0."""
     points = [p for pts in series.values() for p in pts]
     xs = [x for x, _ in points] or [1.0]
     ys = [y for _, y in points] or [0.0]
     x0, x1 = min(xs), max(xs)
     if x1 <= x0:
         x1 = x0 * 10 if logx else x0 + 1
-    y0, y1 = ylim if ylim is not None else (min(0.0, *ys), max(ys) or 1.0)
+    if ylim is not None:
+        y0, y1 = ylim
+    elif logy:
+        positive = [y for y in ys if y > 0] or [1.0]
+        y0, y1 = min(positive), max(positive)
+        y1 = y1 if y1 > y0 else y0 * 10
+        yticks = _ticks(y0, y1, True)
+        y0, y1 = yticks[0], yticks[-1]
+    else:
+        y0, y1 = min(0.0, *ys), max(ys) or 1.0
     ticks = _ticks(x0, x1, logx)
     x0, x1 = min(x0, ticks[0]), max(x1, ticks[-1])
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
@@ -54,7 +65,11 @@ def line_chart(
         return LEFT + t * plot_w
 
     def sy(y: float) -> float:
-        return TOP + plot_h - (y - y0) / ((y1 - y0) or 1.0) * plot_h
+        if logy:
+            t = (math.log10(y) - math.log10(y0)) / ((math.log10(y1) - math.log10(y0)) or 1.0)
+        else:
+            t = (y - y0) / ((y1 - y0) or 1.0)
+        return TOP + plot_h - t * plot_h
 
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
@@ -71,7 +86,7 @@ def line_chart(
                 'stroke="#ddd"/>'
                 f'<text x="{sx(t):.1f}" y="{TOP + plot_h + 16}" text-anchor="middle">{t:g}</text>'
             )
-    for t in _ticks(y0, y1, False):
+    for t in _ticks(y0, y1, logy):
         if y0 <= t <= y1:
             out.append(
                 f'<line x1="{LEFT}" y1="{sy(t):.1f}" x2="{LEFT + plot_w}" y2="{sy(t):.1f}" '
@@ -110,4 +125,20 @@ def line_chart(
     return "\n".join(out) + "\n"
 
 
-__all__ = ["line_chart"]
+def side_by_side(*charts: str) -> str:
+    """Several charts of :func:`line_chart` in one SVG, left to right."""
+    inner = [
+        f'<svg x="{i * WIDTH}" y="0" width="{WIDTH}" height="{HEIGHT}">'
+        + chart.split(">", 1)[1].rsplit("</svg>", 1)[0]
+        + "</svg>"
+        for i, chart in enumerate(charts)
+    ]
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH * len(charts)}" '
+        f'height="{HEIGHT}" font-family="sans-serif" font-size="12">\n'
+        + "\n".join(inner)
+        + "\n</svg>\n"
+    )
+
+
+__all__ = ["line_chart", "side_by_side"]

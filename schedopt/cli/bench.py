@@ -31,6 +31,7 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("suites", nargs="*", metavar="SUITE", help="suite names (--list shows them)")
     p.add_argument("--list", action="store_true", help="list the suites and exit")
     p.add_argument("--methods", help="comma-separated methods (default: each suite's own)")
+    p.add_argument("--recipes", help="comma-separated recipe names: only these (default: all)")
     p.add_argument(
         "--time-limits", type=_floats, help="comma-separated limits in s (default: the suite's)"
     )
@@ -44,6 +45,12 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--out", help="JSON-lines file (default: bench-results/<suites>.jsonl)")
     p.add_argument("--no-report", action="store_true", help="skip the Markdown table and plots")
+    p.add_argument(
+        "--plot",
+        choices=("scale",),
+        help="solve nothing: draw from the rows already in --out (scale: wall time and gap "
+        "against GPUs x jobs, log-log, one SVG per problem)",
+    )
     p.add_argument("--checksums", action="store_true", help="check the suites' instance checksums")
     p.add_argument("--update", action="store_true", help="with --checksums: record them")
     p.add_argument(
@@ -55,7 +62,9 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _suites(names: list[str]) -> list[Any]:
+def _suites(names: list[str], recipes: str | None = None) -> list[Any]:
+    import dataclasses
+
     from schedopt.bench.suites import all_suites
 
     known = all_suites()
@@ -64,7 +73,17 @@ def _suites(names: list[str]) -> list[Any]:
         raise CliError(
             f"unknown suite {', '.join(unknown)}; choose from {', '.join(known)}", EXIT_USAGE
         )
-    return [known[n] for n in names]
+    suites = [known[n] for n in names]
+    if recipes is None:
+        return suites
+    wanted = set(recipes.split(","))
+    missing = wanted - {r.name for s in suites for r in s.recipes}
+    if missing:
+        raise CliError(f"no recipe {', '.join(sorted(missing))} in {', '.join(names)}", EXIT_USAGE)
+    return [
+        dataclasses.replace(s, recipes=tuple(r for r in s.recipes if r.name in wanted))
+        for s in suites
+    ]
 
 
 def _list() -> int:
@@ -114,7 +133,7 @@ def run_bench(args: argparse.Namespace) -> int:
         return _list()
     if not args.suites:
         raise CliError("name at least one suite (schedopt bench --list)", EXIT_USAGE)
-    suites = _suites(args.suites)
+    suites = _suites(args.suites, args.recipes)
     if args.checksums:
         return _checksums(suites, args.update)
     from schedopt.bench import best_known, report, runner
@@ -140,6 +159,8 @@ def run_bench(args: argparse.Namespace) -> int:
     )
     out = Path(args.out or f"bench-results/{'+'.join(args.suites)}.jsonl")
     err = err_console()
+    if args.plot:
+        return _plot(list(runner.select(runner.read_rows(out), jobs)), out, args.suites)
     previous = signal.signal(signal.SIGTERM, _raise_on_sigterm)
     try:
         with (
@@ -184,6 +205,18 @@ def run_bench(args: argparse.Namespace) -> int:
         best_known.save(path, table)
         err.print(f"best known: {len(changed)} entries changed in {escape(str(path))}")
     return EXIT_OK if not lost else 1
+
+
+def _plot(rows: list[dict[str, Any]], out: Path, names: list[str]) -> int:
+    from schedopt.bench import report
+
+    err = err_console()
+    if not rows:
+        raise CliError(f"no rows of {', '.join(names)} in {out}: run the suites first", 1)
+    paths = report.write_scale(rows, out.with_suffix(""), " + ".join(names))
+    for path in paths:
+        err.print(f"wrote {escape(str(path))}")
+    return EXIT_OK
 
 
 __all__ = ["add_bench_arguments", "run_bench"]

@@ -106,4 +106,25 @@ SUITES = (
         time_limit_s=10.0,
         description="issue #17's admission rows at the papers' scale",
     ),
+    Suite(
+        "admission-trace",
+        P,
+        tuple(
+            Recipe(
+                f"{name}-{start}+{jobs}j-{8 * hosts}gpu",
+                P,
+                "schedopt.bench.traces:admission_window",
+                {"trace": trace, "start": start, "jobs": jobs, "hosts": hosts},
+                data=data,
+            )
+            for name, trace, data, start in (
+                ("philly-mix2", "philly-chronus", "philly-chronus/trace_job_Philly_MIX2.csv", 5000),
+                ("elasticflow-c01", "elasticflow", "elasticflow-itp/cluster01.csv", 0),
+            )
+            for jobs, hosts in ((100, 8), (300, 32))
+        ),
+        methods=("heuristic:edf", "heuristic:slack", "cpsat", "auto"),
+        description="windows of the Philly/Chronus MIX2 and ElasticFlow ITP traces as one "
+        "round each (needs the data folder)",
+    ),
 )

@@ -8,6 +8,14 @@ from schedopt.bench.suite import Recipe, Suite, seeded
 
 P = "fairshare"
 METHODS = ("heuristic:astraea", "heuristic:gavel-round", "cpsat", "milp:highs", "auto")
+#: 64 GPUs (V100, P100, K80) whose jobs take Gavel's measured throughputs.
+GAVEL = Recipe(
+    "64gpu-10t-100j-s0-gavel",
+    P,
+    "schedopt.bench.traces:gavel_throughputs",
+    {"gpus": 64, "tenants": 10, "jobs": 100, "seed": 0},
+    data="gavel/simulation_throughputs.json",
+)
 
 SUITES = (
     Suite(
@@ -26,13 +34,7 @@ SUITES = (
         (
             *seeded(P, "64gpu-10t-100j", "generate", {"size": "medium"}, (0, 1)),
             *seeded(P, "1024gpu-50t-1000j", "generate", {"size": "large"}, (0,)),
-            Recipe(
-                "64gpu-10t-100j-s0-gavel",
-                P,
-                "schedopt.bench.traces:gavel_throughputs",
-                {"gpus": 64, "tenants": 10, "jobs": 100, "seed": 0},
-                data="gavel/simulation_throughputs.json",
-            ),
+            GAVEL,
         ),
         methods=METHODS,
     ),
@@ -58,5 +60,25 @@ SUITES = (
         # auto (which routes these sizes to decomp), both decompositions, the MILP alone
         methods=("auto", "decomp", "decomp:pop", "milp:highs"),
         description="issue #17's fair-share row and the 4,096-GPU shape of RESULTS.md",
+    ),
+    Suite(
+        "fairshare-trace",
+        P,
+        (
+            *(
+                Recipe(
+                    f"openb-{nodes}nodes-{tenants}t-{jobs}j-s0",
+                    P,
+                    "schedopt.bench.traces:fairshare_openb",
+                    {"nodes": nodes, "tenants": tenants, "jobs": jobs, "seed": 0},
+                    data="alibaba-openb/openb_node_list_gpu_node.csv",
+                )
+                for nodes, tenants, jobs in ((64, 10, 100), (256, 50, 1000))
+            ),
+            GAVEL,
+        ),
+        methods=METHODS,
+        description="Alibaba openb's real fleet (344 and 1,345 GPUs of 6 types) and Gavel's "
+        "measured throughputs (needs the data folder)",
     ),
 )

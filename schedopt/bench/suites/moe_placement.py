@@ -67,4 +67,20 @@ SUITES = (
         methods=COMPARED[:2],
         description="16 to 256 GPUs: how the gap and the wall time grow with size",
     ),
+    Suite(
+        "moe_placement-trace",
+        P,
+        tuple(
+            Recipe(
+                f"olmoe-routing-{gpus}gpu",
+                P,
+                "schedopt.bench.traces:olmoe_routing",
+                {"gpus": gpus},
+                data="olmoe-routing/expert_counts.csv",
+            )
+            for gpus in (8, 32)
+        ),
+        methods=("heuristic:eplb", "milp:highs", "auto"),
+        description="OLMoE-1B-7B's measured routing counts (needs the data folder)",
+    ),
 )

@@ -32,4 +32,21 @@ SUITES = (
         # reconfig_scale.py, RESULTS.md)
         methods=("milp:highs", "decomp:rate", "auto"),
     ),
+    Suite(
+        "reconfig-trace",
+        P,
+        tuple(
+            Recipe(
+                f"infinitehbd-day{start}+{days}-{8 * hosts}gpu",
+                P,
+                "schedopt.bench.traces:infinitehbd_window",
+                {"start_day": start, "days": days, "hosts": hosts},
+                data="infinitehbd-faults/fault_trace.json",
+            )
+            for start, days, hosts in ((0, 30, 64), (150, 30, 64), (0, 90, 128))
+        ),
+        methods=("heuristic:oobleck", "milp:highs", "decomp:rate", "auto"),
+        description="Llama-2 70B with the faults of InfiniteHBD trace windows open at once "
+        "(needs the data folder)",
+    ),
 )

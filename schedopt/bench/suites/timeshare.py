@@ -3,7 +3,7 @@ paper (2,048 jobs, the scale of Gavel's simulations)."""
 
 from __future__ import annotations
 
-from schedopt.bench.suite import Suite, seeded
+from schedopt.bench.suite import Recipe, Suite, seeded
 
 P = "timeshare"
 
@@ -19,4 +19,20 @@ SUITES = (
     ),
     Suite("timeshare-medium", P, seeded(P, "256j", "generate", {"size": "medium"}, (0, 1))),
     Suite("timeshare-paper", P, seeded(P, "2048j", "generate", {"size": "large"}, (0,))),
+    Suite(
+        "timeshare-trace",
+        P,
+        tuple(
+            Recipe(
+                f"gavel-{jobs}j-s0",
+                P,
+                "schedopt.bench.traces:timeshare_gavel",
+                {"jobs": jobs, "gpus_per_type": per_type, "seed": 0},
+                data="gavel/simulation_throughputs.json",
+            )
+            for jobs, per_type in ((64, 24), (256, 96))
+        ),
+        methods=("milp:highs", "auto"),
+        description="Gavel's measured throughputs and scale factors (needs the data folder)",
+    ),
 )

@@ -335,6 +335,22 @@ def replay(
     return _report(tuple(rounds), seen, len(pending) - i)
 
 
+def batch_instance(
+    cluster: Cluster, jobs: Sequence[TraceJob], config: DriverConfig
+) -> AdmissionInstance:
+    """One round of ``jobs`` as a batch: every job waiting at time 0 with all its work left
+    and its deadlines counted from then (a window of a trace, as a benchmark instance), tiers
+    and throughputs as the replay's first round makes them; jobs that round would reject
+    before the solve (no GPU count the cluster hosts, no deadline tier left) are left out."""
+    sizes, entries = _hostable(cluster), []
+    for job in jobs:
+        s = _State(job, _table(job, sizes, config), job.iterations)
+        tiers = _tiers(s, s.job.submit_s, config)
+        if s.table and (tiers or not job.is_slo):
+            entries.append((s, tiers))
+    return Round(cluster, (), (), entries).instance(config)
+
+
 def _outcome(s: _State) -> str:
     if not s.table:
         return "unschedulable"

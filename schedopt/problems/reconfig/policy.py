@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,59 @@ def fault_events(faults: Sequence[Any], hosts: Sequence[str], days: float, offse
     return sorted(out)
 
 
+def fault_state(
+    cluster: Any, active: Mapping[tuple[str, str], int]
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """The failed GPUs and the slow GPUs (κ = 0.5) of the faults open in ``active``
+    ((host, kind) -> faults open): a host fault takes every GPU of the host, a GPU fault its
+    first GPU, a degradation makes its second GPU slow."""
+    failed: list[str] = []
+    slow: list[dict[str, Any]] = []
+    for (h, k), n in active.items():
+        if n <= 0:
+            continue
+        gpus = list(cluster.gpus_on(h))
+        if k == "host":
+            failed += gpus
+        elif k == "gpu":
+            failed.append(gpus[0])
+        else:
+            slow.append({"gpu": gpus[1], "speed_factor": 0.5})
+    failed = sorted(set(failed))
+    return failed, [x for x in slow if x["gpu"] not in failed]
+
+
+def window_instance(
+    faults: Sequence[Any],
+    *,
+    start_day: float,
+    days: float,
+    hosts: int = 64,
+    model: str = "llama2-70b",
+    global_batch: int = 512,
+) -> Any:
+    """A reconfiguration instance from a window of the trace: every fault that starts in
+    ``[start_day, start_day + days)`` open at once on ``hosts`` DGX hosts (the trace's servers
+    mapped as in the replay), the healthy plan running, the trace's fault rate."""
+    from .generate import generate_custom
+    from .instance import ReconfigInstance
+
+    base = generate_custom(hosts, 8, model, global_batch, 0, 0, seed=0)
+    active: dict[tuple[str, str], int] = {}
+    for _, what, host, kind in fault_events(faults, list(base.cluster.hosts()), days, start_day):
+        if what == "start":
+            active[(host, kind)] = active.get((host, kind), 0) + 1
+    failed, slow = fault_state(base.cluster, active)
+    doc = base.model_dump(mode="json")
+    doc.update(
+        name=f"infinitehbd-day{start_day:g}+{days:g}-{8 * hosts}gpu",
+        failed_gpus=failed,
+        slow_gpus=slow,
+        failure_rate_per_hour=FAULTS_PER_SERVER_HOUR * hosts,
+    )
+    return ReconfigInstance.model_validate(doc)
+
+
 def replay_ettr(
     method: str,
     base: Any,
@@ -91,20 +144,7 @@ def replay_ettr(
         clock = t
         key = (host, kind)
         active[key] = active.get(key, 0) + (1 if what == "start" else -1)
-        failed: list[str] = []
-        slow: list[dict[str, Any]] = []
-        for (h, k), n in active.items():
-            if n <= 0:
-                continue
-            gpus = list(base.cluster.gpus_on(h))
-            if k == "host":
-                failed += gpus
-            elif k == "gpu":
-                failed.append(gpus[0])
-            else:
-                slow.append({"gpu": gpus[1], "speed_factor": 0.5})
-        failed = sorted(set(failed))
-        slow = [s for s in slow if s["gpu"] not in failed]
+        failed, slow = fault_state(base.cluster, active)
         if not failed and not slow:
             running, retained = healthy, start
             lost += REBUILD_S
@@ -238,5 +278,7 @@ __all__ = [
     "episodes",
     "evaluate",
     "fault_events",
+    "fault_state",
     "replay_ettr",
+    "window_instance",
 ]
