@@ -2,7 +2,7 @@
 
 ``instances/<problem>/golden*.json`` map an instance file to its recorded outcome: ``status``
 and, when optimal, ``objectives`` (every lexicographic level, proven by several back-ends when
-the file was made; see ``benchmarks/make_golden_*.py``). Every exact method must return a valid
+the file was made; see ``benchmarks/make_golden.py``). Every exact method must return a valid
 solution whose objectives are what ``evaluate`` says, never beat the recorded optimum, report a
 bound on the far side of it, and claim OPTIMAL matching it on every level (methods on a
 documented grid: within their resolution, see ``support``).
