@@ -17,11 +17,9 @@ benchmarks/results/admission.jsonl.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-from schedopt.cli import main as schedopt_main
-
-RESULTS = Path(__file__).resolve().parent / "results" / "bench"
+# Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
+from common import bench
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,9 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     if "--contended" in args:
         args.remove("--contended")
         suite = "admission-contested"
-    if "--out" not in args:
-        args += ["--out", str(RESULTS / f"{suite}.jsonl")]
-    return schedopt_main(["bench", suite, "--executor", "process", "--jobs", "1", *args])
+    return bench(suite, args)
 
 
 if __name__ == "__main__":

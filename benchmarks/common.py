@@ -18,6 +18,16 @@ from rich.table import Table
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
+def bench(suite: str, args: Sequence[str]) -> int:
+    """``schedopt bench SUITE`` as the scripts that became suites run it: one worker process
+    (a fresh process per row), rows to results/bench/SUITE.jsonl unless ``--out`` is given;
+    every argument in ``args`` goes to ``schedopt bench``."""
+    from schedopt.cli import main as schedopt_main
+
+    out = [] if "--out" in args else ["--out", str(RESULTS / "bench" / f"{suite}.jsonl")]
+    return schedopt_main(["bench", suite, "--executor", "process", "--jobs", "1", *args, *out])
+
+
 def run_cases(
     fn: Callable[[Any], dict[str, Any]], cases: Sequence[Any], workers: int
 ) -> Iterable[dict[str, Any]]:

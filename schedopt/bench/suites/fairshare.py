@@ -17,6 +17,9 @@ GAVEL = Recipe(
     data="gavel/simulation_throughputs.json",
 )
 
+#: benchmarks/fairshare.py's shapes (GPUs, tenants, jobs): issue 3's range, 64 to 4,096 GPUs.
+SHAPES = ((64, 10, 100), (256, 20, 300), (1024, 50, 1000), (4096, 100, 5000))
+
 SUITES = (
     Suite(
         "fairshare-small",
@@ -80,5 +83,22 @@ SUITES = (
         methods=METHODS,
         description="Alibaba openb's real fleet (344 and 1,345 GPUs of 6 types) and Gavel's "
         "measured throughputs (needs the data folder)",
+    ),
+    Suite(
+        "fairshare-scaling",
+        P,
+        tuple(
+            r
+            for gpus, tenants, jobs in SHAPES
+            for r in seeded(
+                P,
+                f"{gpus}gpu-{tenants}t-{jobs}j",
+                "generate_custom",
+                {"gpus": gpus, "tenants": tenants, "jobs": jobs},
+                (0,),
+            )
+        ),
+        methods=(*METHODS[:4], "milp:cbc", "auto"),
+        description="every method on 64 to 4,096 GPUs (RESULTS.md's fair-share table)",
     ),
 )
