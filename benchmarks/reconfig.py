@@ -6,9 +6,11 @@ fail-slow GPUs, and an ETTR replay of a month-long job over the InfiniteHBD faul
     python benchmarks/reconfig.py --part ettr      # part 2 only (needs ../shared/data)
     python benchmarks/reconfig.py --quick          # 256 and 1,024 GPUs, one failure mix
 
-Part 1, per instance and method: throughput retained (the healthy plan's iteration time over the
-new plan's), iteration time, state moved (GB), GPUs held, gap of the first level, build and
-solve seconds. Time limit 10 s up to 1,024 GPUs and 60 s above (the issue's targets).
+Part 1 is ``schedopt bench reconfig-scaling reconfig-scaling-60s`` (one process per row, rows
+in benchmarks/results/bench/<suite>.jsonl): per instance and method the levels (iteration time,
+state moved, GPUs held), the bound and gap, the throughput retained (the healthy plan's
+iteration time over the new plan's, a metric), build and solve seconds. Time limit 10 s up to
+1,024 GPUs and 60 s above (the issue's targets).
 
 Part 2 (ETTR): Llama-2 70B on 128 DGX H100 hosts (1,024 GPUs), 30 days of the InfiniteHBD trace
 mapped onto the hosts (trace servers in order of first fault, days 0-30 shifted by --offset).
@@ -29,12 +31,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 # Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
-from common import append_rows, print_table, run_cases
+from common import append_rows, bench, print_table
 
 import schedopt
 from schedopt.io.traces import load_infinitehbd_faults
@@ -57,60 +57,15 @@ METHODS = (
     "cpsat",
     "auto",
 )
-#: (GPUs, model, global batch, [(fail-stop, fail-slow)])
-SHAPES = (
-    (256, "llama2-70b", 512, [(1, 0), (4, 4), (16, 16)]),
-    (1024, "llama2-70b", 1024, [(1, 0), (4, 4), (16, 16)]),
-    (4096, "gpt3-175b", 2048, [(1, 0), (16, 16)]),
-    (16384, "gpt3-175b", 8192, [(1, 0), (16, 16)]),
-)
 
 
-@dataclass(frozen=True)
-class Case:
-    gpus: int
-    model: str
-    batch: int
-    stop: int
-    slow: int
-    method: str
-
-
-def run_case(case: Case) -> dict:
-    inst = generate_custom(case.gpus // 8, 8, case.model, case.batch, case.stop, case.slow, seed=0)
-    limit = 10.0 if case.gpus <= 1024 else 60.0
-    t0 = time.perf_counter()
-    r = schedopt.solve(inst, case.method, time_limit_s=limit)
-    wall = time.perf_counter() - t0
-    m = r.metrics
-    return {
-        "instance": f"{case.gpus} GPUs {case.model} f{case.stop}+s{case.slow}",
-        "method": case.method,
-        "status": r.status.value,
-        "retained": m.get("throughput_retained"),
-        "iter_s": r.objectives[0] if r.objectives else None,
-        "moved_gb": r.objectives[1] if r.objectives else None,
-        "gpus_held": r.objectives[2] if r.objectives else None,
-        "gap": r.gap,
-        "build_s": r.build_s,
-        "solve_s": r.solve_s,
-        "wall_s": wall,
-        "limit_s": limit,
-    }
-
-
-def part_scale(quick: bool, methods: list[str], argv: list[str]) -> None:
-    shapes = SHAPES[:2] if quick else SHAPES
-    cases = [
-        Case(g, model, batch, stop, slow, meth)
-        for g, model, batch, mixes in shapes
-        for stop, slow in (mixes[1:2] if quick else mixes)
-        for meth in methods
-    ]
-    rows = list(run_cases(run_case, cases, workers=1))
-    cols = ["instance", "method", "status", "retained", "iter_s", "moved_gb", "gpus_held", "gap"]
-    print_table("reconfig: methods by scale", rows, [*cols, "build_s", "solve_s", "wall_s"])
-    append_rows("reconfig", [{"part": "scale", **r} for r in rows], argv)
+def part_scale(quick: bool, methods: list[str]) -> int:
+    """Part 1: the suites reconfig-scaling (256 and 1,024 GPUs, 10 s) and
+    reconfig-scaling-60s (4,096 and 16,384 GPUs, 60 s) of ``schedopt bench``."""
+    args = ["--methods", ",".join(methods)]
+    if quick:
+        return bench("reconfig-scaling", [*args, "--recipes", "256gpu-4+4-s0,1024gpu-4+4-s0"])
+    return max(bench(s, args) for s in ("reconfig-scaling", "reconfig-scaling-60s"))
 
 
 # --- part 2: ETTR replay (schedopt.problems.reconfig.policy) ---------------------------------
@@ -146,11 +101,12 @@ def main() -> int:
     args = ap.parse_args()
     methods = args.methods.split(",")
     argv = sys.argv[1:]
+    code = 0
     if args.part in ("scale", "both"):
-        part_scale(args.quick, methods, argv)
+        code = part_scale(args.quick, methods)
     if args.part in ("ettr", "both"):
         part_ettr([m for m in methods if m != "cpsat"], args.trace, args.days, args.offset, argv)
-    return 0
+    return code
 
 
 if __name__ == "__main__":
