@@ -37,6 +37,7 @@ from pathlib import Path
 from common import append_rows, bench, print_table
 
 import schedopt
+from schedopt.bench.suites.reconfig import EVERY_METHOD
 from schedopt.io.traces import load_infinitehbd_faults
 from schedopt.problems.reconfig import ReconfigSolution, generate_custom
 from schedopt.problems.reconfig.policy import fault_events, replay_ettr
@@ -49,14 +50,7 @@ TRACE = (
     / "infinitehbd-faults"
     / "fault_trace.json"
 )
-METHODS = (
-    "heuristic:megatron",
-    "heuristic:oobleck",
-    "heuristic:keep_shrink",
-    "milp:highs",
-    "cpsat",
-    "auto",
-)
+METHODS = EVERY_METHOD  # the suites' methods
 
 
 def part_scale(quick: bool, methods: list[str]) -> int:
