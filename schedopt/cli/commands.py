@@ -148,11 +148,15 @@ COMMANDS: tuple[Command, ...] = (
         "profiles and gap-over-time curves (SVG) are written beside it.\n"
         "--checksums checks the instances the recipes build against the recorded checksums\n"
         "(--update records them); --update-best-known merges the rows into\n"
-        "benchmarks/best_known.json. docs/benchmarks.md explains suites and plots.",
+        "benchmarks/best_known.json; --plot scale solves nothing and draws wall time and gap\n"
+        "against GPUs x jobs (log-log) from the rows already in --out. Trace suites\n"
+        "(<problem>-trace) read $SCHEDOPT_DATA or shared/data and are skipped without it.\n"
+        "docs/benchmarks.md explains suites and plots.",
         "  schedopt bench --list\n"
         "  schedopt bench admission-small --executor process --jobs 2 --time-limits 1,10\n"
         "  schedopt bench admission-paper --executor ray --address ray://head:10001\n"
-        "  schedopt bench admission-small --checksums\n",
+        "  schedopt bench admission-small --checksums\n"
+        "  schedopt bench admission-paper --plot scale --out rows.jsonl\n",
         bench.add_bench_arguments,
         bench.run_bench,
     ),
