@@ -86,7 +86,12 @@ FAIRSHARE = ("milp:highs", "milp:cbc", "cpsat")
 TABLE: dict[str, Golden] = {
     "admission": Golden("admission", cases.admission, ("cpsat", "milp:highs", "milp:cbc")),
     "fairshare": Golden(
-        "fairshare", cases.fairshare, FAIRSHARE, grid=("cpsat",), check=_fairshare_check
+        "fairshare",
+        cases.fairshare,
+        FAIRSHARE,
+        grid=("cpsat",),
+        grid_stat="grid_optimal",
+        check=_fairshare_check,
     ),
     "fairshare-perjob": Golden(
         "fairshare",
@@ -94,6 +99,7 @@ TABLE: dict[str, Golden] = {
         FAIRSHARE,
         record="golden-perjob.json",
         grid=("cpsat",),
+        grid_stat="grid_optimal",
         check=_fairshare_check,
     ),
     "timeshare": Golden("timeshare", cases.timeshare, ("milp:highs", "milp:cbc"), 60.0),
