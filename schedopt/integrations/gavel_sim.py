@@ -102,6 +102,9 @@ class SimulationResult:
     failed_rounds: tuple[tuple[int, str], ...] = ()
     #: (round, first violation, number of violations) per round breaking Gavel's constraints
     invalid_rounds: tuple[tuple[int, str, int], ...] = ()
+    #: with ``shadow``: (round, schedopt's objective, Gavel's objective) on the same round's
+    #: inputs, in Gavel's terms (:func:`objective`)
+    objectives: tuple[tuple[int, float, float], ...] = ()
     #: why the simulation stopped early (an exception in Gavel's simulator), else None
     aborted: str | None = None
     wall_s: float = 0.0
@@ -194,6 +197,53 @@ def check_allocation(
     return bad
 
 
+def objective(
+    policy: str,
+    allocation: Mapping[Hashable, Mapping[str, float]],
+    throughputs: Mapping[Hashable, Mapping[str, float]],
+    scale_factors: Mapping[Hashable, int],
+    cluster_spec: Mapping[str, int],
+    priority_weights: Mapping[Hashable, float] | None = None,
+    num_steps_remaining: Mapping[Hashable, float] | None = None,
+) -> float:
+    """A single-job round's allocation valued as Gavel's policy ``policy`` values it
+    (``policies/*.py``; max-min values normalise by Gavel's ``ProportionalPolicy``, each type
+    in proportion to its GPUs): the smallest weighted normalised throughput (max-min, perf or
+    throughput-blind: every rate 1), the throughput sum (max-sum), the makespan in seconds
+    (minimum makespan: the largest remaining steps over rate)."""
+    if policy not in OBJECTIVES:
+        raise ValueError(f"policy: no objective for {policy!r} (one of {sorted(OBJECTIVES)})")
+    total = sum(cluster_spec.values())
+    values = []
+    for k, rates in throughputs.items():
+        x = allocation.get(k, {}) if allocation else {}
+        r = {w: 1.0 if policy == "max_min_fairness" else float(rates[w]) for w in cluster_spec}
+        rate = sum(r[w] * float(x.get(w, 0.0)) for w in cluster_spec)
+        if policy == "max_sum_throughput_perf":
+            values.append(rate)
+        elif policy == "min_total_duration_perf":
+            assert num_steps_remaining is not None
+            values.append(float(num_steps_remaining[k]) / rate if rate > 0 else math.inf)
+        else:
+            assert priority_weights is not None
+            fair = sum(r[w] * cluster_spec[w] / total for w in cluster_spec)
+            values.append(rate * int(scale_factors[k]) / (fair * float(priority_weights[k])))
+    if policy == "max_sum_throughput_perf":
+        return sum(values)
+    return max(values) if policy == "min_total_duration_perf" else min(values)
+
+
+#: the policies :func:`objective` values (and ``simulate(..., shadow=True)`` compares)
+OBJECTIVES = frozenset(
+    {
+        "max_min_fairness",
+        "max_min_fairness_perf",
+        "max_sum_throughput_perf",
+        "min_total_duration_perf",
+    }
+)
+
+
 def simulate(
     policy: str,
     *,
@@ -206,6 +256,7 @@ def simulate(
     multi_gpu: bool = False,
     time_per_iteration_s: int = 360,
     timeout_s: float | None = None,
+    shadow: bool = False,
     python: str | None = None,
 ) -> SimulationResult:
     """One run of Gavel's simulator with Gavel's policy ``policy`` (a name of
@@ -214,7 +265,9 @@ def simulate(
     ``cluster_spec``: ``(v100, p100, k80)`` GPU counts or a dict. The trace is Gavel's
     ``generate_trace.py`` with ``num_jobs`` and ``seed`` and Gavel's defaults otherwise
     (``multi_gpu`` turns on its ``--generate-multi-gpu-jobs``). ``timeout_s`` ends the child
-    process (``subprocess.TimeoutExpired``)."""
+    process (``subprocess.TimeoutExpired``). ``shadow`` (schedopt only, for the policies of
+    :data:`OBJECTIVES`): each round, Gavel's class also answers the same inputs (not timed)
+    and both allocations' objectives are recorded in ``objectives``."""
     if policy not in POLICIES:
         raise ValueError(f"policy: {policy!r} is not one of Gavel's ({', '.join(POLICIES)})")
     if system not in SYSTEMS:
@@ -232,6 +285,7 @@ def simulate(
         "policy_kwargs": dict(policy_kwargs or {}),
         "multi_gpu": bool(multi_gpu),
         "time_per_iteration": int(time_per_iteration_s),
+        "shadow": bool(shadow),
     }
     with tempfile.TemporaryDirectory(prefix="schedopt-gavel-sim-") as tmp:
         request["work_dir"] = tmp
@@ -267,6 +321,7 @@ def simulate(
         policy_s=tuple(data["policy_s"]),
         failed_rounds=tuple((int(r), str(m)) for r, m in data["failed_rounds"]),
         invalid_rounds=tuple((int(r), str(m), int(n)) for r, m, n in data["invalid_rounds"]),
+        objectives=tuple((int(r), float(a), float(b)) for r, a, b in data["objectives"]),
         aborted=data["aborted"],
         wall_s=wall,
         extra=data.get("extra", {}),

@@ -5,6 +5,7 @@ goes on ``sys.path`` here only, never in the caller's process."""
 from __future__ import annotations
 
 import argparse
+import copy
 import importlib
 import importlib.util
 import json
@@ -18,7 +19,7 @@ from collections.abc import Hashable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .gavel_sim import POLICIES, check_allocation
+from .gavel_sim import OBJECTIVES, POLICIES, check_allocation, objective
 
 #: modules Gavel's simulator imports but, in simulation, never uses (its ``runtime``
 #: package holds the gRPC servers and clients of the physical cluster)
@@ -52,8 +53,9 @@ class Recorder:
     :func:`check_allocation`, and turns an exception into a recorded failed round answered
     with the previous allocation (for the jobs still there)."""
 
-    def __init__(self, policy: Any):
-        self.policy = policy
+    def __init__(self, policy: Any, shadow: Any = None, policy_name: str = ""):
+        self.policy, self.shadow, self.policy_name = policy, shadow, policy_name
+        self.objectives: list[tuple[int, float, float]] = []
         self.name = policy.name  # Gavel's scheduler picks arguments and packing by it
         self.policy_s: list[float] = []
         self.failed: list[tuple[int, str]] = []
@@ -83,8 +85,34 @@ class Recorder:
             bad = check_allocation(out, throughputs, scale_factors, cluster_spec)
             if bad:
                 self.invalid.append((r, bad[0], len(bad)))
+            if self.shadow is not None and throughputs:
+                theirs = self.shadow.get_allocation(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+                self.objectives.append((r, self._value(out, args), self._value(theirs, args)))
         self._previous = out or {}
         return out
+
+    def _value(self, allocation: Any, args: tuple[Any, ...]) -> float:
+        """Gavel's objective of an allocation; the arguments as Gavel's scheduler passes them
+        (scheduler.py, ``_compute_allocation``)."""
+        throughputs, scale_factors, third, cluster_spec = args[0], args[1], args[2], args[-1]
+        if self.policy_name == "min_total_duration_perf":
+            return objective(
+                self.policy_name,
+                allocation,
+                throughputs,
+                scale_factors,
+                cluster_spec,
+                num_steps_remaining=third,
+            )
+        weights = third if self.policy_name.startswith("max_min") else None
+        return objective(
+            self.policy_name,
+            allocation,
+            throughputs,
+            scale_factors,
+            cluster_spec,
+            priority_weights=weights,
+        )
 
 
 def _policy(req: dict[str, Any], gavel_utils: Any) -> Any:
@@ -136,7 +164,12 @@ def run(req: dict[str, Any]) -> dict[str, Any]:
     gavel_utils = importlib.import_module("utils")
     scheduler = importlib.import_module("scheduler")
     jobs, arrival_times = gavel_utils.parse_trace(str(_trace(req, gavel_dir)))
-    rec = Recorder(_policy(req, gavel_utils))
+    shadow = None
+    if req["shadow"] and req["system"] == "schedopt":
+        if req["policy"] not in OBJECTIVES:
+            raise ValueError(f"shadow: no objective for {req['policy']!r}")
+        shadow = gavel_utils.get_policy(req["policy"], solver="ECOS", seed=req["seed"])
+    rec = Recorder(_policy(req, gavel_utils), shadow, req["policy"])
     sched = scheduler.Scheduler(
         rec,
         throughputs_file=str(gavel_dir / "simulation_throughputs.json"),
@@ -164,6 +197,7 @@ def run(req: dict[str, Any]) -> dict[str, Any]:
         "policy_s": rec.policy_s,
         "failed_rounds": rec.failed,
         "invalid_rounds": rec.invalid,
+        "objectives": rec.objectives,
         "aborted": aborted,
         "extra": {"stand_ins": stood_in, "trace_jobs": len(jobs)},
     }

@@ -10,6 +10,7 @@ from schedopt.integrations.gavel_sim import (
     POLICIES,
     check_allocation,
     gavel_scheduler_dir,
+    objective,
     simulate,
 )
 
@@ -76,3 +77,22 @@ def test_bad_requests_are_refused_before_any_process_starts(tmp_path) -> None:
         simulate("max_min_fairness_perf", system="slurm", gavel_src=tmp_path)
     with pytest.raises(FileNotFoundError, match="no Gavel scheduler"):
         gavel_scheduler_dir(tmp_path)
+
+
+def test_gavels_objectives_by_hand() -> None:
+    """Gavel's max-min normalises by an equal split of each type in proportion to its GPUs
+    (here 2/4 v100, 1/4 p100, 1/4 k80): job 0's fair rate is 4*0.5 + 2*0.25 + 1*0.25 = 2.75."""
+    alloc = {0: {"v100": 0.5, "p100": 0.5, "k80": 0.0}, 1: {"v100": 1.0, "p100": 0, "k80": 0}}
+    weights = {0: 1.0, 1: 2.0}
+    job0 = (4 * 0.5 + 2 * 0.5) / 2.75
+    job1 = 3.0 / (3 * 0.5 + 2 * 0.25 + 1 * 0.25) / 2.0
+    perf = objective("max_min_fairness_perf", alloc, THR, SCALE, CLUSTER, weights)
+    assert perf == pytest.approx(min(job0, job1))
+    blind = objective("max_min_fairness", alloc, THR, {0: 2, 1: 1}, CLUSTER, weights)
+    assert blind == pytest.approx(min(2 * 1.0, 1.0 / 2.0))
+    assert objective("max_sum_throughput_perf", alloc, THR, SCALE, CLUSTER) == 6.0
+    steps = {0: 300.0, 1: 600.0}
+    makespan = objective("min_total_duration_perf", alloc, THR, SCALE, CLUSTER, None, steps)
+    assert makespan == 200.0
+    with pytest.raises(ValueError, match="no objective"):
+        objective("fifo", alloc, THR, SCALE, CLUSTER)
