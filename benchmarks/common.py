@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -27,19 +28,25 @@ def bench(suites: str | Sequence[str], args: Sequence[str]) -> int:
     (a fresh process per row), rows to results/bench/SUITE.jsonl (several suites: their names
     joined by ``+``) unless ``--out`` is given; every argument in ``args`` goes to
     ``schedopt bench``."""
-    from schedopt.cli import main as schedopt_main
 
     names = [suites] if isinstance(suites, str) else list(suites)
     stem = "+".join(names)
     out = [] if "--out" in args else ["--out", str(RESULTS / "bench" / f"{stem}.jsonl")]
-    return schedopt_main(["bench", *names, "--executor", "process", "--jobs", "1", *args, *out])
+    return _run(["bench", *names, "--executor", "process", "--jobs", "1", *args, *out])
 
 
 def tune(args: Sequence[str]) -> int:
     """``schedopt tune`` with ``args`` (the thin callers of tuning)."""
+    return _run(["tune", *args])
+
+
+def _run(argv: list[str]) -> int:
+    """``schedopt ARGV``, said first on stderr: the one command a figure comes from."""
     from schedopt.cli import main as schedopt_main
 
-    return schedopt_main(["tune", *args])
+    if not {"-h", "--help"} & set(argv):
+        print(f"$ schedopt {shlex.join(argv)}", file=sys.stderr, flush=True)
+    return schedopt_main(argv)
 
 
 def add_out_argument(ap: argparse.ArgumentParser, name: str) -> None:
