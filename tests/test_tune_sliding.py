@@ -5,7 +5,6 @@ asked. Skipped where the traces (../shared/data) are absent."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
@@ -40,6 +39,9 @@ def test_episode_set_refuses_a_field_the_episodes_lack(capsys):
     err = capsys.readouterr().err
     assert "no field nodes" in err and "hosts" in err
     assert main(["tune", *REPLAY, "--episode-set", "hosts"]) == EXIT_USAGE
+    for bad in ("hosts=two", "hosts=1.5", "hosts=true", "jobs=[]", "name=x"):
+        assert main(["tune", *REPLAY, "--episode-size", "10", "--episode-set", bad]) == EXIT_USAGE
+        assert "not a value of that field" in capsys.readouterr().err, bad
 
 
 @pytest.mark.slow
@@ -49,17 +51,17 @@ def test_sliding_prints_each_later_window_with_the_episodes_set(capsys, monkeypa
     real = tuning_policy.sliding_retune
 
     def spy(spec, method, windows, **kw):
-        seen.append([dataclasses.astuple(w)[2:] for w in windows])  # hosts, slots, ...
-        assert all(w.hosts == 1 for w in windows)
+        seen.append([(w.hosts, w.slot_s, type(w.slot_s)) for w in windows])
         return real(spec, method, windows, **kw)
 
     monkeypatch.setattr(tuning_policy, "sliding_retune", spy)
     argv = ["tune", *REPLAY, "--instances", "1", "--held-out", "2", "--episode-size", "20"]
-    argv += ["--episode-set", "hosts=1", "--n-calls", "6", "--sliding"]
+    argv += ["--episode-set", "hosts=1", "--episode-set", "slot_s=600", "--n-calls", "6"]
+    argv += ["--sliding"]
     argv += ["--method", "heuristic:slack"]
     assert main(argv) == EXIT_OK
     out = capsys.readouterr().out
-    assert len(seen) == 1 and len(seen[0]) == 3
+    assert seen == [[(1, 600.0, float)] * 3]
     assert "philly-mix2[5020:5040]" in out and "philly-mix2[5040:5060]" in out
     assert "philly-mix2[5000:5020]" not in out  # window 0 is tuned on, not scored
     assert "L1 defaults" in out and "L2 sliding" in out

@@ -75,6 +75,17 @@ def _episode_updates(pairs: list[str]) -> dict[str, Any]:
     return updates
 
 
+def _fits(value: Any, current: Any) -> bool:
+    """``value`` may replace ``current``: the same scalar type (an int where a float is; never
+    a bool for a number, nor a structured field such as an episode's jobs)."""
+    kind = type(current)
+    if kind not in (bool, int, float, str):
+        return False
+    if kind is float:
+        return type(value) in (int, float)
+    return type(value) is kind
+
+
 def replay_cases(
     spec: ProblemSpec, args: argparse.Namespace
 ) -> tuple[list[Any], list[str], list[Any], list[str]]:
@@ -101,6 +112,16 @@ def replay_cases(
                 f"fields: {', '.join(sorted(known))}",
                 EXIT_USAGE,
             )
+        for field, value in updates.items():
+            if not _fits(value, getattr(cases[0], field)) or field == "name":
+                raise CliError(
+                    f"--episode-set {field}={value!r}: not a value of that field (a "
+                    f"{type(getattr(cases[0], field)).__name__}; settable: the numbers, flags "
+                    "and words of an episode other than its name)",
+                    EXIT_USAGE,
+                )
+            if type(getattr(cases[0], field)) is float:
+                updates[field] = float(value)
         cases = [dataclasses.replace(c, **updates) for c in cases]
     names = [getattr(c, "name", str(k)) for k, c in enumerate(cases)]
     n = args.instances
