@@ -48,10 +48,13 @@ class RowLog:
             "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a") as f:
-            if f.tell() and not self.path.read_bytes().endswith(b"\n"):
-                f.write("\n")  # a torn last line from a killed run stays alone on its line
-            f.write(json.dumps(full, sort_keys=True, default=str) + "\n")
+        line = (json.dumps(full, sort_keys=True, default=str) + "\n").encode()
+        with self.path.open("a+b") as f:
+            if f.seek(0, 2):
+                f.seek(-1, 2)
+                if f.read(1) != b"\n":
+                    line = b"\n" + line  # a torn last line from a killed run stays alone
+            f.write(line)
         self._rows[key] = full
         self.measured += 1
         return full
