@@ -170,7 +170,7 @@ def markdown(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] = ()) -> 
         lines.append("|---|---|---:|" + "---:|" * len(columns))
         for r in sorted(rows, key=lambda r: (r["recipe"], r["time_limit_s"], r["method"])):
             figures = {**r, **(r.get("stats") or {}), **(r.get("metrics") or {})}
-            cells = " | ".join(_fmt(figures.get(c), 4) for c in columns)
+            cells = " | ".join(_fmt(figures.get(c), 5) for c in columns)
             lines.append(f"| {r['recipe']} | {r['method']} | {r['time_limit_s']:g} | {cells} |")
     return "\n".join(lines) + "\n"
 
