@@ -17,8 +17,12 @@ raised) and invalid rounds (an allocation breaking Gavel's constraints), and the
 load average before and after. A policy name with ``+efficiency`` runs schedopt's drop-in
 with ``efficiency=True`` (Gavel has no such option: its column is empty).
 
-Prints a table, appends JSON lines to ``benchmarks/results/gavel_simulator.jsonl`` and, with
-``--results-md``, replaces the section between this script's markers in that file.
+Not a suite: a row is one run of Gavel's simulator (dozens of rounds, each round's jobs made
+by the previous round's answer) with Gavel's own classes beside schedopt's, not a ``solve``
+of an instance. Rows are keyed (policy, system, jobs, cluster, seed) through
+:class:`schedopt.bench.record.RowLog` in ``benchmarks/results/gavel_simulator.jsonl`` (a rerun
+of the same command reads them back); the script prints a table and, with ``--results-md``,
+replaces its section (``--section``) between this script's markers in that file.
 """
 
 from __future__ import annotations
@@ -28,10 +32,9 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from common import append_rows, print_table
+from common import add_out_argument, print_table, row_log
 
 from schedopt.integrations.gavel_sim import POLICIES, simulate
 
@@ -112,6 +115,7 @@ def markers(section: str) -> tuple[str, str]:
 def markdown(rows: list[dict], args: argparse.Namespace, command: str) -> str:
     by = {(r["policy"], r["system"]): r for r in rows}
     begin, end = markers(args.section)
+    when = sorted(str(r.get("when", "?")).replace("T", " ")[:16] for r in rows)
     out = [
         begin,
         f"### Gavel's simulator, {args.jobs} jobs on {args.cluster}: schedopt's drop-in "
@@ -121,7 +125,7 @@ def markdown(rows: list[dict], args: argparse.Namespace, command: str) -> str:
         command,
         "```",
         "",
-        f"Measured {time.strftime('%Y-%m-%d %H:%M')} UTC: Gavel c4fa400 unchanged, cvxpy "
+        f"Measured {when[0]} to {when[-1]} UTC: Gavel c4fa400 unchanged, cvxpy "
         f"1.9.3 + ECOS 2.0.14, cluster {args.cluster} (v100:p100:k80), a {args.jobs}-job "
         f"trace from Gavel's `generate_trace.py` (seed {args.seed}, its defaults: every job "
         "at time 0, 1-4 h on a V100, one GPU), one run per cell, the two systems alternating, "
@@ -210,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--systems", default="schedopt,gavel")
     p.add_argument("--timeout", type=float, default=1800.0, help="seconds per run")
+    add_out_argument(p, "gavel_simulator")
     p.add_argument("--results-md", type=Path, default=None)
     p.add_argument("--section", default="main", help="which section of --results-md to replace")
     args = p.parse_args(argv)
@@ -220,15 +225,16 @@ def main(argv: list[str] | None = None) -> int:
     for policy in policies:
         if policy.partition("+")[0] not in POLICIES:
             p.error(f"unknown policy {policy!r}")
+    log = row_log("gavel_simulator", argv, args.out)
     rows = []
     for policy in policies:
         for system in args.systems.split(","):
             if system == "gavel" and "+" in policy:
                 continue
-            row = run(policy, system, args)
+            key = f"{policy}/{system}/{args.jobs}j/{args.cluster}/s{args.seed}"
+            row = log.row(key, lambda policy=policy, system=system: run(policy, system, args))
             rows.append(row)
-            print(row, flush=True)
-            append_rows("gavel_simulator", [row], argv)
+            print({k: v for k, v in row.items() if k not in ("versions", "machine")}, flush=True)
     columns = [
         "policy",
         "system",
