@@ -15,7 +15,9 @@ allocations computed (Gavel recomputes when jobs arrive or leave, at most every 
 simulated), mean / max / total seconds of ``get_allocation``, failed rounds (the policy
 raised) and invalid rounds (an allocation breaking Gavel's constraints), and the 1-minute
 load average before and after. A policy name with ``+efficiency`` runs schedopt's drop-in
-with ``efficiency=True`` (Gavel has no such option: its column is empty).
+with ``efficiency=True`` (Gavel has no such option: its column is empty). ``--shadow``: in
+schedopt's runs of the policies whose objective ``gavel_sim.objective`` knows, Gavel's class
+also answers each round's inputs (outside the timing), and the objectives' ratio is reported.
 
 Not a suite: a row is one run of Gavel's simulator (dozens of rounds, each round's jobs made
 by the previous round's answer) with Gavel's own classes beside schedopt's, not a ``solve``
@@ -36,7 +38,7 @@ from pathlib import Path
 
 from common import add_out_argument, print_table, row_log
 
-from schedopt.integrations.gavel_sim import POLICIES, simulate
+from schedopt.integrations.gavel_sim import OBJECTIVES, POLICIES, simulate
 
 #: ``--policies unpacked`` (the default): the policies Gavel's scheduler runs without pairs
 UNPACKED = [
@@ -73,6 +75,7 @@ PACKED = [
 def run(policy: str, system: str, args: argparse.Namespace) -> dict:
     name, _, variant = policy.partition("+")
     kwargs = {"efficiency": True} if variant == "efficiency" else {}
+    shadow = args.shadow and system == "schedopt" and name in OBJECTIVES
     load_before = os.getloadavg()[0]
     row = {"policy": policy, "system": system, "jobs": args.jobs, "cluster": args.cluster}
     try:
@@ -85,6 +88,7 @@ def run(policy: str, system: str, args: argparse.Namespace) -> dict:
             gavel_src=args.gavel_src,
             policy_kwargs=kwargs,
             timeout_s=args.timeout,
+            shadow=shadow,
         )
     except subprocess.TimeoutExpired:
         row["aborted"] = f"over the {args.timeout:g} s timeout"
@@ -104,6 +108,9 @@ def run(policy: str, system: str, args: argparse.Namespace) -> dict:
             aborted=r.aborted,
             wall_s=r.wall_s,
         )
+        if shadow:  # schedopt's objective over Gavel's on each round's inputs, minus 1
+            rel = [a / b - 1 for _, a, b in r.objectives if b]
+            row.update(shadow_rounds=len(rel), shadow_rel_min=min(rel), shadow_rel_max=max(rel))
     row["load"] = f"{load_before:.1f}-{os.getloadavg()[0]:.1f}"
     return row
 
@@ -165,6 +172,12 @@ def markdown(rows: list[dict], args: argparse.Namespace, command: str) -> str:
             f"{s.get('load', '–')}; {g.get('load', '–')}",
         ]
         out.append("| " + " | ".join(cells) + " |")
+        if s.get("shadow_rounds"):
+            notes.append(
+                f"- `{policy}`: on each of {s['shadow_rounds']} rounds, Gavel's class given the "
+                "same inputs: schedopt's objective / Gavel's - 1 from "
+                f"{s['shadow_rel_min']:.2g} to {s['shadow_rel_max']:.2g}"
+            )
         for side, r in (("schedopt", s), ("Gavel", g)):
             for key in ("aborted", "first_failure", "first_invalid"):
                 if r.get(key):
@@ -214,6 +227,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--systems", default="schedopt,gavel")
     p.add_argument("--timeout", type=float, default=1800.0, help="seconds per run")
+    p.add_argument(
+        "--shadow",
+        action="store_true",
+        help="schedopt's runs of the policies Gavel's objective is known for: each round, "
+        "Gavel's class answers the same inputs too, and the objectives are compared",
+    )
     add_out_argument(p, "gavel_simulator")
     p.add_argument("--results-md", type=Path, default=None)
     p.add_argument("--section", default="main", help="which section of --results-md to replace")
@@ -232,6 +251,8 @@ def main(argv: list[str] | None = None) -> int:
             if system == "gavel" and "+" in policy:
                 continue
             key = f"{policy}/{system}/{args.jobs}j/{args.cluster}/s{args.seed}"
+            if args.shadow:
+                key += "/shadow"
             row = log.row(key, lambda policy=policy, system=system: run(policy, system, args))
             rows.append(row)
             print({k: v for k, v in row.items() if k not in ("versions", "machine")}, flush=True)
