@@ -60,8 +60,8 @@ UNPACKED = [
     "isolated",
 ]
 #: ``--policies packed``: those whose name makes Gavel's scheduler build every pair of jobs
-#: (its own bookkeeping of the pairs then dominates the run: a 120-job trace took 122 s of
-#: which 2.5 s in schedopt's policy, and 300 jobs did not finish in 600 s)
+#: (its own bookkeeping of the pairs then dominates the run: a 120-job trace took 93 s of
+#: which 2.4 s in schedopt's policy, and 300 jobs did not finish in 600 s; RESULTS.md)
 PACKED = [
     "max_min_fairness_packed",
     "max_min_fairness_water_filling_packed",
