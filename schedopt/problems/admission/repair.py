@@ -32,8 +32,9 @@ GROUP_JOBS = 60
 #: Seconds of CP-SAT per group at most.
 STEP_S = 0.6
 #: Passes over every group in a row without a gain before the repair stops (the groups start
-#: at a new random offset each pass).
-IDLE_PASSES = 2
+#: at a new random offset each pass, by deadline and by slot in turn, and double in size after
+#: a pass without a gain).
+IDLE_PASSES = 3
 
 
 def used_by(data: ModelData, raw: Sequence[RawPlan], jobs: Sequence[JobData]):
@@ -108,13 +109,21 @@ def improve_group(
     return found
 
 
-def groups(data: ModelData, raw: Sequence[RawPlan], size: int, rng) -> list[list[int]]:
-    """SLO jobs in windows of their first deadline (consecutive in deadline order, from a
-    random offset), each window holding ``size`` jobs."""
-    slo = sorted(
-        (j for j in data.jobs if j.is_slo),
-        key=lambda j: (j.tiers[0].slots_before, rng.random()),
-    )
+def groups(
+    data: ModelData, raw: Sequence[RawPlan], size: int, rng, by_slot: bool = False
+) -> list[list[int]]:
+    """SLO jobs in windows of ``size`` consecutive ones (from a random offset) in the order of
+    their first deadline or, ``by_slot``, of the mean slot they run in (a rejected job: the
+    slot before its first deadline), ties at random."""
+
+    def where(job: JobData) -> float:
+        if by_slot:
+            slots = [t for t, o in enumerate(raw[job.index].run) if o is not None]
+            if slots:
+                return sum(slots) / len(slots)
+        return job.tiers[0].slots_before - (1 if by_slot else 0)
+
+    slo = sorted((j for j in data.jobs if j.is_slo), key=lambda j: (where(j), rng.random()))
     if not slo:
         return []
     offset = int(rng.integers(0, max(1, min(size, len(slo)))))
@@ -134,11 +143,14 @@ def repair(
     ]
     steps = improved = 0
     gained = 0
-    idle_passes = 0
+    idle_passes = passes = 0
     while deadline.remaining() > 0.15 and idle_passes < IDLE_PASSES:
         gained_before = improved
-        for indices in groups(data, current, GROUP_JOBS, rng):
-            seconds = min(STEP_S, deadline.remaining() - 0.1)
+        # after a pass without a gain, larger groups (a local optimum of the smaller ones)
+        size = GROUP_JOBS * 2 ** min(idle_passes, 2)
+        passes += 1
+        for indices in groups(data, current, size, rng, by_slot=passes % 2 == 0):
+            seconds = min(STEP_S * size / GROUP_JOBS, deadline.remaining() - 0.1)
             if seconds < 0.05:
                 break
             sub = group_data(data, indices, left_for(data, current, set(indices)))
