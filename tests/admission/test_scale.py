@@ -18,7 +18,7 @@ from schedopt.core.stopping import Deadline
 from schedopt.model.lp_bound import lagrangian_bound
 from schedopt.problems.admission import generate_custom
 from schedopt.problems.admission.assemble import assemble, guaranteed_value
-from schedopt.problems.admission.bound import l1_bound
+from schedopt.problems.admission.bound import L1Bound, l1_bound
 from schedopt.problems.admission.cuts import least_weight
 from schedopt.problems.admission.data import build_data
 from schedopt.problems.admission.heuristics import refill_best_effort
@@ -98,6 +98,11 @@ def test_rounded_and_repaired_plans_are_valid(inst) -> None:
             assert fixed[job.index].admitted
     solution = assemble(data, refill_best_effort(data, fixed), optimal_admission=False)
     assert validate(inst, solution) == []
+    # no LP value at all (its parts ran out of time), jobs ordered by another plan's admissions
+    prior = {i: 0.5 * bool(r.admitted) for i, r in enumerate(fixed)}
+    blind = lp_round(data, L1Bound(None, {}, False, 0.0), prior=prior)
+    if blind is not None:
+        assert validate(inst, assemble(data, blind, optimal_admission=False)) == []
 
 
 @settings(

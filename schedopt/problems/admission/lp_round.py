@@ -58,18 +58,26 @@ def _guided(
 
 
 def lp_round(
-    data: ModelData, lp: L1Bound, stop: Deadline | None = None, *, guided: bool = True
+    data: ModelData,
+    lp: L1Bound,
+    stop: Deadline | None = None,
+    *,
+    guided: bool = True,
+    prior: dict[int, float] | None = None,
 ) -> list[RawPlan] | None:
     """The rounded plan (module docstring), or None when an earlier guarantee is not kept.
     Past ``stop`` the SLO jobs not yet reached are rejected (unproven) and the best-effort
-    fill ends."""
+    fill ends. ``prior``: an admission score in [0, 1] for the jobs the LP has no value for
+    (an LP solved in parts that did not all finish), e.g. another plan's admissions."""
+    prior = prior or {}
     ledger = Ledger(data)
     raw = [RawPlan([None] * data.T) for _ in data.jobs]
 
     def key(job: JobData) -> tuple:
         rho = gpu_slots_needed(data, job) or float("inf")
         value = job.tiers[0].value / max(rho, 1e-9)
-        return (not job.admitted_before, -round(lp.admit.get(job.index, 0.0), 6), -value, job.id)
+        z = lp.admit.get(job.index, prior.get(job.index, 0.0))
+        return (not job.admitted_before, -round(z, 6), -value, job.id)
 
     for job in sorted((j for j in data.jobs if j.is_slo), key=key):
         if job.admitted_before:

@@ -56,18 +56,26 @@ def solve_group(sub: ModelData, start: list[RawPlan], budget: decompose.Budget, 
 
 
 def _start(data: ModelData, lp: L1Bound, hint: Any, stop: Deadline) -> list[RawPlan] | None:
-    """The best plan that keeps every earlier guarantee among the LP's rounding, the caller's
-    hint (``auto``'s best heuristic) and, with no LP point, the greedy heuristics."""
+    """The best plan that keeps every earlier guarantee among the LP's rounding (jobs without
+    an LP value by value per GPU-slot, and also after the hint's admitted ones), the caller's
+    hint (``auto``'s best heuristic) and, when none keeps them, the greedy heuristics."""
     found: list[list[RawPlan]] = []
-    if lp.run or lp.admit:
-        rounded = lp_round(data, lp, stop)
-        if rounded is not None:
-            found.append(rounded)
+    given = None
     if hint is not None:
         raw = raw_from_solution(data, hint)
         if all(raw[j.index].admitted for j in data.jobs if j.admitted_before):
             found.append(raw)
-    if not found:
+            given = raw
+    # Without an LP value (none, or its parts ran out of time) a job is rounded by value per
+    # GPU-slot, after the hint's admitted ones when a hint is given; both orders are tried then.
+    priors: list[dict[int, float]] = [{}]
+    if given is not None and len(lp.admit) < sum(j.is_slo for j in data.jobs):
+        priors.append({i: 0.5 * bool(r.admitted) for i, r in enumerate(given)})
+    for prior in priors:
+        rounded = lp_round(data, lp, stop, prior=prior)
+        if rounded is not None:
+            found.append(rounded)
+    if not found:  # the rounding could not keep an earlier guarantee: the greedy heuristics'
         for raw, broken in (run_edf(data, EdfParams()), run_slack(data, SlackParams())):
             if not broken:
                 found.append(raw)
