@@ -50,6 +50,25 @@ def route(inst: ReconfigInstance) -> str:
 #: Of the time left after the data, the share the fixed-time search gets when it has not
 #: proven L1 (the rest goes to the monolithic model, which starts from its plan and bound).
 SEARCH_SHARE = 0.7
+#: Of the time left after the search, the share kept for the stage-position bound over the
+#: physical plan space (Q1–Q6, stage_bound.py), computed last, whatever the model proved.
+PHYSICAL_SHARE = 0.4
+
+
+def with_stage_bound(inst: ReconfigInstance, outcome: Outcome, deadline: Deadline) -> Outcome:
+    """The answer with Q1–Q6's proven bound over the physical plan space in its stats
+    (``physical_bound_s``, ``physical_gap``; P1–P6's alone are in its metrics)."""
+    if outcome.solution is None or deadline.expired():
+        return outcome
+    from .stage_bound import stage_bound_us  # HiGHS, on first use
+
+    upper = round(evaluate(inst, outcome.solution)[0] * 1e6)
+    q_us, counts = stage_bound_us(inst, upper, deadline)
+    stats: dict[str, object] = {**outcome.stats, **counts}
+    if q_us is not None and upper:
+        stats["physical_bound_s"] = q_us / 1e6
+        stats["physical_gap"] = max(0, upper - q_us) / upper
+    return dataclasses.replace(outcome, stats=stats)
 
 
 def solve(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
@@ -81,20 +100,22 @@ def solve(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> 
         from_hint=sol is not None and raw is start and options.hint is not None,
     )
     if sol is None or deadline.expired():
-        return finish(inst, ours)
+        return with_stage_bound(inst, finish(inst, ours), deadline)
     mono = partial(prepare, lb_us=bound_us, data=data)
     try:
         theirs = exact_runner(mono, ExactBackend.HIGHS)(
-            inst, dataclasses.replace(options, hint=sol), deadline
+            inst,
+            dataclasses.replace(options, hint=sol),
+            deadline.earlier(deadline.share(PHYSICAL_SHARE)),
         )
     except DeadlineReached:
-        return finish(inst, ours)
+        return with_stage_bound(inst, finish(inst, ours), deadline)
     known = [b for b in (bound, theirs.bound) if b is not None]
     best = max(known) if known else None  # both proven lower bounds of L1
     if theirs.solution is None or evaluate(inst, theirs.solution) > evaluate(inst, sol):
-        return finish(inst, dataclasses.replace(ours, bound=best))
+        return with_stage_bound(inst, finish(inst, dataclasses.replace(ours, bound=best)), deadline)
     merged = {**theirs.stats, **stats, "monolithic": 1.0}
-    return dataclasses.replace(
+    joined = dataclasses.replace(
         theirs,
         bound=best,
         build_s=build_s + theirs.build_s,
@@ -102,3 +123,4 @@ def solve(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> 
         stats=merged,
         from_hint=False,
     )
+    return with_stage_bound(inst, joined, deadline)
