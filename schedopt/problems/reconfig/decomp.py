@@ -72,6 +72,52 @@ def with_stage_bound(inst: ReconfigInstance, outcome: Outcome, deadline: Deadlin
 
 
 def solve(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
+    """``decomp:rate``: the template answer, then Q1–Q6's bound over the physical space."""
+    return with_stage_bound(inst, solve_templates(inst, options, deadline), deadline)
+
+
+PHYSICAL = "decomp:physical"
+#: Of the time left, the share ``decomp:physical`` leaves after the template answer (for
+#: widening it and for the bound over the physical space).
+WIDEN_SHARE = 0.5
+PHYSICAL_NOTE = (
+    "a plan of the physical plan space (TP differing between stages, slow GPUs in groups as "
+    "they are, pipelines from the GPUs the template plan leaves idle; formulations/reconfig.md "
+    "W1-W5): the bound is Q1-Q6's, over the physical plan space"
+)
+
+
+def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
+    """``decomp:physical``: the template answer widened to the physical space (W1–W5) where
+    that lowers L1, with Q1–Q6's bound over the physical space as its bound; an answer left as
+    it was keeps its template-space status, with the physical bound beside it."""
+    from .physical import widen
+
+    t0 = time.perf_counter()
+    out = solve_templates(inst, options, deadline.earlier(deadline.share(WIDEN_SHARE)))
+    if out.solution is None or deadline.expired():
+        return with_stage_bound(inst, out, deadline)
+    wide = widen(inst, out.solution, deadline.earlier(deadline.share(PHYSICAL_SHARE)))
+    if evaluate(inst, wide) >= evaluate(inst, out.solution):
+        return with_stage_bound(inst, out, deadline)
+    stats = {
+        **{k: v for k, v in out.stats.items() if k not in ("first_level_proven", "proven_over")},
+        "plan_space": "physical",
+        "proven_over": "physical plan space",
+        "widened": 1.0,
+    }
+    ours = Outcome(Status.FEASIBLE, wide, build_s=out.build_s, stats=stats)
+    ours = with_stage_bound(inst, ours, deadline)
+    bound = ours.stats.get("physical_bound_s")
+    return dataclasses.replace(
+        ours,
+        bound=bound if isinstance(bound, float) else None,
+        explanation=PHYSICAL_NOTE,
+        solve_s=time.perf_counter() - t0 - out.build_s,
+    )
+
+
+def solve_templates(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     """R4's search, then the monolithic model (C1–C13) from its plan, with its bound as C13:
     when L1 is proven the model only solves L2 and L3 (and may prove every level)."""
     from .rate import search  # HiGHS, imported on first use (tests/test_startup.py)
@@ -100,7 +146,7 @@ def solve(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> 
         from_hint=sol is not None and raw is start and options.hint is not None,
     )
     if sol is None or deadline.expired():
-        return with_stage_bound(inst, finish(inst, ours), deadline)
+        return finish(inst, ours)
     mono = partial(prepare, lb_us=bound_us, data=data)
     try:
         theirs = exact_runner(mono, ExactBackend.HIGHS)(
@@ -109,13 +155,13 @@ def solve(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> 
             deadline.earlier(deadline.share(PHYSICAL_SHARE)),
         )
     except DeadlineReached:
-        return with_stage_bound(inst, finish(inst, ours), deadline)
+        return finish(inst, ours)
     known = [b for b in (bound, theirs.bound) if b is not None]
     best = max(known) if known else None  # both proven lower bounds of L1
     if theirs.solution is None or evaluate(inst, theirs.solution) > evaluate(inst, sol):
-        return with_stage_bound(inst, finish(inst, dataclasses.replace(ours, bound=best)), deadline)
+        return finish(inst, dataclasses.replace(ours, bound=best))
     merged = {**theirs.stats, **stats, "monolithic": 1.0}
-    joined = dataclasses.replace(
+    return dataclasses.replace(
         theirs,
         bound=best,
         build_s=build_s + theirs.build_s,
@@ -123,4 +169,3 @@ def solve(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> 
         stats=merged,
         from_hint=False,
     )
-    return with_stage_bound(inst, joined, deadline)
