@@ -51,6 +51,8 @@ class LpBound:
     #: HiGHS solved the LP to optimality (else: interrupted, the bound is from the last duals).
     solved: bool
     seconds: float
+    #: The row multipliers the bound was computed from (those of ``max cᵀx``), or None.
+    duals: np.ndarray | None = None
 
 
 def relax(
@@ -149,15 +151,17 @@ def solve_relaxation(r: Relaxation, time_limit_s: float, *, interior: bool = Fal
     sol = h.getSolution()
     bound: float | None = None
     x: np.ndarray | None = None
+    duals: np.ndarray | None = None
     if sol.dual_valid:
         # HiGHS's duals are those of min −cᵀx: −c = Aᵀy + reduced costs, so π = −y.
-        value = dual_bound(r, -np.asarray(sol.row_dual, dtype=np.float64))
+        duals = -np.asarray(sol.row_dual, dtype=np.float64)
+        value = dual_bound(r, duals)
         bound = value if math.isfinite(value) else None
     if sol.value_valid:
         x = np.asarray(sol.col_value, dtype=np.float64)
     if bound is None:
         bound = dual_bound(r, np.zeros(m))  # every column at its best bound
-    return LpBound(bound, x, solved, time.perf_counter() - started)
+    return LpBound(bound, x, solved, time.perf_counter() - started, duals)
 
 
 __all__ = ["LpBound", "Relaxation", "dual_bound", "relax", "solve_relaxation"]

@@ -14,6 +14,7 @@ from schedopt.cli.report import result_json
 from schedopt.core.status import Status
 from schedopt.problems.reconfig.generate import model_config
 from schedopt.problems.reconfig.instance import Pipeline, ReconfigInstance, SlowGpu, Stage
+from schedopt.problems.reconfig.price_bound import priced_bound_us
 from schedopt.problems.reconfig.solution import ReconfigSolution
 from schedopt.problems.reconfig.stage_bound import stage_bound_us
 from schedopt.problems.reconfig.strategies import instance_dicts
@@ -122,3 +123,18 @@ def test_the_stage_position_bound_is_below_the_physical_optimum(doc: dict) -> No
             continue
         assert bound is not None
         assert physical_bound_us(inst) <= bound <= found[0], (bound, found[0])
+
+
+@settings(derandomize=True, deadline=None, max_examples=40, suppress_health_check=list(HealthCheck))
+@given(doc=instance_dicts(max_hosts=2, max_layers=4))
+def test_the_priced_bound_is_below_the_physical_optimum(doc: dict) -> None:
+    # Q7-Q8: prices from the LP, then every probe they rule out is below the optimum
+    inst = _no_plan(doc)
+    assume(len(inst.cluster.gpus()) - len(inst.failed_gpus) <= 5)
+    found = physical_best(inst)
+    bound, _ = priced_bound_us(inst, None, rel_tol=1e-4)
+    if found is None:
+        assert bound is None or physical_bound_us(inst) is not None
+        return
+    assert bound is not None
+    assert physical_bound_us(inst) <= bound <= found[0], (bound, found[0])

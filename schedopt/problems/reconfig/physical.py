@@ -1,5 +1,5 @@
 """``decomp:physical``: the template plan widened to the physical plan space (formulations/
-reconfig.md, W1–W5; #17 item 3), with the stage-position bound (Q1–Q6) beside it.
+reconfig.md, W1–W6; #17 item 3), with the stage-position bound (Q7–Q8) beside it.
 
 The template space gives every pipeline one TP degree and at most one slow group, so the
 GPUs of damaged hosts (a failed GPU leaves 7: no group of 8) and most slow GPUs stay idle.
@@ -13,12 +13,10 @@ checked by the validator (V1–V8 unchanged).
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
-
-import numpy as np
 
 from schedopt.core.stopping import Deadline
 
+from .design import Chain, Partitioner
 from .instance import Pipeline, ReconfigInstance, Stage
 from .solution import ReconfigSolution
 from .validate import _Costs, evaluate, validate
@@ -27,88 +25,12 @@ from .validate import _Costs, evaluate, validate
 MAX_DEALT = 64
 
 
-@dataclass(frozen=True)
-class Chain:
-    """A pipeline's groups in stage order, its layer split and its stage time (µs)."""
-
-    groups: tuple[tuple[str, ...], ...]
-    sizes: tuple[int, ...]
-    tau: int
-
-    @property
-    def gpus(self) -> int:
-        return sum(len(g) for g in self.groups)
-
-
-class Partitioner:
-    """W2: the best contiguous layer split of a fixed sequence of groups (validator's costs)."""
-
-    def __init__(self, inst: ReconfigInstance) -> None:
-        self.inst, self.c = inst, _Costs(inst)
-        self.L = inst.model.layers
-        self.room = self.c.cap * (1 + 1e-6)
-        self._time: dict[tuple, np.ndarray] = {}
-        self._mem: dict[tuple, int] = {}
-
-    def kappa(self, group: tuple[str, ...]) -> float:
-        return min(self.inst.slow_factor.get(g, 1.0) for g in group)
-
-    def _cap(self, t: int, kappa: float, f: int, p: int, tau: int) -> int:
-        last, first = f == 1, f == p
-        key = (t, kappa, last, p > 1)
-        arr = self._time.get(key)
-        if arr is None:
-            arr = self._time[key] = np.array(
-                [self.c.stage_us(n, last, t, p, kappa) for n in range(self.L + 1)]
-            )
-        mk = (t, f, first, last)
-        mem = self._mem.get(mk)
-        if mem is None:
-            mem = 0
-            while mem < self.L and self.c.stage_bytes(mem + 1, first, last, t, f) <= self.room:
-                mem += 1
-            self._mem[mk] = mem
-        return max(0, min(int(np.searchsorted(arr, tau, "right")) - 1, mem))
-
-    def chain(self, groups: list[tuple[str, ...]]) -> Chain | None:
-        """The split with the least stage time (bisection over it), or None if none fits."""
-        p = len(groups)
-        if p > self.L:
-            return None
-        kinds = [(len(g), self.kappa(g)) for g in groups]
-
-        def caps(tau: int) -> list[int]:
-            return [self._cap(t, k, p - i, p, tau) for i, (t, k) in enumerate(kinds)]
-
-        def ok(tau: int) -> bool:
-            cs = caps(tau)
-            return min(cs) >= 1 and sum(cs) >= self.L
-
-        hi = max(self.c.stage_us(self.L, True, t, p, k) for t, k in kinds)
-        if not ok(hi):
-            return None
-        lo = 1
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if ok(mid):
-                hi = mid
-            else:
-                lo = mid + 1
-        sizes = caps(lo)
-        extra = sum(sizes) - self.L
-        for i in range(p):  # give layers back from the first stages (the most in flight)
-            give = min(extra, sizes[i] - 1)
-            sizes[i] -= give
-            extra -= give
-        tau = max(
-            self.c.stage_us(n, i == p - 1, t, p, k)
-            for i, (n, (t, k)) in enumerate(zip(sizes, kinds, strict=True))
-        )
-        return Chain(tuple(groups), tuple(sizes), tau)
-
-
-def idle_groups(inst: ReconfigInstance, used: set[str]) -> list[tuple[str, ...]]:
-    """W1: every host's idle surviving GPUs, fastest first, cut into the largest allowed groups."""
+def idle_groups(
+    inst: ReconfigInstance, used: set[str], apart: bool = False
+) -> list[tuple[str, ...]]:
+    """W1: every host's idle surviving GPUs, fastest first, cut into the largest allowed groups
+    (``apart``: the healthy GPUs and the slow ones cut separately, so that no slow GPU drags a
+    group of healthy ones)."""
     failed, slow = set(inst.failed_gpus), inst.slow_factor
     heads = inst.model.heads
     degrees = sorted((t for t in set(inst.tp_sizes) if not heads % t), reverse=True)
@@ -116,12 +38,14 @@ def idle_groups(inst: ReconfigInstance, used: set[str]) -> list[tuple[str, ...]]
     for h in inst.cluster.hosts():
         free = [g for g in inst.cluster.gpus_on(h) if g not in failed and g not in used]
         free.sort(key=lambda g: -slow.get(g, 1.0))
-        while free:
-            t = next((d for d in degrees if d <= len(free)), None)
-            if t is None:
-                break
-            out.append(tuple(free[:t]))
-            free = free[t:]
+        parts = [[g for g in free if g not in slow], [g for g in free if g in slow]]
+        for run in parts if apart else [free]:
+            while run:
+                t = next((d for d in degrees if d <= len(run)), None)
+                if t is None:
+                    break
+                out.append(tuple(run[:t]))
+                run = run[t:]
     return out
 
 
@@ -204,7 +128,7 @@ def new_chains(
 def widen(
     inst: ReconfigInstance, sol: ReconfigSolution, deadline: Deadline | None = None
 ) -> ReconfigSolution:
-    """W1–W5: the plan, re-split per stage (W2), with pipelines from its idle GPUs added while
+    """W1–W6: the plan, re-split per stage (W2), with pipelines from its idle GPUs added while
     they lower L1 (W3, W4), from scratch too (W5); the best valid plan of these, never worse
     than ``sol`` (the validator's own evaluation decides)."""
     part = Partitioner(inst)
@@ -221,7 +145,8 @@ def widen(
             best, best_val = cand, val
 
     consider(base)
-    for start in (base, []):
+    designed = _designed(inst, part, round(best_val[0] * 1e6), deadline)
+    for start in (base, [], *designed):
         chains = list(start)
         for order in (0, 1, 0):  # W3 by size then by speed, W4 again on what is left
             if deadline is not None and deadline.expired():
@@ -241,6 +166,38 @@ def widen(
         if dealt:
             consider(dealt)
     return best
+
+
+#: W6's target pipe times, as fractions of the start's L1 (then a finer pass around the best).
+TARGETS = (0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+
+
+def _designed(
+    inst: ReconfigInstance, part: Partitioner, upper: int, deadline: Deadline | None
+) -> list[list[Chain]]:
+    """W6 (design.py): pipelines designed for target pipe times below ``upper``, from every
+    surviving GPU (cut both ways, W1); the best few plans, for W3-W4 to add to."""
+    from .design import Designer
+
+    found: list[tuple[tuple[float, ...], float, list[Chain]]] = []
+    for apart in (False, True):
+        d = Designer(part, idle_groups(inst, set(), apart))
+        fractions = list(TARGETS)
+        for rnd in range(2):
+            for f in fractions:
+                if deadline is not None and deadline.expired():
+                    break
+                chains = [part.chain(gs) for gs in d.plan(int(upper * f), deadline)]
+                ok = [ch for ch in chains if ch is not None]
+                plan = _plan(inst, ok) if ok else None
+                if plan is not None and not validate(inst, plan):
+                    found.append((evaluate(inst, plan), f, ok))
+            if not found or rnd:
+                break
+            top = min(found, key=lambda x: x[0])[1]
+            fractions = [top - 0.03, top - 0.015, top + 0.015, top + 0.03]
+    found.sort(key=lambda x: x[0])
+    return [chains for _, _, chains in found[:3]]
 
 
 def deal(part: Partitioner, pool: list[tuple[str, ...]], k: int) -> list[Chain]:

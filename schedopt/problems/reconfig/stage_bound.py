@@ -174,6 +174,7 @@ class _Lp:
     r: object  # Relaxation
     x_cols: list[tuple[int, tuple[int, int]]]  # (depth, band) of each x column, in order
     x_index: np.ndarray
+    supply_rows: dict[GroupType, int]  # the row of each group type's supply (Q4)
 
 
 def build_lp(sd: StageData, lam: int, bands: dict[int, list[tuple[int, int]]]) -> _Lp | None:
@@ -236,9 +237,11 @@ def build_lp(sd: StageData, lam: int, bands: dict[int, list[tuple[int, int]]]) -
             for g, k in pk.items():
                 supply[g][0].append(j)
                 supply[g][1].append(-float(k))
+    supply_rows: dict[GroupType, int] = {}
     for g in sd.types:
         idx, val = supply[g]
         if idx:
+            supply_rows[g] = len(rows)
             rows.append((idx, val, -math.inf, 0.0))
     starts = np.zeros(len(rows) + 1, dtype=np.int64)
     starts[1:] = np.cumsum([len(r[0]) for r in rows])
@@ -252,7 +255,7 @@ def build_lp(sd: StageData, lam: int, bands: dict[int, list[tuple[int, int]]]) -
         lb=np.zeros(len(c_list)),
         ub=np.array(ub),
     )
-    return _Lp(r, x_cols, np.array(x_index))
+    return _Lp(r, x_cols, np.array(x_index), supply_rows)
 
 
 def ruled_out(
