@@ -65,10 +65,12 @@ def with_stage_bound(inst: ReconfigInstance, outcome: Outcome, deadline: Deadlin
     upper = round(evaluate(inst, outcome.solution)[0] * 1e6)
     q_us, counts = priced_bound_us(inst, upper, deadline)
     stats: dict[str, object] = {**outcome.stats, **counts}
+    metrics = dict(outcome.metrics)
     if q_us is not None and upper:
-        stats["physical_bound_s"] = q_us / 1e6
-        stats["physical_gap"] = max(0, upper - q_us) / upper
-    return dataclasses.replace(outcome, stats=stats)
+        # Q7–Q8 start from P1–P6's bound, so this one is at least the validator's
+        stats["physical_bound_s"] = metrics["physical_bound_s"] = q_us / 1e6
+        stats["physical_gap"] = metrics["physical_gap"] = max(0, upper - q_us) / upper
+    return dataclasses.replace(outcome, stats=stats, metrics=metrics)
 
 
 def solve(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
@@ -96,11 +98,16 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
     from .physical import widen
 
     t0 = time.perf_counter()
-    out = solve_templates(inst, options, deadline.earlier(deadline.share(1 - TEMPLATE_SHARE)))
+    out = solve_templates(
+        inst, options, deadline.earlier(deadline.share(1 - TEMPLATE_SHARE)), hand_over=False
+    )
     if out.solution is None or deadline.expired():
         return with_stage_bound(inst, out, deadline)
     wide = widen(inst, out.solution, deadline.earlier(deadline.share(1 - WIDEN_SHARE)))
     if evaluate(inst, wide) >= evaluate(inst, out.solution):
+        # not widened: the template answer, now with the hand-over proving L2 and L3
+        again = dataclasses.replace(options, hint=out.solution)
+        out = solve_templates(inst, again, deadline.earlier(deadline.share(PHYSICAL_SHARE)))
         return with_stage_bound(inst, out, deadline)
     stats = {
         **{k: v for k, v in out.stats.items() if k not in ("first_level_proven", "proven_over")},
@@ -119,9 +126,12 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
     )
 
 
-def solve_templates(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
-    """R4's search, then the monolithic model (C1–C13) from its plan, with its bound as C13:
-    when L1 is proven the model only solves L2 and L3 (and may prove every level)."""
+def solve_templates(
+    inst: ReconfigInstance, options: SolveOptions, deadline: Deadline, hand_over: bool = True
+) -> Outcome:
+    """R4's search, then (``hand_over``) the monolithic model (C1–C13) from its plan, with its
+    bound as C13: when L1 is proven the model only solves L2 and L3 (and may prove every
+    level). ``decomp:physical`` skips the hand-over: L2 and L3 of a plan it widens are moot."""
     from .rate import search  # HiGHS, imported on first use (tests/test_startup.py)
 
     t0 = time.perf_counter()
@@ -147,7 +157,7 @@ def solve_templates(inst: ReconfigInstance, options: SolveOptions, deadline: Dea
         explanation=None if sol is not None else "no fixed-time plan found in time (not a proof)",
         from_hint=sol is not None and raw is start and options.hint is not None,
     )
-    if sol is None or deadline.expired():
+    if sol is None or deadline.expired() or not hand_over:
         return finish(inst, ours)
     mono = partial(prepare, lb_us=bound_us, data=data)
     try:
