@@ -99,6 +99,15 @@ def test_every_rounds_objective_is_gavels_on_the_same_inputs(policy: str) -> Non
             assert ours == pytest.approx(theirs, rel=1e-6), (r, ours, theirs)
 
 
+def test_a_failed_round_is_recorded_with_its_reason() -> None:
+    """A policy that raises does not end Gavel's simulation: each round is recorded with the
+    exception's message (here the method the drop-in was built with does not exist)."""
+    result = simulate("max_min_fairness_perf", policy_kwargs={"method": "milp:nosuch"}, **TRACE)
+    assert result.aborted is None and not result.ok
+    assert len(result.failed_rounds) == result.rounds > 0
+    assert all("unknown method 'milp:nosuch'" in why for _, why in result.failed_rounds)
+
+
 def test_the_check_catches_gavels_own_fifo() -> None:
     """Gavel's base FIFO places every queued job on the type its loop last looked at
     (``worker_type`` is never set from the random index in ``policies/fifo.py``): more jobs
