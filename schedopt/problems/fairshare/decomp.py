@@ -309,6 +309,9 @@ METHODS = decompose.methods(
     "decomposition by pool slices (gavel-round per part, water-filled join), "
     "bounds of the whole round on every level",
     "POP's random split of hosts and jobs (gavel-round per part), bounds of the whole",
+    # auto runs it first: the heuristics before it took 3-4 s of a 10 s limit at 16,384
+    # GPUs and left its parts too little (issue #17)
+    first=True,
 )
 
 __all__ = ["METHODS", "auto_route", "join", "solve_part", "split"]
