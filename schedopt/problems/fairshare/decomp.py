@@ -32,7 +32,7 @@ from schedopt.executor import Task
 from schedopt.model import decompose
 from schedopt.model.lp_bound import relax, solve_relaxation
 
-from .bound import bounds
+from .bound import Bounds, bounds
 from .data import ModelData, TenantData, build_data, finish_reserve_s
 from .explain import with_fairness_note
 from .gavel import STAGE1_TOL, GavelAllocation, JobFractions
@@ -44,6 +44,7 @@ from .heuristics import (
     water_fill,
 )
 from .instance import FairshareInstance
+from .l3_bound import l1_settled, l3_lower_bound, need_gpus
 from .model import build_model
 from .units import NotCounted
 
@@ -52,6 +53,15 @@ JOBS_PER_PART = 2500
 #: ``auto`` runs ``decomp`` from this many jobs on (the monolithic model took 58.7 s on a
 #: 10 s limit at 20,000 jobs, issue #16).
 AUTO_DECOMP_JOBS = 5000
+
+#: The part's L3 LP holds L2 at the L2 LP's value less this fraction of it.
+L2_HOLD = 1e-6
+
+#: Seconds B3L may take at most after the join (0.1-0.4 s at 16,384 GPUs, quiet), and the
+#: relative slack on the plan's L2 in its floor (the validator sums the same e_jo in another
+#: order).
+B3L_MAX_S = 1.0
+L2_FLOOR_TOL = 1e-9
 
 #: Seconds per job the join keeps for turning the joined state into a solution (measured:
 #: 0.3 s for 20,000 jobs at load 10), and the join's whole reserve per job (state, water-fill
@@ -182,38 +192,48 @@ def scale_units(data: ModelData, parts: list[ModelData]) -> list[ModelData]:
     return out
 
 
-def lp_guide(part: ModelData, time_limit_s: float) -> GavelAllocation:
-    """The part's time fractions for gavel-round's rounding: the LP relaxation of the model
-    (C1–C7), L1 then L2 with L1 held, solved by HiGHS without PuLP (its build took 2/3 of a
-    part's time, measured on 2,500-job parts)."""
+def lp_guide(part: ModelData, time_limit_s: float) -> tuple[GavelAllocation, list[int]]:
+    """The part's time fractions for gavel-round's rounding, and the running jobs the LP keeps
+    (``k_j ≥ 1/2``): the LP relaxation of the model (C1–C7), L1, then L2 with L1 held, then
+    L3 with both held (so that the LP keeps running jobs where L2 does not need them moved),
+    solved by HiGHS without PuLP (its build took 2/3 of a part's time, measured on 2,500-job
+    parts)."""
     deadline = Deadline.after(time_limit_s)
     none = GavelAllocation(Status.NO_SOLUTION, 0.0, 0.0, (), {}, {})
     fm = build_model(part, deadline=deadline)
-    l1, l2 = fm.model.levels[0], fm.model.levels[1]
-    first = solve_relaxation(relax(fm.model, l1.expr, l1.sense), deadline.share(0.5))
+    l1, l2, l3 = fm.model.levels
+    first = solve_relaxation(relax(fm.model, l1.expr, l1.sense), deadline.share(0.4))
     if not first.solved or first.x is None:
-        return none
+        return none, []
     best = l1.expr.value(first.x)
-    held = (l1.expr, best - STAGE1_TOL * max(1.0, abs(best)), np.inf)
-    second = solve_relaxation(relax(fm.model, l2.expr, l2.sense, [held]), deadline.remaining())
+    held = [(l1.expr, best - STAGE1_TOL * max(1.0, abs(best)), np.inf)]
+    # (L2 first: the L3 stage only gets what L2 leaves, and a share of it when L2 is slow)
+    second = solve_relaxation(relax(fm.model, l2.expr, l2.sense, held), deadline.share(0.85))
     x = second.x if second.solved and second.x is not None else first.x
+    if second.solved and second.x is not None:
+        value = l2.expr.value(second.x)
+        held.append((l2.expr, value - L2_HOLD * max(1.0, abs(value)), np.inf))
+        third = solve_relaxation(relax(fm.model, l3.expr, l3.sense, held), deadline.remaining())
+        if third.solved and third.x is not None:
+            x = third.x
+    keep = [j.index for j in part.jobs if j.keepable and x[fm.k[j.index,]] >= 0.5]
     jobs = []
     for job in part.jobs:
         taken = [(opt, float(x[fm.x[job.index, o]])) for o, opt in enumerate(job.options)]
         taken = [(opt, f) for opt, f in taken if f > 1e-9]
         fr = tuple((opt.gpu_type, opt.n, f) for opt, f in taken)
         jobs.append(JobFractions(job.id, fr, sum(opt.eff * f for opt, f in taken)))
-    return GavelAllocation(Status.FEASIBLE, best, 0.0, tuple(jobs), {}, {})
+    return GavelAllocation(Status.FEASIBLE, best, 0.0, tuple(jobs), {}, {}), keep
 
 
 def solve_part(part: ModelData, budget: decompose.Budget) -> list[Answer]:
     """gavel-round on one part within ``budget`` (module-level: a process pool's task)."""
     time_limit_s = budget.deadline().remaining()
     try:
-        lp = lp_guide(part, 0.7 * time_limit_s)
+        lp, keep = lp_guide(part, 0.7 * time_limit_s)
     except DeadlineReached:
-        lp = GavelAllocation(Status.NO_SOLUTION, 0.0, 0.0, (), {}, {})
-    state, problem = run_gavel_round(part, GavelRoundParams(), lp)
+        lp, keep = GavelAllocation(Status.NO_SOLUTION, 0.0, 0.0, (), {}, {}), []
+    state, problem = run_gavel_round(part, GavelRoundParams(), lp, keep_first=keep)
     if problem:
         raise RuntimeError(problem)
     out: list[Answer] = []
@@ -227,9 +247,14 @@ def solve_part(part: ModelData, budget: decompose.Budget) -> list[Answer]:
 
 
 def join(
-    data: ModelData, parts: list[list[int]], answers: Mapping[str, Any], deadline: Deadline
+    data: ModelData,
+    parts: list[list[int]],
+    answers: Mapping[str, Any],
+    deadline: Deadline,
+    whole: Bounds | None = None,
 ) -> tuple[Any, dict[str, float | str]]:
-    """The parts' placements on the whole cluster, then the idle GPUs water-filled."""
+    """The parts' placements on the whole cluster, then the idle GPUs water-filled; with the
+    whole round's bounds ``whole``, B3L behind the joined plan (:func:`l3_stats`)."""
     if not answers:  # nothing of its own: the caller's heuristics answer (auto)
         return None, {"parts_missing_jobs": float(len(data.jobs))}
     state = _State(data)
@@ -257,7 +282,32 @@ def join(
         "repair_added_gpus": float(sum(state.unit_gpus) - before),
         "parts_missing_jobs": float(missing),
     }
+    if whole is not None:
+        stats.update(l3_stats(state, whole, stop))
     return state.solution(), stats
+
+
+def l3_stats(state: _State, whole: Bounds, stop: Deadline) -> dict[str, float | str]:
+    """B3L (``l3_bound.py``) behind the joined plan, within B3L_MAX_S and ``stop``: over the
+    allocations at least as fair as the plan (``m_v(t̂)``) and, when t̂ is L1 of the optimum
+    (``l1_settled``), at least its effective throughput."""
+    data = state.data
+    started = time.perf_counter()
+    t_hat = data.min_share([float(g) for g in state.unit_gpus])
+    l2 = sum(
+        job.options[r.option].eff
+        for job, r in zip(data.jobs, state.raw, strict=True)
+        if r.option is not None
+    )
+    settled = l1_settled(data, t_hat, whole.l1)
+    floor = l2 - L2_FLOOR_TOL * max(1.0, abs(l2)) if settled else None
+    budget = Deadline.after(max(0.0, min(B3L_MAX_S, stop.remaining())))
+    value = l3_lower_bound(data, need_gpus(data, t_hat), floor, np.asarray(whole.prices), budget)
+    return {
+        "L3_bound": max(whole.l3, value),
+        "L3_bound_s": round(time.perf_counter() - started, 3),
+        "L3_bound_rows": "L1 fix, L2 floor" if settled else "L1 fix",
+    }
 
 
 def decomposition(
@@ -278,14 +328,16 @@ def decomposition(
     pieces = scale_units(data, [part_data(data, ix, p, groups) for p, ix in enumerate(job_parts)])
     deadline.check("splitting the round into parts")
 
+    found: dict[str, Bounds] = {}
+
     def bound(seconds: float) -> decompose.Bound:
-        b = bounds(data, Deadline.after(seconds))
+        b = found["whole"] = bounds(data, Deadline.after(seconds))
         return decompose.Bound(b.l1, {"L2_bound": b.l2, "L3_bound": b.l3})
 
     return decompose.Decomposition(
         part=lambda p, budget: Task(f"part{p}", solve_part, (pieces[p], budget)),
         count=k,
-        join=lambda answers, dl: join(data, job_parts, answers, dl),
+        join=lambda answers, dl: join(data, job_parts, answers, dl, found.get("whole")),
         bound=bound,
         # the join costs about 1.5 data builds, which follow the machine's load; and the
         # finish once more: solve()'s reserve for it (65 us a job) was 1.5-3 s short at
