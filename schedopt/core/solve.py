@@ -206,7 +206,10 @@ def _auto(
         # A decomposition with its own starting plan runs first, with the whole limit
         # (MethodSpec.decomposition); the heuristics only stand in when it answers nothing.
         try:
-            first = _run(spec, exact_method, instance, options, deadline)
+            # with the plain reserve, as when called by name (a decomposition is registered
+            # as a heuristic, and keeps the finish back itself): the stretched one left fair
+            # share's parts 3 s less at load 6 (L2 5,804 against 10,058 by name)
+            first = _run(spec, exact_method, instance, options, Deadline(deadline.end))
         except ModelTooLargeError as err:
             first = Outcome(Status.NO_SOLUTION, explanation=str(err))
         if first.solution is not None or first.status is Status.INFEASIBLE:

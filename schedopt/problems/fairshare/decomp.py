@@ -33,7 +33,7 @@ from schedopt.model import decompose
 from schedopt.model.lp_bound import relax, solve_relaxation
 
 from .bound import Bounds, bounds
-from .data import ModelData, TenantData, build_data, finish_reserve_s
+from .data import JobData, ModelData, TenantData, build_data, finish_reserve_s
 from .explain import with_fairness_note
 from .gavel import STAGE1_TOL, GavelAllocation, JobFractions
 from .heuristics import (
@@ -57,10 +57,10 @@ AUTO_DECOMP_JOBS = 5000
 #: The part's L3 LP holds L2 at the L2 LP's value less this fraction of it.
 L2_HOLD = 1e-6
 
-#: Seconds B3L may take at most after the join (0.1-0.4 s at 16,384 GPUs, quiet), and the
-#: relative slack on the plan's L2 in its floor (the validator sums the same e_jo in another
-#: order).
-B3L_MAX_S = 1.0
+#: Seconds B3L may take at most after the join (its whole search: 0.5 s at 4,096 GPUs, load
+#: 5; kept back from the parts with the join's reserve), and the relative slack on the plan's
+#: L2 in its floor (the validator sums the same e_jo in another order).
+B3L_MAX_S = 0.75
 L2_FLOOR_TOL = 1e-9
 
 #: Seconds per job the join keeps for turning the joined state into a solution (measured:
@@ -128,20 +128,32 @@ def part_data(data: ModelData, indices: list[int], group: int, groups: dict[str,
         if g is not None:
             cap[g] = cap.get(g, 0) + free[h]
             widest[g] = max(widest.get(g, 0), free[h])
+    # the most GPUs an option of each type may ask for in this part
+    fits = {g: cap[g] if data.multi_host else min(cap[g], widest[g]) for g in cap}
     jobs = []
     for n, i in enumerate(indices):
         job = data.jobs[i]
-        options = tuple(
-            o
-            for o in job.options
-            if o.n <= cap.get(o.gpu_type, 0)
-            and (data.multi_host or o.n <= widest.get(o.gpu_type, 0))
-        )
+        options = tuple(o for o in job.options if o.n <= fits.get(o.gpu_type, 0))
         prev = None
         kept = None if job.prev_option is None else job.options[job.prev_option]
         if kept in options and set(job.prev_hosts) <= hosts:
             prev = options.index(kept)
-        jobs.append(dataclasses.replace(job, index=n, options=options, prev_option=prev))
+        # (JobData built directly: dataclasses.replace cost 0.8 s over 20,000 jobs)
+        jobs.append(
+            JobData(
+                n,
+                job.id,
+                job.tenant,
+                job.unit,
+                options,
+                job.was_running,
+                prev,
+                job.prev_hosts,
+                job.restart_cost,
+                job.restart_scaled,
+                job.used_gpu_s,
+            )
+        )
     return dataclasses.replace(
         data,
         jobs=tuple(jobs),
@@ -343,7 +355,8 @@ def decomposition(
         # finish once more: solve()'s reserve for it (65 us a job) was 1.5-3 s short at
         # 20,000 jobs and load 8-15, and a decomposition uses its time to the end
         join_reserve_s=max(0.05 + JOIN_S_PER_JOB * len(data.jobs), JOIN_PER_BUILD * data_s)
-        + finish_reserve_s(inst),
+        + finish_reserve_s(inst)
+        + B3L_MAX_S,
         bound_share=0.1,
         finish=lambda outcome: with_fairness_note(data, outcome),
     )
