@@ -29,8 +29,8 @@ from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.executor import Task
-from schedopt.model import decompose
-from schedopt.model.lp_bound import relax, solve_relaxation
+from schedopt.model import Expr, Sense, decompose
+from schedopt.model.lp_bound import StagedLp, relax, relax_objective
 
 from .bound import Bounds, bounds
 from .data import JobData, ModelData, TenantData, build_data, finish_reserve_s
@@ -58,8 +58,9 @@ AUTO_DECOMP_JOBS = 5000
 L2_HOLD = 1e-6
 
 #: Seconds B3L may take at most after the join (its whole search: 0.5 s at 4,096 GPUs, load
-#: 5; kept back from the parts with the join's reserve), and the relative slack on the plan's
-#: L2 in its floor (the validator sums the same e_jo in another order).
+#: 5), out of what the join's reserve leaves (not kept back from the parts: at load 5 that
+#: starved them, L2 75% under B2 at 16,384 GPUs), and the relative slack on the plan's L2 in
+#: its floor (the validator sums the same e_jo in another order).
 B3L_MAX_S = 0.75
 L2_FLOOR_TOL = 1e-9
 
@@ -209,25 +210,33 @@ def lp_guide(part: ModelData, time_limit_s: float) -> tuple[GavelAllocation, lis
     (``k_j ≥ 1/2``): the LP relaxation of the model (C1–C7), L1, then L2 with L1 held, then
     L3 with both held (so that the LP keeps running jobs where L2 does not need them moved),
     solved by HiGHS without PuLP (its build took 2/3 of a part's time, measured on 2,500-job
-    parts)."""
+    parts), as one LP whose later stages start from the last basis (``StagedLp``)."""
     deadline = Deadline.after(time_limit_s)
     none = GavelAllocation(Status.NO_SOLUTION, 0.0, 0.0, (), {}, {})
     fm = build_model(part, deadline=deadline)
     l1, l2, l3 = fm.model.levels
-    first = solve_relaxation(relax(fm.model, l1.expr, l1.sense), deadline.share(0.4))
-    if not first.solved or first.x is None:
+    lp = StagedLp(relax(fm.model, l1.expr, l1.sense))
+
+    def objective(expr: Expr, sense: Sense) -> np.ndarray:
+        return relax_objective(fm.model, expr, sense)
+
+    def hold(expr: Expr, value: float, tol: float) -> None:
+        cols, coefs = np.asarray(expr.cols), np.asarray(expr.coefs, dtype=np.float64)
+        lp.hold(cols, coefs, value - expr.constant - tol * max(1.0, abs(value)), np.inf)
+
+    x = lp.maximise(objective(l1.expr, l1.sense), deadline.share(0.5))
+    if x is None:
         return none, []
-    best = l1.expr.value(first.x)
-    held = [(l1.expr, best - STAGE1_TOL * max(1.0, abs(best)), np.inf)]
-    # (L2 first: the L3 stage only gets what L2 leaves, and a share of it when L2 is slow)
-    second = solve_relaxation(relax(fm.model, l2.expr, l2.sense, held), deadline.share(0.85))
-    x = second.x if second.solved and second.x is not None else first.x
-    if second.solved and second.x is not None:
-        value = l2.expr.value(second.x)
-        held.append((l2.expr, value - L2_HOLD * max(1.0, abs(value)), np.inf))
-        third = solve_relaxation(relax(fm.model, l3.expr, l3.sense, held), deadline.remaining())
-        if third.solved and third.x is not None:
-            x = third.x
+    best = l1.expr.value(x)
+    hold(l1.expr, best, STAGE1_TOL)
+    # (L2 first: the L3 stage only gets what L2 leaves, and a tenth when L2 is slow)
+    second = lp.maximise(objective(l2.expr, l2.sense), deadline.share(0.9))
+    if second is not None:
+        x = second
+        hold(l2.expr, l2.expr.value(x), L2_HOLD)
+        third = lp.maximise(objective(l3.expr, l3.sense), deadline.remaining())
+        if third is not None:
+            x = third
     keep = [j.index for j in part.jobs if j.keepable and x[fm.k[j.index,]] >= 0.5]
     jobs = []
     for job in part.jobs:
@@ -355,8 +364,7 @@ def decomposition(
         # finish once more: solve()'s reserve for it (65 us a job) was 1.5-3 s short at
         # 20,000 jobs and load 8-15, and a decomposition uses its time to the end
         join_reserve_s=max(0.05 + JOIN_S_PER_JOB * len(data.jobs), JOIN_PER_BUILD * data_s)
-        + finish_reserve_s(inst)
-        + B3L_MAX_S,
+        + finish_reserve_s(inst),
         bound_share=0.1,
         finish=lambda outcome: with_fairness_note(data, outcome),
     )
