@@ -58,9 +58,9 @@ AUTO_DECOMP_JOBS = 5000
 L2_HOLD = 1e-6
 
 #: Seconds B3L may take at most after the join (its whole search: 0.5 s at 4,096 GPUs, load
-#: 5), out of what the join's reserve leaves (not kept back from the parts: at load 5 that
-#: starved them, L2 75% under B2 at 16,384 GPUs), and the relative slack on the plan's L2 in
-#: its floor (the validator sums the same e_jo in another order).
+#: 5), out of what the join's reserve leaves beyond the finish (not kept back from the parts:
+#: at load 5 that starved them, L2 75% under B2 at 16,384 GPUs), and the relative slack on
+#: the plan's L2 in its floor (the validator sums the same e_jo in another order).
 B3L_MAX_S = 0.75
 L2_FLOOR_TOL = 1e-9
 
@@ -278,6 +278,7 @@ def join(
     whole round's bounds ``whole``, B3L behind the joined plan (:func:`l3_stats`)."""
     if not answers:  # nothing of its own: the caller's heuristics answer (auto)
         return None, {"parts_missing_jobs": float(len(data.jobs))}
+    started = time.perf_counter()
     state = _State(data)
     missing = 0
     for p, indices in enumerate(parts):
@@ -305,7 +306,10 @@ def join(
     }
     if whole is not None:
         stats.update(l3_stats(state, whole, stop))
-    return state.solution(), stats
+    solution = state.solution()
+    # the join's own time (B3L's included), against the reserve kept for it
+    stats["join_s"] = round(time.perf_counter() - started, 3)
+    return solution, stats
 
 
 def l3_stats(state: _State, whole: Bounds, stop: Deadline) -> dict[str, float | str]:
@@ -322,7 +326,9 @@ def l3_stats(state: _State, whole: Bounds, stop: Deadline) -> dict[str, float | 
     )
     settled = l1_settled(data, t_hat, whole.l1)
     floor = l2 - L2_FLOOR_TOL * max(1.0, abs(l2)) if settled else None
-    budget = Deadline.after(max(0.0, min(B3L_MAX_S, stop.remaining())))
+    # (not out of the finish kept back once more for solve(): under load it needs it, #16)
+    left = stop.remaining() - finish_reserve_s(data.instance)
+    budget = Deadline.after(max(0.0, min(B3L_MAX_S, left)))
     value = l3_lower_bound(data, need_gpus(data, t_hat), floor, np.asarray(whole.prices), budget)
     return {
         "L3_bound": max(whole.l3, value),
@@ -343,6 +349,7 @@ def decomposition(
     t0 = time.perf_counter()
     data = build_data(inst, check_size=False, deadline=deadline)
     data_s = time.perf_counter() - t0
+    split_started = time.perf_counter()
     k = int(options.params.get("parts", max(1, round(len(data.jobs) / JOBS_PER_PART))))
     groups = _host_groups(data, k, random, options.seed)
     job_parts = split(data, k, random, options.seed)
@@ -351,9 +358,11 @@ def decomposition(
 
     found: dict[str, Bounds] = {}
 
+    timings = {"data_s": round(data_s, 3), "split_s": round(time.perf_counter() - split_started, 3)}
+
     def bound(seconds: float) -> decompose.Bound:
         b = found["whole"] = bounds(data, Deadline.after(seconds))
-        return decompose.Bound(b.l1, {"L2_bound": b.l2, "L3_bound": b.l3})
+        return decompose.Bound(b.l1, {"L2_bound": b.l2, "L3_bound": b.l3, **timings})
 
     return decompose.Decomposition(
         part=lambda p, budget: Task(f"part{p}", solve_part, (pieces[p], budget)),
