@@ -13,8 +13,9 @@ The multipliers: ``μ_g = s·λ·p_g`` with ``p_g`` B2's prices per GPU (the L2 
 the per-job profit is ``λ`` times B2's reduced profit; ``λ``, then ``s``, then ``λ`` again and
 each ``μ_g`` alone by golden sections, and for each point every ``ρ_v`` by bisection (each
 unit's term is concave in its own ``ρ_v`` alone: the sign of ``m_v − g_v`` says which way).
-On 4,096 GPUs × 5,000 jobs: 62,737 with ``λ`` and ``s`` alone, 65,634 with the per-type
-step, against the LP relaxation's 68,295 over the same rows.
+On 4,096 GPUs × 5,000 jobs: 62,737 with ``λ`` and ``s`` alone, 64,054 with the per-type
+step (65,634 with more golden steps than these), against the LP relaxation's 68,295 over the
+same rows.
 """
 
 from __future__ import annotations
