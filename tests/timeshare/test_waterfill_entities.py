@@ -82,6 +82,13 @@ def test_every_jobs_level_is_the_reference(seed: int, rule: str | None) -> None:
     assert got == pytest.approx(want, rel=1e-6, abs=1e-7)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_the_throughput_blind_policy_reweights_the_same_way(seed: int) -> None:
+    inst = _round(seed, "max_min_fairness")
+    got, want = _levels(inst, _entities(len(inst.jobs), seed))
+    assert got == pytest.approx(want, rel=1e-6, abs=1e-7)
+
+
 def test_one_entity_per_job_weighted_by_its_priority_is_plain_water_filling() -> None:
     """``fairness`` with every job its own entity of weight π_j reweights nothing: the levels
     are the leximin of waterfill.py."""
