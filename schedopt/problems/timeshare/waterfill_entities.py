@@ -32,7 +32,6 @@ from .data import TimeshareData
 from .model import build_model
 from .waterfill import DUAL_TOL, FREEZE_REL, WaterFill
 
-
 #: A phase's t* this close to 0 is 0 (HiGHS's primal tolerance is 1e-7): rising jobs that
 #: cannot rise are not lifted by it, nor frozen at a level no allocation has.
 ZERO_RISE = 1e-7
