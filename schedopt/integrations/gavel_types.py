@@ -26,15 +26,14 @@ MAX_KINDS = 2048
 
 
 def by_job_type(
-    first_ids: list[str],
-    second_ids: list[str],
+    first: np.ndarray,
+    second: np.ndarray,
     tables: list[Mapping[str, Any]],
     docs: dict[str, dict[str, Any]],
 ) -> list[dict[str, Any]] | None:
-    """The table of the pairs (``first_ids[i]``, ``second_ids[i]``) sharing at ``tables[i]``
-    (worker type → the two rates), with ``job_type`` set in ``docs`` (job id → instance
-    document); None where the pairs are not such a table."""
-    order = {jid: i for i, jid in enumerate(docs)}
+    """The table of the pairs of jobs (``first[i]``, ``second[i]``) (positions in ``docs``)
+    sharing at ``tables[i]`` (worker type → the two rates), with ``job_type`` set in ``docs``
+    (job id → instance document); None where the pairs are not such a table."""
     kinds: dict[tuple, int] = {}
     type_of = np.array(
         [
@@ -50,18 +49,14 @@ def by_job_type(
     workers = sorted(tables[0])
     count = len(tables)
     try:
-        first = np.fromiter(map(order.__getitem__, first_ids), np.int64, count)
-        second = np.fromiter(map(order.__getitem__, second_ids), np.int64, count)
         pick = itemgetter(*workers) if len(workers) > 1 else (lambda t: (t[workers[0]],))
         # every rate in one flat pass (an array of 2·10^6 nested lists took 2.3 s), once
         # every entry is known to hold two rates (else the flat list would misalign)
-        sizes = np.fromiter(
-            map(len, chain.from_iterable(map(pick, tables))), np.int64, count * len(workers)
-        )
+        entries = list(chain.from_iterable(map(pick, tables)))  # read once
+        sizes = np.fromiter(map(len, entries), np.int64, count * len(workers))
         if np.any(sizes != 2):
             return None
-        flat = chain.from_iterable(chain.from_iterable(map(pick, tables)))
-        rates = np.fromiter(flat, np.float64, count * len(workers) * 2)
+        rates = np.fromiter(chain.from_iterable(entries), np.float64, count * len(workers) * 2)
         rates = rates.reshape(count, len(workers), 2)
     except (KeyError, TypeError, ValueError):
         return None  # a pair with other worker types or malformed rates: checked one by one
