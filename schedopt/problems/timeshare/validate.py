@@ -23,22 +23,81 @@ TOL = 1e-6
 MAX_MESSAGES = 20
 
 
+def _raw(inst: TimeshareInstance) -> _Raw:
+    """The instance's fields as arrays, read once per instance."""
+    raw = inst.views.get("validate")
+    if raw is None:
+        raw = inst.views["validate"] = _Raw(inst)
+    return raw
+
+
 class _Raw:
-    """The instance's fields as arrays, in the order of ``jobs`` and ``workers``."""
+    """The instance's fields as arrays, in the order of ``jobs`` and ``workers``, and who may
+    share GPUs at what rates (read when first asked)."""
 
     def __init__(self, inst: TimeshareInstance):
-        self.inst = inst
+        # the fields read later; not the instance itself (kept in its ``views``, a reference
+        # back would make a cycle that only the cyclic collector frees)
+        self.policy, self.pairs, self.entries = inst.policy, inst.pairs, inst.colocation
+        self.job_types = [j.job_type for j in inst.jobs]
         self.index = inst.job_index
         self.types = list(inst.workers)
         col = {w: k for k, w in enumerate(self.types)}
         self.type_index = col
         self.gpus = np.array([float(inst.workers[w]) for w in self.types])
-        n = len(inst.jobs)
-        self.rate = np.zeros((n, len(self.types)))
-        for i, job in enumerate(inst.jobs):
+        jobs = inst.jobs
+        self.rate = np.zeros((len(jobs), len(self.types)))
+        for i, job in enumerate(jobs):
             for w, r in job.throughput.items():
                 self.rate[i, col[w]] = r
-        self.scale = np.array([float(j.scale_factor) for j in inst.jobs])
+        self.scale = np.array([float(j.scale_factor) for j in jobs])
+        self.priority = np.array([j.priority_weight for j in jobs])
+        #: R_j (0 where not given), τ_j, θ_j
+        self.remaining = np.array([j.remaining_steps or 0.0 for j in jobs])
+        self.since = np.array([j.time_since_start_s for j in jobs])
+        self.done = np.array([j.isolated_time_s for j in jobs])
+        self._pairs: tuple[np.ndarray, np.ndarray] | None = None
+        self._table: tuple[np.ndarray, int, dict[int, int], np.ndarray] | None = None
+
+    def given_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The declared pairs: their codes (lower job index · n + higher), sorted, and their
+        rates (P × W × 2, the lower index's first)."""
+        if self._pairs is None:
+            pairs, n = self.pairs, len(self.job_types)
+            table = np.zeros((len(pairs), len(self.types), 2))
+            codes = np.empty(len(pairs), dtype=np.int64)
+            for k, pair in enumerate(pairs):
+                x, y = self.index[pair.jobs[0]], self.index[pair.jobs[1]]
+                codes[k] = min(x, y) * n + max(x, y)
+                for name, (rx, ry) in pair.throughput.items():
+                    table[k, self.type_index[name]] = (rx, ry) if x < y else (ry, rx)
+            order = np.argsort(codes)
+            self._pairs = codes[order], table[order]
+        return self._pairs
+
+    def colocation(self) -> tuple[np.ndarray, int, dict[int, int], np.ndarray]:
+        """Each job's type number (-1: none, and a last -1), the number of types, each type
+        pair's entry (code lower · K + higher → row) and the entries' rates (E × W × 2, the
+        lower type's first)."""
+        if self._table is None:
+            names = sorted({t for t in self.job_types if t is not None})
+            kind = {t: k for k, t in enumerate(names)}
+            of_job = [-1 if t is None else kind[t] for t in self.job_types]
+            rows: dict[int, int] = {}
+            stack: list[np.ndarray] = []
+            for entry in self.entries:
+                ta, tb = entry.job_types
+                if ta not in kind or tb not in kind:
+                    continue
+                ka, kb = kind[ta], kind[tb]
+                rates = np.zeros((len(self.types), 2))
+                for name, (ra, rb) in entry.throughput.items():
+                    rates[self.type_index[name]] = (ra, rb) if ka <= kb else (rb, ra)
+                rows[min(ka, kb) * len(names) + max(ka, kb)] = len(stack)
+                stack.append(rates)
+            table = np.array(stack) if stack else np.zeros((0, len(self.types), 2))
+            self._table = np.array([*of_job, -1], dtype=np.int64), len(names), rows, table
+        return self._table
 
 
 class _Shares:
@@ -62,55 +121,30 @@ def _pair_rates(
     """(is a pair, a's rate, b's rate) of jobs ``a`` and ``b`` sharing GPU type ``w``: the
     declared pairs, or the co-location table by job type (the earlier of two jobs of one type
     takes the type pair's first rate)."""
-    inst, n = raw.inst, len(raw.inst.jobs)
+    n = len(raw.job_types)
     found = np.zeros(len(a), dtype=bool)
     mine, theirs = np.zeros(len(a)), np.zeros(len(a))
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    if inst.pairs:
-        table = np.zeros((len(inst.pairs), len(raw.types), 2))
-        codes = np.empty(len(inst.pairs), dtype=np.int64)
-        for k, pair in enumerate(inst.pairs):
-            x, y = raw.index[pair.jobs[0]], raw.index[pair.jobs[1]]
-            codes[k] = min(x, y) * n + max(x, y)
-            for name, (rx, ry) in pair.throughput.items():
-                table[k, raw.type_index[name]] = (rx, ry) if x < y else (ry, rx)
-        order = np.argsort(codes)
-        code = lo * n + hi
-        pos = np.minimum(np.searchsorted(codes[order], code), len(codes) - 1)
-        found = (codes[order][pos] == code) & (a != b)
-        rates = table[order[pos], w]  # (the lower index's, the higher's)
+    if raw.pairs:
+        codes, table = raw.given_pairs()
+        code = np.minimum(a, b) * n + np.maximum(a, b)
+        pos = np.minimum(np.searchsorted(codes, code), len(codes) - 1)
+        found = (codes[pos] == code) & (a != b)
+        rates = table[pos, w]  # (the lower index's, the higher's)
         first = a < b
         mine = np.where(first, rates[:, 0], rates[:, 1])
         theirs = np.where(first, rates[:, 1], rates[:, 0])
-    elif inst.colocation:
-        names = sorted({j.job_type for j in inst.jobs if j.job_type is not None})
-        kind = {t: k for k, t in enumerate(names)}
-        job_kind = np.array(
-            [-1 if j.job_type is None else kind[j.job_type] for j in inst.jobs] + [-1],
-            dtype=np.int64,
-        )
-        entries: dict[int, np.ndarray] = {}
-        for entry in inst.colocation:
-            ta, tb = entry.job_types
-            if ta not in kind or tb not in kind:
-                continue
-            ka, kb = kind[ta], kind[tb]
-            rates = np.zeros((len(raw.types), 2))
-            for name, (ra, rb) in entry.throughput.items():
-                rates[raw.type_index[name]] = (ra, rb) if ka <= kb else (rb, ra)
-            entries[min(ka, kb) * len(names) + max(ka, kb)] = rates
+    elif raw.entries:
+        job_kind, kinds, rows, table = raw.colocation()
         ka, kb = job_kind[a], job_kind[b]
-        typed = (ka >= 0) & (kb >= 0) & (a != b)
-        code = np.minimum(ka, kb) * len(names) + np.maximum(ka, kb)
-        r_lo, r_hi = np.zeros(len(a)), np.zeros(len(a))
-        for c in np.unique(code[typed]).tolist():
-            rates = entries.get(c)
-            at = typed & (code == c)
-            if rates is not None:
-                found |= at
-                r_lo[at], r_hi[at] = rates[w[at], 0], rates[w[at], 1]
+        code = np.minimum(ka, kb) * kinds + np.maximum(ka, kb)
+        unique, inverse = np.unique(code, return_inverse=True)
+        row = np.array([rows.get(c, -1) for c in unique.tolist()], dtype=np.int64)[inverse]
+        found = (ka >= 0) & (kb >= 0) & (a != b) & (row >= 0)
+        rates = table[np.where(found, row, 0), w] if len(table) else np.zeros((len(a), 2))
+        rates[~found] = 0.0
         first = (ka < kb) | ((ka == kb) & (a < b))  # a takes the entry's first rate
-        mine, theirs = np.where(first, r_lo, r_hi), np.where(first, r_hi, r_lo)
+        mine = np.where(first, rates[:, 0], rates[:, 1])
+        theirs = np.where(first, rates[:, 1], rates[:, 0])
     return found, mine, theirs
 
 
@@ -129,7 +163,7 @@ def _messages(out: list[Violation], rule: str, where: np.ndarray, say) -> None:
 
 def validate(inst: TimeshareInstance, sol: TimeshareSolution) -> list[Violation]:
     out: list[Violation] = []
-    raw = _Raw(inst)
+    raw = _raw(inst)
     e = _Shares(raw, sol)
     shares = sol.shares  # an entry is made a Share object only for a message
     f = e.fraction
@@ -223,7 +257,7 @@ def _throughputs(inst: TimeshareInstance, sol: TimeshareSolution, raw: _Raw) -> 
 
 def job_throughputs(inst: TimeshareInstance, sol: TimeshareSolution) -> dict[str, float]:
     """ρ_j: steps/s of every job under the fractions (the blind policy counts time, T := 1)."""
-    rho = _throughputs(inst, sol, _Raw(inst))
+    rho = _throughputs(inst, sol, _raw(inst))
     return dict(zip(inst.job_index, rho.tolist(), strict=True))
 
 
@@ -234,22 +268,14 @@ def _equal_split(raw: _Raw) -> np.ndarray:
 
 def _isolated(raw: _Raw) -> np.ndarray:
     """i_j, Gavel's ``IsolatedPolicy`` throughput."""
-    x = raw.gpus[None, :] / max(1, len(raw.inst.jobs)) / raw.scale[:, None]
+    x = raw.gpus[None, :] / max(1, len(raw.job_types)) / raw.scale[:, None]
     norm = np.maximum(1.0, x.sum(axis=1))
     return (raw.rate * x).sum(axis=1) / norm
 
 
-def _job_fields(inst: TimeshareInstance) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """R_j (0 where not given), τ_j, θ_j."""
-    remaining = np.array([j.remaining_steps or 0.0 for j in inst.jobs])
-    since = np.array([j.time_since_start_s for j in inst.jobs])
-    done = np.array([j.isolated_time_s for j in inst.jobs])
-    return remaining, since, done
-
-
 def _ratios(raw: _Raw, rho: np.ndarray) -> np.ndarray:
     """ρ^FTF_j = (τ_j + R_j/ρ_j) / (θ_j + R_j/i_j); inf for a job that does not run."""
-    remaining, since, done = _job_fields(raw.inst)
+    remaining, since, done = raw.remaining, raw.since, raw.done
     with np.errstate(divide="ignore", invalid="ignore"):
         own = since + np.where(rho > 0, remaining / np.where(rho > 0, rho, 1.0), np.inf)
         return own / (done + remaining / _isolated(raw))
@@ -257,14 +283,13 @@ def _ratios(raw: _Raw, rho: np.ndarray) -> np.ndarray:
 
 def _weighted(raw: _Raw, rho: np.ndarray) -> np.ndarray:
     """a_j ρ_j of every job, with the policy's a_j (finish-time fairness: 1/q_j(r(x)))."""
-    inst = raw.inst
-    policy = inst.policy
-    priority = np.array([j.priority_weight for j in inst.jobs])
+    policy = raw.policy
+    priority = raw.priority
     if policy is Policy.MAX_MIN_FAIRNESS:
         return raw.scale * rho / priority
     if policy is Policy.MAX_MIN_FAIRNESS_PERF:
         return raw.scale * rho / (priority * _equal_split(raw))
-    remaining, since, done = _job_fields(inst)
+    remaining, since, done = raw.remaining, raw.since, raw.done
     iso = _isolated(raw)
     if policy is Policy.MIN_MAKESPAN:
         reference = float(np.max(remaining / iso))
@@ -272,7 +297,7 @@ def _weighted(raw: _Raw, rho: np.ndarray) -> np.ndarray:
     ratios = _ratios(raw, rho)
     worst = float(np.max(ratios))
     if worst == float("inf"):
-        return np.zeros(len(inst.jobs))
+        return np.zeros(len(rho))
     expected = done + remaining / iso
     # q_j(worst) = R_j / (worst·E_j − τ_j); the ratio ρ_j / q_j is 1 for the worst job.
     return rho * (worst * expected - since) / remaining / worst
@@ -280,7 +305,7 @@ def _weighted(raw: _Raw, rho: np.ndarray) -> np.ndarray:
 
 def weighted_throughputs(inst: TimeshareInstance, rho: dict[str, float]) -> dict[str, float]:
     """a_j ρ_j of every job, with the policy's a_j (finish-time fairness: 1/q_j(r(x)))."""
-    values = _weighted(_Raw(inst), np.array([rho[j.id] for j in inst.jobs]))
+    values = _weighted(_raw(inst), np.array([rho[j.id] for j in inst.jobs]))
     return dict(zip(inst.job_index, values.tolist(), strict=True))
 
 
@@ -290,7 +315,7 @@ def evaluate(inst: TimeshareInstance, sol: TimeshareSolution) -> tuple[float, fl
     of the weighted throughputs."""
     if not inst.jobs:
         return (0.0, 0.0)
-    raw = _Raw(inst)
+    raw = _raw(inst)
     weighted = _weighted(raw, _throughputs(inst, sol, raw))
     mean = float(np.mean(weighted)) if inst.efficiency else 0.0
     return (float(np.min(weighted)), mean)
@@ -298,7 +323,7 @@ def evaluate(inst: TimeshareInstance, sol: TimeshareSolution) -> tuple[float, fl
 
 def metrics(inst: TimeshareInstance, sol: TimeshareSolution) -> dict[str, float]:
     """What a person asks of an allocation: the policy's own number, GPUs in use."""
-    raw = _Raw(inst)
+    raw = _raw(inst)
     rho = _throughputs(inst, sol, raw)
     e = _Shares(raw, sol)
     on = e.known & (e.fraction > 1e-9)
@@ -313,7 +338,7 @@ def metrics(inst: TimeshareInstance, sol: TimeshareSolution) -> dict[str, float]
     if inst.jobs:
         out["mean_weighted_throughput"] = float(np.mean(_weighted(raw, rho)))
     if inst.policy is Policy.MIN_MAKESPAN and inst.jobs:
-        remaining = _job_fields(inst)[0]
+        remaining = raw.remaining
         with np.errstate(divide="ignore"):
             out["makespan_s"] = float(np.max(np.where(rho > 0, remaining / rho, np.inf)))
     if inst.policy is Policy.FINISH_TIME_FAIRNESS and inst.jobs:
