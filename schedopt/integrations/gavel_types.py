@@ -13,6 +13,7 @@ pairs go over one by one (same optimum, more time).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import chain
 from operator import eq, itemgetter
 from typing import Any
 
@@ -66,19 +67,24 @@ def by_job_type(
         # C (reading 1.3·10^7 floats into an array took 1.3 s at 2,048 jobs; issue 19)
         if not all(map(eq, rows, map(rows.__getitem__, some[group].tolist()))):
             return None  # two pairs of the same types at different rates: no table
-        canon: dict[int, np.ndarray] = {}
-        for g in np.flatnonzero(np.bincount(group, minlength=len(some))).tolist():
-            rates = np.array(rows[some[g]], dtype=np.float64)
-            if rates.shape != (len(workers), 2):
-                return None  # a pair with other than two rates: checked one by one
-            rates = rates[:, ::-1] if g % 2 else rates
-            if not np.array_equal(canon.setdefault(g // 2, rates), rates):
-                return None  # the two ways round disagree: no table
-            if not np.all((rates == 0) | ((rates >= MIN_POSITIVE) & (rates <= MAX_RATE))):
-                return None  # a bad rate: the pairs go one by one, and pydantic names the pair
+        # the rates of one pair of each group, as numbers, the type pair's way round
+        groups = np.flatnonzero(np.bincount(group, minlength=len(some)))
+        entries = list(chain.from_iterable(map(rows.__getitem__, some[groups].tolist())))
+        sizes = np.fromiter(map(len, entries), np.int64, len(entries))
+        if len(entries) != len(groups) * len(workers) or np.any(sizes != 2):
+            return None  # a pair with other than two rates: checked one by one
+        rates = np.fromiter(chain.from_iterable(entries), np.float64, 2 * len(entries))
     except (KeyError, TypeError, ValueError):
         return None  # a pair with other worker types or malformed rates: checked one by one
-    codes = np.array(sorted(canon), dtype=np.int64)
+    rates = rates.reshape(len(groups), len(workers), 2)
+    turned = groups % 2 == 1
+    rates[turned] = rates[turned][:, :, ::-1]
+    codes, first_of, group_code = np.unique(groups // 2, return_index=True, return_inverse=True)
+    if not np.array_equal(rates, rates[first_of][group_code.reshape(-1)]):
+        return None  # the two ways round disagree: no table
+    if not np.all((rates == 0) | ((rates >= MIN_POSITIVE) & (rates <= MAX_RATE))):
+        return None  # a bad rate: the pairs go one by one, and pydantic names the pair
+    canon = rates[first_of]
     counts = np.bincount(type_of, minlength=kind_count)
     a, b = codes // kind_count, codes % kind_count
     implied = np.where(a == b, counts[a] * (counts[a] - 1) // 2, counts[a] * counts[b])
@@ -92,5 +98,5 @@ def by_job_type(
             "job_types": [names[x], names[y]],
             "throughput": {w: canon[i][k].tolist() for k, w in enumerate(workers)},
         }
-        for x, y, i in zip(a.tolist(), b.tolist(), codes.tolist(), strict=True)
+        for i, (x, y) in enumerate(zip(a.tolist(), b.tolist(), strict=True))
     ]
