@@ -61,15 +61,15 @@ def by_job_type(
     some = np.zeros(2 * kind_count**2, dtype=np.int64)
     some[group] = np.arange(count)  # one pair of each group (whichever is written last)
     try:
-        pick = itemgetter(*workers) if len(workers) > 1 else (lambda t: (t[workers[0]],))
-        rows = list(map(pick, tables))
-        # every pair's rates equal those of its group's pair: compared as Python lists, in
-        # C (reading 1.3·10^7 floats into an array took 1.3 s at 2,048 jobs; issue 19)
-        if not all(map(eq, rows, map(rows.__getitem__, some[group].tolist()))):
+        # every pair's table equals that of its group's pair: compared as Python dicts of
+        # lists, in C (reading 1.3·10^7 floats into an array took 1.3 s at 2,048 jobs)
+        if not all(map(eq, tables, map(tables.__getitem__, some[group].tolist()))):
             return None  # two pairs of the same types at different rates: no table
         # the rates of one pair of each group, as numbers, the type pair's way round
+        pick = itemgetter(*workers) if len(workers) > 1 else (lambda t: (t[workers[0]],))
         groups = np.flatnonzero(np.bincount(group, minlength=len(some)))
-        entries = list(chain.from_iterable(map(rows.__getitem__, some[groups].tolist())))
+        firsts = map(tables.__getitem__, some[groups].tolist())
+        entries = list(chain.from_iterable(map(pick, firsts)))
         sizes = np.fromiter(map(len, entries), np.int64, len(entries))
         if len(entries) != len(groups) * len(workers) or np.any(sizes != 2):
             return None  # a pair with other than two rates: checked one by one
