@@ -5,7 +5,13 @@ admission's exact.py (``AdmissionHooks.hint_first_level``).
 
 For each instance it solves level 1 (guaranteed value) of the CP-SAT model twice with a single
 worker, once hinted with the slack heuristic's plan and once unhinted, and prints the values
-against the heuristic and the bound.
+against the heuristic and the bound. Rows go to benchmarks/results/admission_hint.jsonl (--out),
+one per instance and budget with the machine and versions (schedopt.bench.record); a rerun
+reads back the rows it finds.
+
+Not a ``schedopt bench`` suite: the two columns are one back-end session with and without a
+solver option (a hint), below the level of a method, so no ``schedopt.solve`` method names
+them; the instances are the suite ``admission-paper``'s contested 256-GPU shape.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from common import append_rows, print_table
+from common import add_out_argument, key, print_table, row_log
 
 import schedopt
 from schedopt.core.options import SolveOptions
@@ -36,35 +42,41 @@ def level_one(data, hint_solution, seconds: float):
     return run.objective, run.bound
 
 
+def measure(seed: int, args: argparse.Namespace) -> dict:
+    inst = generate_custom(hosts=32, jobs=800, slots=12, seed=seed)
+    heuristic = schedopt.solve(inst, "heuristic:slack")
+    data = build_data(inst)
+    hinted, b1 = level_one(data, heuristic.solution, args.seconds)
+    plain, b2 = level_one(data, None, args.seconds)
+    return {
+        "instance": f"256gpu-800j-s{seed}",
+        "heuristic": heuristic.objective,
+        "hinted": hinted,
+        "unhinted": plain,
+        "bound": min((b for b in (b1, b2) if b is not None), default=None),
+        "seconds": args.seconds,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=8.0)
+    add_out_argument(ap, "admission_hint")
     args = ap.parse_args(argv)
-    rows = []
-    for seed in range(args.seeds):
-        inst = generate_custom(hosts=32, jobs=800, slots=12, seed=seed)
-        heuristic = schedopt.solve(inst, "heuristic:slack")
-        data = build_data(inst)
-        hinted, b1 = level_one(data, heuristic.solution, args.seconds)
-        plain, b2 = level_one(data, None, args.seconds)
-        rows.append(
-            {
-                "instance": f"256gpu-800j-s{seed}",
-                "heuristic": heuristic.objective,
-                "hinted": hinted,
-                "unhinted": plain,
-                "bound": min(b for b in (b1, b2) if b is not None),
-            }
-        )
+    log = row_log("admission_hint", argv, args.out)
+    rows = [
+        log.row(key(f"256gpu-800j-s{seed}", f"{args.seconds:g}s"), lambda s=seed: measure(s, args))
+        for seed in range(args.seeds)
+    ]
     print_table(
         "CP-SAT level 1, hinted vs unhinted",
         rows,
         ["instance", "heuristic", "hinted", "unhinted", "bound"],
     )
-    print(f"appended to {append_rows('admission_hint', rows, argv)}")
+    print(f"rows in {log.path} ({log.measured} measured, {log.resumed} read back)")
     return 0
 
 

@@ -17,8 +17,16 @@ instead, so a rerun gives the same report).
 Each admitted SLO job is counted once: met, late (kept but not done by its deadline) or dropped
 (guarantee given up, with the reason), recounted by schedopt.problems.admission.replay_check from
 the trace's own numbers and the executed allocations, independently of the driver's bookkeeping.
-The script prints one row per method and appends JSON lines to
-benchmarks/results/admission_replay.jsonl.
+The script prints one row per method; its rows go to benchmarks/results/admission_replay.jsonl
+(--out), keyed by trace, window, cluster, slot, horizon, method, limit and mode, with the
+machine and versions (schedopt.bench.record): a rerun of the same command reads the rows it
+finds instead of replaying again.
+
+Not a ``schedopt bench`` suite: a replay is a sequence of rounds, each round's instance made
+from the decisions of the rounds before it (the jobs admitted, running and done), so there is
+no fixed instance to give a recipe and a checksum; its figures (met / late / dropped deadlines,
+best-effort JCT) are the replay's, not one solve's. The first round of such a window is a suite
+(``admission-trace``).
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import append_rows, print_table
+from common import add_out_argument, key, print_table, row_log
 
 from schedopt.io.traces import load_elasticflow, load_philly_chronus
 from schedopt.problems.admission.driver import DriverConfig, replay
@@ -53,6 +61,61 @@ def window(trace: str, start: int, n: int, data: Path = DATA):
     return [dataclasses.replace(j, submit_s=j.submit_s - t0) for j in jobs]
 
 
+def measure(args: argparse.Namespace, jobs: list, cluster: Cluster, method: str) -> dict:
+    """Replay the window with ``method``: one row."""
+    cfg = DriverConfig(
+        slot_s=args.slot,
+        horizon_slots=args.horizon,
+        method=method,
+        time_limit_s=args.time_limit,
+        deterministic=args.deterministic,
+    )
+    started = time.perf_counter()
+
+    def progress(r, method=method):
+        if r.round % 20 == 0:
+            print(
+                f"  {method}: round {r.round} t={r.time_s:.0f}s running {r.running} "
+                f"admitted {r.admitted} rejected {r.rejected} [{r.status}]",
+                flush=True,
+            )
+
+    rep = replay(cluster, jobs, cfg, max_rounds=args.max_rounds, progress=progress)
+    check = check_replay(jobs, rep, slot_s=cfg.slot_s, exponent=cfg.scaling_exponent)
+    fallbacks = sum(1 for r in rep.rounds if "->" in r.status)
+    for job_id, why in sorted(check.dropped_why.items()):
+        print(f"  {method}: guarantee of {job_id} dropped: {why}")
+    return {
+        "trace": args.trace,
+        "jobs": len(jobs),
+        "gpus": cluster.num_gpus,
+        "method": method,
+        "rounds": len(rep.rounds),
+        "slo_jobs": rep.slo_jobs,
+        "admitted": check.admitted,
+        "met": check.met,
+        "late": check.late,
+        "dropped": check.dropped,
+        "pending": check.pending,
+        "late_ids": list(check.late_ids),
+        "dropped_why": check.dropped_why,
+        "driver_met_late_dropped": [rep.slo_met, rep.slo_late, rep.slo_dropped],
+        "rejected": rep.rejected,
+        "miss_rate": rep.deadline_miss_rate,
+        "be_jobs": rep.be_jobs,
+        "be_finished": rep.be_finished,
+        "be_mean_jct_s": rep.be_mean_jct_s,
+        "unfinished": rep.unfinished,
+        "fallback_rounds": fallbacks,
+        "previous_plan_rounds": sum(1 for r in rep.rounds if "previous plan" in r.status),
+        "start": args.start,
+        "time_limit_s": args.time_limit,
+        "deterministic": args.deterministic,
+        "solve_s": sum(r.solve_s for r in rep.rounds),
+        "wall_s": time.perf_counter() - started,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -68,67 +131,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-rounds", type=int, default=400)
     ap.add_argument("--deterministic", action="store_true", help="reproducible solves")
     ap.add_argument("--data", type=Path, default=DATA, help=f"trace folder ({DATA})")
+    add_out_argument(ap, "admission_replay")
     args = ap.parse_args(argv)
     if not args.data.exists():
         print(f"no trace data at {args.data}; nothing to replay", file=sys.stderr)
         return 1
     jobs = window(args.trace, args.start, args.jobs, args.data)
     cluster = Cluster.dgx(nodes=args.hosts, gpus_per_node=8)
+    log = row_log("admission_replay", argv, args.out)
     rows = []
     for method in args.methods.split(","):
-        cfg = DriverConfig(
-            slot_s=args.slot,
-            horizon_slots=args.horizon,
-            method=method,
-            time_limit_s=args.time_limit,
-            deterministic=args.deterministic,
+        k = key(
+            args.trace,
+            args.start,
+            len(jobs),
+            cluster.num_gpus,
+            args.slot,
+            args.horizon,
+            method,
+            args.time_limit,
+            args.max_rounds,
+            args.deterministic,
         )
-        started = time.perf_counter()
-
-        def progress(r, method=method):
-            if r.round % 20 == 0:
-                print(
-                    f"  {method}: round {r.round} t={r.time_s:.0f}s running {r.running} "
-                    f"admitted {r.admitted} rejected {r.rejected} [{r.status}]",
-                    flush=True,
-                )
-
-        rep = replay(cluster, jobs, cfg, max_rounds=args.max_rounds, progress=progress)
-        check = check_replay(jobs, rep, slot_s=cfg.slot_s, exponent=cfg.scaling_exponent)
-        fallbacks = sum(1 for r in rep.rounds if "->" in r.status)
-        for job_id, why in sorted(check.dropped_why.items()):
-            print(f"  {method}: guarantee of {job_id} dropped: {why}")
-        rows.append(
-            {
-                "trace": args.trace,
-                "jobs": len(jobs),
-                "gpus": cluster.num_gpus,
-                "method": method,
-                "rounds": len(rep.rounds),
-                "slo_jobs": rep.slo_jobs,
-                "admitted": check.admitted,
-                "met": check.met,
-                "late": check.late,
-                "dropped": check.dropped,
-                "pending": check.pending,
-                "late_ids": list(check.late_ids),
-                "dropped_why": check.dropped_why,
-                "driver_met_late_dropped": [rep.slo_met, rep.slo_late, rep.slo_dropped],
-                "rejected": rep.rejected,
-                "miss_rate": rep.deadline_miss_rate,
-                "be_jobs": rep.be_jobs,
-                "be_finished": rep.be_finished,
-                "be_mean_jct_s": rep.be_mean_jct_s,
-                "unfinished": rep.unfinished,
-                "fallback_rounds": fallbacks,
-                "previous_plan_rounds": sum(1 for r in rep.rounds if "previous plan" in r.status),
-                "start": args.start,
-                "time_limit_s": args.time_limit,
-                "deterministic": args.deterministic,
-                "solve_s": sum(r.solve_s for r in rep.rounds),
-                "wall_s": time.perf_counter() - started,
-            }
-        )
+        rows.append(log.row(k, lambda method=method: measure(args, jobs, cluster, method)))
     print_table(
         f"replay {args.trace}, jobs {args.start}..{args.start + len(jobs) - 1} "
         f"on {cluster.num_gpus} GPUs, {args.time_limit:g} s per round",
@@ -153,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
             "wall_s",
         ],
     )
-    print(f"appended to {append_rows('admission_replay', rows, argv)}")
+    print(f"rows in {log.path} ({log.measured} measured, {log.resumed} read back)")
     return 0
 
 

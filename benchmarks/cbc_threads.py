@@ -9,26 +9,32 @@ counts runs that outlive ``--timeout`` seconds.
 
     python benchmarks/cbc_threads.py --runs 1500
 
-prints a table and appends JSON lines to ``benchmarks/results/cbc_threads.jsonl``.
+prints a table; the rows (one per variant) go to ``benchmarks/results/cbc_threads.jsonl``
+(--out), keyed by runs and timeout, with the machine and versions (schedopt.bench.record): a
+rerun of the same command reads them back.
+
+Not a ``schedopt bench`` suite: it counts hangs of the CBC binary run directly on one MPS file,
+many times, with and without a command-line switch; there is no solve, no method and no
+objective to tabulate.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from anywhere: use this checkout's schedopt
     sys.path.insert(0, str(ROOT))
 
+from common import key, row_log  # noqa: E402  (benchmarks/common.py, the script's folder)
+
 from schedopt.backends.cbc import cbc_executable  # noqa: E402
 from schedopt.problems.admission.instance import AdmissionInstance  # noqa: E402
-from schedopt.topology.builders import dgx  # noqa: E402
+from schedopt.topology import Cluster  # noqa: E402
 
 
 #: The instance hypothesis found (2 hosts of 4 H100, 3 slots of 60 s, 3 jobs). CBC hangs after
@@ -66,7 +72,7 @@ def tiny() -> AdmissionInstance:
     ]
     return AdmissionInstance.model_validate(
         {
-            "cluster": dgx(nodes=2, gpus_per_node=4),
+            "cluster": Cluster.dgx(nodes=2, gpus_per_node=4),
             "slots": 3,
             "slot_s": 60.0,
             "be_discount": 0.8,
@@ -79,8 +85,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=1500, help="CBC runs per variant")
     parser.add_argument("--timeout", type=float, default=1.0, help="a run longer than this hung")
-    parser.add_argument("--out", default=str(ROOT / "benchmarks/results/cbc_threads.jsonl"))
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/cbc_threads.jsonl")
     args = parser.parse_args(argv)
+    log = row_log("cbc_threads", argv, args.out)
+    rows = log.rows(key(f"runs{args.runs}", f"timeout{args.timeout:g}"), lambda: count(args))
+    print(f"{'variant':<14}{'runs':>8}{'hung':>8}")
+    for row in rows:
+        print(f"{row['variant']:<14}{row['runs']:>8}{row['hung']:>8}")
+    print(f"rows in {log.path} ({log.measured} measured, {log.resumed} read back)")
+    return 0
+
+
+def count(args: argparse.Namespace) -> list[dict]:
+    """Run CBC ``args.runs`` times per variant; the hung runs of each."""
 
     from schedopt.model.emit_pulp import PulpSession
     from schedopt.problems.admission.data import build_data
@@ -114,13 +131,7 @@ def main(argv: list[str] | None = None) -> int:
                     subprocess.run(cmd, capture_output=True, timeout=args.timeout, check=False)
                 except subprocess.TimeoutExpired:
                     hung[name] += 1
-    print(f"{'variant':<14}{'runs':>8}{'hung':>8}")
-    with open(args.out, "a", encoding="utf-8") as out:
-        for name, count in hung.items():
-            print(f"{name:<14}{args.runs:>8}{count:>8}")
-            row = {"variant": name, "runs": args.runs, "hung": count, "time": time.time()}
-            out.write(json.dumps(row) + "\n")
-    return 0
+    return [{"variant": name, "runs": args.runs, "hung": count} for name, count in hung.items()]
 
 
 if __name__ == "__main__":

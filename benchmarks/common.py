@@ -1,48 +1,76 @@
-"""Shared plumbing for the benchmark scripts that ``schedopt bench`` cannot express: run cases
-(optionally in a process pool), print a table, append JSON lines under benchmarks/results/."""
+"""Shared plumbing of the benchmark scripts: :func:`bench` and :func:`tune` for the thin callers
+of ``schedopt bench`` / ``schedopt tune``, and for the scripts that measure what is not a suite ×
+method table, :func:`row_log` (keyed, resumable JSON lines under benchmarks/results/ with the
+machine and versions, :class:`schedopt.bench.record.RowLog`) and :func:`print_table`."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import platform
+import shlex
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
+from schedopt.bench.record import RowLog
+
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def bench(suite: str, args: Sequence[str]) -> int:
-    """``schedopt bench SUITE`` as the scripts that became suites run it: one worker process
-    (a fresh process per row), rows to results/bench/SUITE.jsonl unless ``--out`` is given;
-    every argument in ``args`` goes to ``schedopt bench``."""
+def bench(suites: str | Sequence[str], args: Sequence[str]) -> int:
+    """``schedopt bench SUITE...`` as the scripts that became suites run it: one worker process
+    (a fresh process per row), rows to results/bench/SUITE.jsonl (several suites: their names
+    joined by ``+``) unless ``--out`` is given; every argument in ``args`` goes to
+    ``schedopt bench``."""
+
+    names = [suites] if isinstance(suites, str) else list(suites)
+    stem = "+".join(names)
+    out = [] if "--out" in args else ["--out", str(RESULTS / "bench" / f"{stem}.jsonl")]
+    return _run(["bench", *names, "--executor", "process", "--jobs", "1", *args, *out])
+
+
+def tune(args: Sequence[str]) -> int:
+    """``schedopt tune`` with ``args`` (the thin callers of tuning)."""
+    return _run(["tune", *args])
+
+
+def _run(argv: list[str]) -> int:
+    """``schedopt ARGV``, said first on stderr: the one command a figure comes from."""
     from schedopt.cli import main as schedopt_main
 
-    out = [] if "--out" in args else ["--out", str(RESULTS / "bench" / f"{suite}.jsonl")]
-    return schedopt_main(["bench", suite, "--executor", "process", "--jobs", "1", *args, *out])
+    if not {"-h", "--help"} & set(argv):
+        print(f"$ schedopt {shlex.join(argv)}", file=sys.stderr, flush=True)
+    return schedopt_main(argv)
 
 
-def run_cases(
-    fn: Callable[[Any], dict[str, Any]], cases: Sequence[Any], workers: int
-) -> Iterable[dict[str, Any]]:
-    """Yield ``fn(case)`` for every case, in order; ``workers > 1`` uses a process pool."""
-    if workers <= 1:
-        for case in cases:
-            yield fn(case)
-        return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        yield from pool.map(fn, cases)
+def add_out_argument(ap: argparse.ArgumentParser, name: str) -> None:
+    """``--out``: the rows' JSON-lines file (default results/NAME.jsonl); a rerun resumes."""
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=RESULTS / f"{name}.jsonl",
+        help=f"JSON-lines rows (results/{name}.jsonl); rows already there are not measured "
+        "again, so a rerun resumes",
+    )
+
+
+def row_log(name: str, argv: Sequence[str] | None, out: Path | None = None) -> RowLog:
+    """The keyed rows of ``python benchmarks/NAME.py`` ``argv`` (None: sys.argv's), in ``out``
+    (default results/NAME.jsonl): each row with the command, machine and versions."""
+    args = sys.argv[1:] if argv is None else argv
+    command = " ".join([f"python benchmarks/{name}.py", *args])
+    return RowLog(out or RESULTS / f"{name}.jsonl", command)
 
 
 def append_rows(name: str, rows: Sequence[dict[str, Any]], argv: Sequence[str] | None) -> Path:
-    """Append ``rows`` to results/NAME.jsonl, each with the command that produced it
-    (``python benchmarks/NAME.py`` and ``argv``, the script's arguments; None: sys.argv's)."""
+    """Append ``rows`` to results/NAME.jsonl, each with the command that produced it, unkeyed
+    (the scripts not yet on :func:`row_log`: timeshare_vs_gavel.py, reconfig_physical.py)."""
     args = sys.argv[1:] if argv is None else argv
     command = " ".join([f"python benchmarks/{name}.py", *args])
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -58,6 +86,11 @@ def append_rows(name: str, rows: Sequence[dict[str, Any]], argv: Sequence[str] |
             }
             f.write(json.dumps({**meta, **row}, sort_keys=True) + "\n")
     return path
+
+
+def key(*parts: object) -> str:
+    """A row's key from the values that define it."""
+    return "/".join(str(p) for p in parts)
 
 
 def print_table(title: str, rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> None:

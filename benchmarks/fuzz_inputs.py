@@ -13,8 +13,14 @@ never another exception, never a hang (each case runs in a worker process with a
 
     python benchmarks/fuzz_inputs.py --count 10000 --solutions 3000 --seed 0
 
-prints one row per problem and kind and appends them to ``benchmarks/results/fuzz_inputs.jsonl``;
-failing cases (with their text) go to ``benchmarks/results/fuzz_inputs-failures.jsonl``.
+prints one row per problem and kind; the rows go to ``benchmarks/results/fuzz_inputs.jsonl``
+(--out), one group per problem keyed by the counts, seed and limits, with the machine and
+versions (schedopt.bench.record): a rerun of the same command fuzzes only the problems it does
+not find. Failing cases (with their text) go to ``benchmarks/results/fuzz_inputs-failures.jsonl``.
+
+Not a ``schedopt bench`` suite: its cases are broken files, most of which are not instances at
+all, and its figure is how each case ends (refused, answered, violations, an exception, a hang,
+in a worker process it kills on a timeout), not a solve's value or time.
 """
 
 from __future__ import annotations
@@ -288,13 +294,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=float, default=0.5, help="solve time limit, s")
     parser.add_argument("--timeout", type=float, default=60.0, help="a case running longer hangs")
     parser.add_argument("--no-save", action="store_true", help="do not append to results/")
+    parser.add_argument(
+        "--out", type=Path, default=RESULTS / "fuzz_inputs.jsonl", help="rows (a rerun resumes)"
+    )
     args = parser.parse_args(argv)
 
-    from common import append_rows, print_table  # benchmarks/common.py (the script's folder)
+    from common import key, print_table, row_log  # benchmarks/common.py (the script's folder)
 
-    rows, failures = fuzz(
-        args.problems, args.count, args.solutions, args.seed, args.time_limit, args.timeout, True
-    )
+    settings = (args.count, args.solutions, args.seed, args.time_limit, args.timeout)
+    rows: list[dict[str, Any]] = []
+    failures: list[dict[str, Any]] = []
+    log = None if args.no_save else row_log("fuzz_inputs", argv, args.out)
+    for problem in args.problems:
+
+        def one(problem: str = problem) -> list[dict[str, Any]]:
+            found, failed = fuzz([problem], *settings, True)
+            failures.extend(failed)
+            return found
+
+        if log is None:
+            rows += one()
+        else:
+            group = key(problem, f"n{args.count}", f"sol{args.solutions}", f"seed{args.seed}")
+            rows += log.rows(f"{group}/{args.time_limit:g}s/{args.timeout:g}s", one)
     columns = [
         "problem",
         "kind",
@@ -309,14 +331,14 @@ def main(argv: list[str] | None = None) -> int:
     print_table("Broken inputs (failures and hangs must be 0)", rows, columns)
     for f in failures[:20]:
         print(f"{f['problem']} {f['kind']} {f['base']} {f.get('method')}: {f['error']}")
-    if not args.no_save:
-        append_rows("fuzz_inputs", rows, argv)
+    if log is not None:
+        print(f"rows in {log.path} ({log.measured} groups measured, {log.resumed} read back)")
         if failures:
             RESULTS.mkdir(parents=True, exist_ok=True)
             with (RESULTS / "fuzz_inputs-failures.jsonl").open("a") as out:
                 for f in failures:
                     out.write(json.dumps(f) + "\n")
-    return 1 if failures else 0
+    return 1 if failures or any(r["failures"] or r["hangs"] for r in rows) else 0
 
 
 if __name__ == "__main__":

@@ -9,7 +9,15 @@ first level's value and gap, status, and for HiGHS the seconds spent handing the
 
     python benchmarks/model_layer.py --time-limit 10
 
-prints a table and appends JSON lines to ``benchmarks/results/model_layer.jsonl``.
+prints a table; the rows go to ``benchmarks/results/model_layer.jsonl`` (--out), keyed by case,
+method and limit, with the machine and versions (schedopt.bench.record): a rerun of the same
+command reads back the rows it finds.
+
+Not a ``schedopt bench`` suite: it is a micro-benchmark of the model layer itself. Its columns
+come from inside the back-ends (the seconds HiGHS runs spend handing the model over, measured by
+wrapping the back-end functions in this process), and its two sides ran in one process one
+after the other, which a suite's fresh process per row would not reproduce. The legacy models
+were deleted after the comparison; the commit to check out to rerun it is in RESULTS.md.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 # Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
-from common import append_rows, print_table
+from common import add_out_argument, key, print_table, row_log
 
 import schedopt
 from schedopt.backends import milp as pulp_backend
@@ -36,6 +44,10 @@ METHODS = ("cpsat", "milp:highs", "milp:cbc")
 class Case:
     name: str
     make: Callable[[], Any]
+
+    @property
+    def problem(self) -> str:
+        return {"moe": "moe_placement"}.get(self.name.split()[0], self.name.split()[0])
 
 
 CASES = (
@@ -108,21 +120,34 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--cases", default="", help="comma-separated substrings of case names (default: all)"
     )
+    add_out_argument(ap, "model_layer")
     args = ap.parse_args(argv)
     meter = HandoverMeter()
+    log = row_log("model_layer", argv, args.out)
     rows = []
     for case in CASES:
         if args.cases and not any(w in case.name for w in args.cases.split(",")):
             continue
-        inst = case.make()
+        built: list[Any] = []
+
+        def instance(case: Case = case, built: list[Any] = built) -> Any:
+            if not built:  # built only when a row of the case is not in the file yet
+                built.append(case.make())
+            return built[0]
+
         for method in args.methods.split(","):
             legacy = f"legacy:{method}"
-            known = schedopt.get_problem(inst.problem).methods
+            known = schedopt.get_problem(case.problem).methods
             # The legacy models were deleted after the comparison (benchmarks/RESULTS.md names
             # the commit to check out to rerun it); without them only the new ones run.
             names = (legacy, method) if legacy in known else (method,)
             for name in names:
-                rows.append(row(case, inst, name, args.time_limit, meter))
+                rows.append(
+                    log.row(
+                        key(case.name, name, f"{args.time_limit:g}s"),
+                        lambda c=case, n=name: row(c, instance(), n, args.time_limit, meter),
+                    )
+                )
                 print(rows[-1], file=sys.stderr, flush=True)
     columns = (
         "instance",
@@ -136,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         "highs_handover_s",
     )
     print_table("legacy models vs schedopt.model", rows, columns)
-    append_rows("model_layer", rows, argv)
+    print(f"rows in {log.path} ({log.measured} measured, {log.resumed} read back)")
     return 0
 
 

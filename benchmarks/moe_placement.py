@@ -16,8 +16,14 @@ against milp:scenario (16 posterior scenarios, expected layer time) on popularit
 see: with the OLMoE routing counts (shared/data/olmoe-routing) both are fitted on the arxiv,
 book, c4 and github domains and evaluated on wikipedia and tulu (real popularity shift), with
 the raw counts and with a tempered posterior (effective_tokens = 2000 per layer);
-without the data, on a synthetic noisy instance and posterior draws. Its rows are appended as
-JSON lines to benchmarks/results/moe_placement.jsonl (with part 1's of earlier runs).
+without the data, on a synthetic noisy instance and posterior draws. Its rows go to
+benchmarks/results/moe_placement.jsonl (--out; with part 1's of earlier runs), one group per
+data source and limit, with the machine and versions (schedopt.bench.record); a rerun reads
+them back.
+
+Why part 2 is not a suite: its figure is each placement's layer time on popularity the solve
+did not see (other domains' routing counts), computed after the solve from data that is not
+part of the instance; a suite's row holds only what the solve and validator return.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ import sys
 from pathlib import Path
 
 # Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
-from common import append_rows, bench, print_table
+from common import add_out_argument, bench, key, print_table, row_log
 
 import schedopt
 from schedopt.bench.suites.moe_placement import SHAPES
@@ -116,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--methods", default=None, help="comma-separated methods (the suite's)")
     ap.add_argument("--time-limit", type=float, default=10.0, help="seconds per solve (10)")
     ap.add_argument("--part", choices=("methods", "scenario", "both"), default="both")
+    add_out_argument(ap, "moe_placement")
     args = ap.parse_args(argv)
     code = 0
     if args.part in ("methods", "both"):
@@ -125,13 +132,18 @@ def main(argv: list[str] | None = None) -> int:
             "moe_placement-scaling", [*extra, *(["--recipes", QUICK] if args.quick else [])]
         )
     if args.part in ("scenario", "both"):
-        srows = scenario_rows(20.0 if args.quick else 60.0, args.quick)
+        log = row_log("moe_placement", argv, args.out)
+        limit = 20.0 if args.quick else 60.0
+        source = "olmoe" if OLMOE.exists() else "synthetic"
+        srows = log.rows(
+            key("scenario", source, f"{limit:g}s"),
+            lambda: [{"part": "scenario", **r} for r in scenario_rows(limit, args.quick)],
+        )
         cols = ["instance", "data", "method", "status", "point_us", "heldout_mean_us"]
         cols += ["heldout_p95_us"]
         cols += [c for c in srows[0] if c.endswith("_us") and c not in cols] + ["wall_s"]
         print_table("scenario model vs point estimate (µs of layer time per batch)", srows, cols)
-        path = append_rows("moe_placement", [{"part": "scenario", **r} for r in srows], argv)
-        print(f"appended {len(srows)} rows to {path}")
+        print(f"rows in {log.path} ({log.measured} measured, {log.resumed} read back)")
     return code
 
 

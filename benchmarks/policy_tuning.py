@@ -1,34 +1,38 @@
 """Policy-level tuning on a trace replay, and re-tuning as the workload drifts (AutoSched).
 
+A thin caller of ``schedopt tune admission --replay TRACE --sliding`` (docs/tuning.md):
+
     python benchmarks/policy_tuning.py --trace philly-mix2 --start 5000 --windows 5 --size 100
 
-Consecutive windows of --size jobs of the trace (../shared/data) are replayed lease round by
-lease round on --hosts 8-GPU hosts, the heuristic deciding every round (schedopt.problems.
-admission.policy). The heuristic is tuned on window 0 (one-time tuning) and, sliding, on each
-window k-1 warm-started from window k-2's best point (schedopt.tuning.policy.sliding_retune).
-Every window k >= 1 is then replayed with the defaults, the one-time parameters and the
-sliding ones, none of which was tuned on it. Metrics: SLO deadline misses (lower is better),
-then best-effort mean JCT.
+runs
+
+    schedopt tune admission --replay philly-mix2 --data ../shared/data --start 5000 \\
+        --instances 1 --held-out 4 --episode-size 100 --episode-set hosts=2 --n-calls 12 \\
+        --sliding --method heuristic:edf --method heuristic:slack
+
+Consecutive windows of --size jobs of the trace are replayed lease round by lease round on
+--hosts 8-GPU hosts, the heuristic deciding every round (schedopt.problems.admission.policy).
+The heuristic is tuned on window 0 (one-time tuning) and, sliding, on each window k-1
+warm-started from window k-2's best point (schedopt.tuning.policy.sliding_retune). Every window
+k >= 1 is then replayed with the defaults, the one-time parameters and the sliding ones, none
+of which was tuned on it. Metrics: SLO deadline misses (L1, lower is better), then best-effort
+mean JCT (L2). The rows of the script this replaces are in benchmarks/results/policy_tuning.jsonl.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
-import time
 from pathlib import Path
 
-from common import append_rows, print_table
-
-from schedopt.core.registry import get_problem
-from schedopt.problems.admission.policy import episodes
-from schedopt.tuning.policy import sliding_retune
+# Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
+from common import tune
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
-def main(argv: list[str] | None = None) -> int:
+def command(argv: list[str] | None = None) -> list[str]:
+    """The ``schedopt tune`` arguments this script's arguments stand for."""
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -41,51 +45,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n-calls", type=int, default=12, help="points per tuning (12)")
     ap.add_argument("--data", type=Path, default=DATA)
     args = ap.parse_args(argv)
-    if not args.data.is_dir():
-        print(f"no trace data at {args.data}; nothing to replay", file=sys.stderr)
-        return 1
-    spec = get_problem("admission")
-    windows = [
-        dataclasses.replace(e, hosts=args.hosts)
-        for e in episodes(args.data, args.trace, args.start, args.windows, args.size)
-    ]
-    rows = []
+    out = ["admission", "--replay", args.trace, "--data", str(args.data)]
+    out += ["--start", str(args.start), "--instances", "1", "--held-out", str(args.windows - 1)]
+    out += ["--episode-size", str(args.size), "--episode-set", f"hosts={args.hosts}"]
+    out += ["--n-calls", str(args.n_calls), "--sliding"]
     for method in args.methods.split(","):
-        started = time.perf_counter()
-        for w in sliding_retune(spec, method, windows, n_calls=args.n_calls):
-            assert w.defaults and w.one_time and w.sliding
-            rows.append(
-                {
-                    "method": method,
-                    "window": w.window,
-                    "misses_default": w.defaults[0],
-                    "misses_one_time": w.one_time[0],
-                    "misses_sliding": w.sliding[0],
-                    "jct_default_s": w.defaults[1],
-                    "jct_one_time_s": w.one_time[1],
-                    "jct_sliding_s": w.sliding[1],
-                    "hosts": args.hosts,
-                    "n_calls": args.n_calls,
-                }
-            )
-        print(f"{method}: {time.perf_counter() - started:.0f} s", file=sys.stderr)
-    print_table(
-        f"{args.trace}: windows of {args.size} jobs on {8 * args.hosts} GPUs, held-out windows",
-        rows,
-        [
-            "method",
-            "window",
-            "misses_default",
-            "misses_one_time",
-            "misses_sliding",
-            "jct_default_s",
-            "jct_one_time_s",
-            "jct_sliding_s",
-        ],
-    )
-    append_rows("policy_tuning", rows, argv)
-    return 0
+        out += ["--method", method]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    return tune(command(argv))
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

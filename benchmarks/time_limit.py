@@ -11,7 +11,14 @@ where the time went (model build, solve). ``--busy N`` runs N processes that onl
 during the measurement, so a quiet and a busy run can be compared. The big shapes are the ones
 issue reports named: 100,000 admission jobs on 8,192 GPUs (with the time to load its file),
 1,024 GPUs × 3,200 contested jobs, fair share on 16,384 GPUs × 20,000 jobs, and MoE placement at
-the DeepSeek-V3 shape. Rows go to benchmarks/results/time_limit.jsonl.
+the DeepSeek-V3 shape. Rows go to benchmarks/results/time_limit.jsonl (--out), keyed by problem,
+shape, method, limit and --busy, with the machine and versions (schedopt.bench.record): a rerun
+of the same command measures only the rows it does not find.
+
+Not a ``schedopt bench`` suite: what it measures is the harness around a solve, not the solve.
+Its figure is ``wall − limit`` measured outside ``schedopt.solve``, beside N CPU-burning
+processes it starts and stops itself (--busy), with the seconds to load the largest instances
+from their files; and it runs every method a problem has, including those a suite leaves out.
 """
 
 from __future__ import annotations
@@ -23,11 +30,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 # Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
-from common import append_rows, print_table
+from common import add_out_argument, key, print_table, row_log
 
 import schedopt
 from schedopt import TIME_LIMIT_OVERHEAD_S
@@ -96,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--big", action="store_true", help="add the largest shapes")
     ap.add_argument("--busy", type=int, default=0, help="CPU-burning processes beside (0)")
     ap.add_argument("--skip", default="tiny,small", help="generator sizes left out (tiny,small)")
+    add_out_argument(ap, "time_limit")
     args = ap.parse_args(argv)
+    log = row_log("time_limit", argv, args.out)
     limits = [float(x) for x in args.limits.split(",")]
     stop = mp.Event()
     burners = [mp.Process(target=_burn, args=(stop,), daemon=True) for _ in range(args.busy)]
@@ -110,25 +120,33 @@ def main(argv: list[str] | None = None) -> int:
             for shape, make in _shapes(problem, args.big).items():
                 if shape in args.skip.split(","):
                     continue
+                cases = [
+                    (key(problem, shape, method, f"{limit:g}s", f"busy{args.busy}"), method, limit)
+                    for limit in limits
+                    for method in methods
+                ]
+                if all(log.get(k) is not None for k, _, _ in cases):
+                    rows += [log.row(k, dict) for k, _, _ in cases]
+                    continue
                 t0 = time.perf_counter()
                 instance = make()
                 print(f"{problem} {shape}: generated in {time.perf_counter() - t0:.1f} s")
                 load_s = _load_seconds(instance) if shape not in spec.sizes else None
-                for limit in limits:
-                    for method in methods:
-                        rows.append(_measure(problem, shape, instance, method, limit, load_s))
-                        r = rows[-1]
-                        print(
-                            f"  {method:<24} limit {limit:>5} wall {r['wall_s']:7.2f} "
-                            f"over {r['over_s']:+6.2f} {r['status']}",
-                            flush=True,
-                        )
+                for k, method, limit in cases:
+                    measure = partial(_measure, problem, shape, instance, method, limit, load_s)
+                    rows.append(
+                        log.row(k, lambda measure=measure: {**measure(), "busy": args.busy})
+                    )
+                    r = rows[-1]
+                    print(
+                        f"  {method:<24} limit {limit:>5} wall {r['wall_s']:7.2f} "
+                        f"over {r['over_s']:+6.2f} {r['status']}",
+                        flush=True,
+                    )
     finally:
         stop.set()
         for p in burners:
             p.join()
-    for r in rows:
-        r["busy"] = args.busy
     print_table(
         f"wall − limit (promise: ≤ {TIME_LIMIT_OVERHEAD_S} s; busy processes: {args.busy})",
         rows,
@@ -147,8 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     worst = max((r["over_s"] for r in rows), default=0.0)
     print(f"worst wall − limit: {worst:+.2f} s over {len(rows)} solves (cpus: {os.cpu_count()})")
-    path = append_rows("time_limit", rows, argv)
-    print(f"appended {len(rows)} rows to {path}")
+    print(f"rows in {log.path} ({log.measured} measured, {log.resumed} read back)")
     return 0
 
 

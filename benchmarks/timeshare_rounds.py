@@ -4,14 +4,22 @@ generation, and round-to-round sessions against cold solves of the same rounds.
     python benchmarks/timeshare_rounds.py                  # all three parts
     python benchmarks/timeshare_rounds.py --part rounds --rounds 20
 
-Part ``cold``: ``schedopt.solve(milp:highs)`` at 256 / 1,024 / 2,048 jobs for each policy,
-level 1 only (as Gavel) and with level 2; wall, model build, solver, validation (the rest).
-Part ``pairs``: max-min fairness with every equal-scale pair co-locatable (Gavel's packing),
-256 and 1,024 jobs: instance validation, data, column generation rounds, solver seconds.
-Part ``rounds``: a RoundSession over 2,048 jobs, each round 8 departures, 8 arrivals and 8
-revised throughputs, against a cold ``solve`` of the same round in the same process;
-per-round apply (changed jobs checked), build, solver and wall seconds.
-Prints tables and appends JSON lines to ``benchmarks/results/timeshare_rounds.jsonl``.
+Part ``cold`` is ``schedopt bench timeshare-cold --seeds 0,1,2`` (one process per row, rows in
+benchmarks/results/bench/timeshare-cold.jsonl, a rerun resumes): ``milp:highs`` at 256 / 1,024 /
+2,048 jobs for each of three policies, level 1 only (as Gavel) and with level 2; wall, model
+build and solver seconds per row (--repeats N: seeds 0..N-1, read the median).
+Part ``pairs`` is ``schedopt bench timeshare-pairs``: max-min fairness with every equal-scale
+pair co-locatable (Gavel's packing), 256 and 1,024 jobs: solver seconds, pair columns, columns
+added and pricing rounds of the column generation (a row's ``stats``).
+Part ``rounds`` is measured here: a RoundSession over 2,048 jobs, each round 8 departures, 8
+arrivals and 8 revised throughputs, against a cold ``solve`` of the same round in the same
+process; per-round apply (changed jobs checked), build, solver and wall seconds. Its rows go to
+benchmarks/results/timeshare_rounds.jsonl (--out), one group per (jobs, rounds, levels), with
+the machine and versions (schedopt.bench.record); a rerun reads them back.
+
+Why ``rounds`` is not a suite: a session carries its model from round to round, each round's
+instance being the last one changed; the figure is the warm step against a cold solve in one
+process, which a suite's independent rows (a fresh process each) cannot measure.
 """
 
 from __future__ import annotations
@@ -19,68 +27,13 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
 
-from common import append_rows, print_table
+from common import add_out_argument, bench, key, print_table, row_log
 
 import schedopt
-from schedopt.problems.timeshare import Policy, generate_custom
+from schedopt.bench.suites.timeshare import COLD_POLICIES
+from schedopt.problems.timeshare import generate_custom
 from schedopt.problems.timeshare.rounds import RoundChange, RoundSession
-
-
-def cold(sizes: list[int], repeats: int) -> list[dict]:
-    rows = []
-    for n in sizes:
-        for policy in (
-            Policy.MAX_MIN_FAIRNESS_PERF,
-            Policy.FINISH_TIME_FAIRNESS,
-            Policy.MIN_MAKESPAN,
-        ):
-            base = generate_custom(n, seed=0, policy=policy)
-            for efficiency in (False, True):
-                inst = base.model_copy(update={"efficiency": efficiency})
-                runs = [schedopt.solve(inst, "milp:highs", time_limit_s=60) for _ in range(repeats)]
-                mid = sorted(runs, key=lambda r: r.wall_s)[len(runs) // 2]
-                rows.append(
-                    {
-                        "part": "cold",
-                        "jobs": n,
-                        "policy": policy.value,
-                        "levels": 2 if efficiency else 1,
-                        "status": mid.status.value,
-                        "wall_s": mid.wall_s,
-                        "build_s": mid.build_s,
-                        "solver_s": mid.solve_s,
-                        "validate_s": mid.wall_s - mid.build_s - mid.solve_s,
-                        "level1": mid.objectives[0],
-                    }
-                )
-    return rows
-
-
-def pairs(sizes: list[int]) -> list[dict]:
-    rows = []
-    for n in sizes:
-        t = time.perf_counter()
-        inst = generate_custom(n, seed=0, pairs=True).model_copy(update={"efficiency": False})
-        made = time.perf_counter() - t
-        r = schedopt.solve(inst, "milp:highs", time_limit_s=120)
-        rows.append(
-            {
-                "part": "pairs",
-                "jobs": n,
-                "pairs": len(inst.pairs),
-                "generate_and_validate_s": made,
-                "status": r.status.value,
-                "wall_s": r.wall_s,
-                "solver_s": r.solve_s,
-                "pair_columns": r.stats.get("pair_columns"),
-                "added": r.stats.get("pair_columns_added"),
-                "pricing_rounds": r.stats.get("pricing_rounds"),
-                "level1": r.objectives[0],
-            }
-        )
-    return rows
 
 
 def rounds(n: int, count: int, efficiency: bool) -> list[dict]:
@@ -133,40 +86,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--part", choices=["cold", "pairs", "rounds", "all"], default="all")
     ap.add_argument("--sizes", default="256,1024,2048", help="job counts of the cold part")
     ap.add_argument("--pair-sizes", default="256,1024", help="job counts of the pairs part")
-    ap.add_argument("--repeats", type=int, default=3, help="cold solves per case (median shown)")
+    ap.add_argument("--repeats", type=int, default=3, help="cold solves per case (seeds)")
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--round-jobs", type=int, default=2048)
+    add_out_argument(ap, "timeshare_rounds")
     args = ap.parse_args(argv)
-    out = []
+    code = 0
     if args.part in ("cold", "all"):
-        rows = cold([int(s) for s in args.sizes.split(",")], args.repeats)
-        print_table(
-            "cold solves (milp:highs, median of repeats)",
-            rows,
-            ["jobs", "policy", "levels", "status", "wall_s", "build_s", "solver_s", "validate_s"],
-        )
-        out += rows
+        recipes = [
+            f"{n}j-{policy}-L{levels}-s0"
+            for n in args.sizes.split(",")
+            for policy in COLD_POLICIES
+            for levels in (1, 2)
+        ]
+        seeds = ",".join(str(s) for s in range(args.repeats))
+        code = bench("timeshare-cold", ["--recipes", ",".join(recipes), "--seeds", seeds])
     if args.part in ("pairs", "all"):
-        rows = pairs([int(s) for s in args.pair_sizes.split(",")])
-        print_table(
-            "space sharing (column generation)",
-            rows,
-            [
-                "jobs",
-                "pairs",
-                "generate_and_validate_s",
-                "status",
-                "wall_s",
-                "solver_s",
-                "pair_columns",
-                "added",
-                "pricing_rounds",
-            ],
-        )
-        out += rows
+        recipes = [f"{n}j-pairs-s0" for n in args.pair_sizes.split(",")]
+        code = max(code, bench("timeshare-pairs", ["--recipes", ",".join(recipes)]))
     if args.part in ("rounds", "all"):
+        log = row_log("timeshare_rounds", argv, args.out)
         for efficiency in (False, True):
-            rows = rounds(args.round_jobs, args.rounds, efficiency)
+            group = key("rounds", f"{args.round_jobs}j", f"{args.rounds}r", f"L{1 + efficiency}")
+            rows = log.rows(group, lambda e=efficiency: rounds(args.round_jobs, args.rounds, e))
             print_table(
                 f"rounds at {args.round_jobs} jobs, levels {2 if efficiency else 1}",
                 rows,
@@ -181,11 +123,10 @@ def main(argv: list[str] | None = None) -> int:
                     "cold_solver_s",
                 ],
             )
-            for key in ("wall_s", "solver_s", "cold_wall_s", "cold_solver_s", "apply_s", "build_s"):
-                print(f"  median {key}: {statistics.median(r[key] for r in rows):.4f}")
-            out += rows
-    append_rows("timeshare_rounds", out, argv)
-    return 0
+            for name in ("wall_s", "solver_s", "cold_wall_s", "cold_solver_s", "apply_s"):
+                print(f"  median {name}: {statistics.median(r[name] for r in rows):.4f}")
+        print(f"rows in {log.path} ({log.measured} measured, {log.resumed} read back)")
+    return code
 
 
 if __name__ == "__main__":

@@ -132,8 +132,9 @@ def _fmt(x: Any, digits: int = 6) -> str:
     return str(x)
 
 
-def markdown(rows: Sequence[Mapping[str, Any]]) -> str:
-    """A table of every row, then a summary per method."""
+def markdown(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] = ()) -> str:
+    """A table of every row, then a summary per method, then (``columns``: names in a row's
+    ``metrics``, its ``stats`` or the row itself, ``build_s`` say) a table of those per row."""
     lines = [
         "| suite | recipe | method | limit s | seed | status | L1 | bound | gap | wall s |",
         "|---|---|---|---:|---:|---|---:|---:|---:|---:|",
@@ -164,17 +165,26 @@ def markdown(rows: Sequence[Mapping[str, Any]]) -> str:
             f"| {sum(_solved(r) for r in group)} | {sum(gaps) / len(gaps):.2f}% "
             f"| {sum(walls) / len(walls) if walls else 0:.2f} |"
         )
+    if columns:
+        lines += ["", "| recipe | method | limit s | " + " | ".join(columns) + " |"]
+        lines.append("|---|---|---:|" + "---:|" * len(columns))
+        for r in sorted(rows, key=lambda r: (r["recipe"], r["time_limit_s"], r["method"])):
+            figures = {**r, **(r.get("stats") or {}), **(r.get("metrics") or {})}
+            cells = " | ".join(_fmt(figures.get(c), 5) for c in columns)
+            lines.append(f"| {r['recipe']} | {r['method']} | {r['time_limit_s']:g} | {cells} |")
     return "\n".join(lines) + "\n"
 
 
-def write_reports(rows: Sequence[Mapping[str, Any]], stem: Path, title: str) -> list[Path]:
-    """``<stem>.md``, ``<stem>-profile-time.svg``, ``<stem>-profile-quality.svg`` and
-    ``<stem>-gap.svg``; the paths written."""
+def write_reports(
+    rows: Sequence[Mapping[str, Any]], stem: Path, title: str, columns: Sequence[str] = ()
+) -> list[Path]:
+    """``<stem>.md`` (with ``columns``: :func:`markdown`'s), ``<stem>-profile-time.svg``,
+    ``<stem>-profile-quality.svg`` and ``<stem>-gap.svg``; the paths written."""
     stem.parent.mkdir(parents=True, exist_ok=True)
     ran = [r for r in rows if r.get("status") not in ("skipped", "drift")]
     written = []
     md = stem.with_name(stem.name + ".md")
-    md.write_text(f"# {title}\n\n" + markdown(rows))
+    md.write_text(f"# {title}\n\n" + markdown(rows, columns))
     written.append(md)
     for name, costs, what in (
         ("time", time_costs(ran), "time to a proven first level"),

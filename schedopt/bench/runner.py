@@ -175,8 +175,17 @@ def run_row(job: Job) -> dict[str, Any]:
 
 
 #: What a row keeps of a result's ``stats``: its per-level bounds (``L2_bound``, ...), whether
-#: the first level is proven, and the plan space a proof holds over.
-STATS_KEPT = ("first_level_proven", "proven_over")
+#: the first level is proven, the plan space a proof holds over, and the counts the tables of
+#: benchmarks/RESULTS.md report (finish-time fairness's LPs, column generation's columns and
+#: pricing rounds).
+STATS_KEPT = (
+    "first_level_proven",
+    "proven_over",
+    "dinkelbach_steps",
+    "pair_columns",
+    "pair_columns_added",
+    "pricing_rounds",
+)
 
 
 def _stats(stats: Mapping[str, Any]) -> dict[str, Any]:

@@ -105,7 +105,9 @@ class Recipe:
 @dataclass(frozen=True)
 class Suite:
     """A named list of recipes of one problem, with the default methods and time limit a run
-    of it uses (``schedopt bench SUITE`` may override both)."""
+    of it uses (``schedopt bench SUITE`` may override both). ``columns`` names the metrics
+    (the validator's, ``metrics``) and counts (``stats``) of a row that the run's Markdown
+    table shows beside L1, bound and gap: what a table of benchmarks/RESULTS.md reports."""
 
     name: str
     problem: str
@@ -113,6 +115,7 @@ class Suite:
     methods: tuple[str, ...] = ("auto",)
     time_limit_s: float = 10.0
     description: str = ""
+    columns: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         names = [r.name for r in self.recipes]

@@ -197,7 +197,8 @@ def run_bench(args: argparse.Namespace) -> int:
     err.print(f"{len(rows)} rows in {escape(str(out))}" + (f"; {lost} to rerun" if lost else ""))
     if not args.no_report and rows:
         stem = out.with_suffix("")
-        for path in report.write_reports(rows, stem, " + ".join(args.suites)):
+        columns = tuple(dict.fromkeys(c for s in suites for c in s.columns))
+        for path in report.write_reports(rows, stem, " + ".join(args.suites), columns):
             err.print(f"wrote {escape(str(path))}")
     if args.update_best_known:
         path = Path(args.update_best_known)

@@ -14,7 +14,7 @@ import schedopt.cli.args as cli_args
 from schedopt.core.registry import MethodKind, ProblemSpec, get_problem
 
 from .common import EXIT_OK, EXIT_USAGE, CliError, check_outputs, err_console, out_console
-from .tune_replay import add_replay_arguments, replay_cases
+from .tune_replay import add_replay_arguments, replay_cases, run_sliding
 
 SCORE_HELP = (
     "score: the mean over instances of each objective level divided by the defaults' value\n"
@@ -122,6 +122,10 @@ def run_tune(args: argparse.Namespace) -> int:
     from schedopt.tuning.store import default_save_path
 
     spec = get_problem(args.problem)
+    if args.replay is None and (args.sliding or args.episode_set):
+        raise CliError("--sliding and --episode-set apply to --replay only", EXIT_USAGE)
+    if args.sliding and args.save is not None:
+        raise CliError("--sliding measures re-tuning and saves nothing; drop --save", EXIT_USAGE)
     methods = _methods(spec, args.method, args.replay is not None)
     save_path = None
     if args.save is not None:
@@ -154,6 +158,9 @@ def run_tune(args: argparse.Namespace) -> int:
     err.print(escape(SCORE_HELP))
     saved = 0
     with make_executor(args.executor, jobs=args.jobs or None, address=args.address) as executor:
+        if args.replay is not None and args.sliding:
+            run_sliding(spec, methods, [*train, *held], args, executor, console)
+            return EXIT_OK
         batch = args.batch or executor.workers
         for method in methods:
 

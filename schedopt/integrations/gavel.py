@@ -42,6 +42,7 @@ from .gavel_fifo import (
     Isolated,
     IsolatedPolicy,
 )
+from .gavel_strategy_proof import MaxMinFairnessStrategyProofPerf
 from .gavel_sum import (
     ThroughputNormalizedByCostSumWithPackingSLOs,
     ThroughputNormalizedByCostSumWithPerf,
@@ -195,6 +196,7 @@ def as_v100(throughputs: Mapping[Key, Mapping[str, Any]]) -> dict[Key, dict[str,
 MaxMinFairnessPolicy = MaxMinFairness
 MaxMinFairnessPolicyWithPerf = MaxMinFairnessPerf
 MaxMinFairnessPolicyWithPacking = MaxMinFairnessPacking
+MaxMinFairnessStrategyProofPolicyWithPerf = MaxMinFairnessStrategyProofPerf
 MaxMinFairnessWaterFillingPolicy = MaxMinFairnessWaterFilling
 MaxMinFairnessWaterFillingPolicyWithPerf = MaxMinFairnessWaterFillingPerf
 MaxMinFairnessWaterFillingPolicyWithPacking = MaxMinFairnessWaterFillingPacking
@@ -230,6 +232,8 @@ __all__ = [
     "MaxMinFairnessPolicy",
     "MaxMinFairnessPolicyWithPacking",
     "MaxMinFairnessPolicyWithPerf",
+    "MaxMinFairnessStrategyProofPerf",
+    "MaxMinFairnessStrategyProofPolicyWithPerf",
     "MaxMinFairnessWaterFilling",
     "MaxMinFairnessWaterFillingPacking",
     "MaxMinFairnessWaterFillingPerf",

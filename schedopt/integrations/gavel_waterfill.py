@@ -1,7 +1,8 @@
 """Gavel's water-filling max-min fairness (``max_min_fairness_water_filling.py``) as drop-ins:
 the exact leximin allocation of ``schedopt.problems.timeshare.waterfill``, with Gavel's names,
-constructor and ``get_allocation`` signature, jobs alone or with Gavel's pairs; no priority
-reweighting by entity (Gavel's ``priority_reweighting_policies``)."""
+constructor and ``get_allocation`` signature, jobs alone or with Gavel's pairs, and Gavel's
+priority reweighting by entity (``priority_reweighting_policies``, ``entity_weights``,
+``entity_to_job_mapping``: ``schedopt.problems.timeshare.waterfill_entities``)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ from schedopt.problems.timeshare.data import build_data
 from schedopt.problems.timeshare.exact import all_columns
 from schedopt.problems.timeshare.validate import validate
 from schedopt.problems.timeshare.waterfill import water_fill
+from schedopt.problems.timeshare.waterfill_entities import water_fill_entities
 
 from .gavel_base import TimesharePolicy
+from .gavel_entities import check_rules, entities
 
 
 @dataclass(frozen=True)
@@ -42,11 +45,10 @@ class MaxMinFairnessWaterFillingPerf(TimesharePolicy):
     packs = False
 
     def __init__(self, priority_reweighting_policies: Any = None, **kwargs: Any):
-        if priority_reweighting_policies is not None:
-            raise InvalidInstanceError(
-                "priority_reweighting_policies", "entity reweighting is not supported yet"
-            )
+        #: Gavel's entity → ``'fairness'`` or ``'fifo'`` (None: no reweighting)
+        self.priority_reweighting_policies = check_rules(priority_reweighting_policies)
         super().__init__(**kwargs)
+        self._entity_args: tuple[Any, Any] = (None, None)
 
     def get_allocation(
         self,
@@ -63,6 +65,8 @@ class MaxMinFairnessWaterFillingPerf(TimesharePolicy):
             raise InvalidInstanceError(
                 "return_effective_throughputs", "not supported: read last_result"
             )
+        # Gavel ignores the entity arguments without reweighting rules; so do we
+        self._entity_args = (entity_weights, entity_to_job_mapping)
         # pair keys, if any, get no time unless this is the packed variant
         return self._solve(throughputs, scale_factors, priority_weights, cluster_spec)
 
@@ -72,7 +76,14 @@ class MaxMinFairnessWaterFillingPerf(TimesharePolicy):
         self.last_instance = inst
         data = build_data(inst, deadline)
         columns = all_columns(data)
-        found = water_fill(data, deadline.remaining, columns)
+        rules = self.priority_reweighting_policies
+        if rules is None:
+            found = water_fill(data, deadline.remaining, columns)
+        else:
+            row = inst.job_index
+            row_of = {k: row[i] for k, i in self._ids.items() if i in docs}
+            groups = entities(rules, *self._entity_args, row_of)
+            found = water_fill_entities(data, groups, deadline.remaining, columns)
         stats = {"water_filling_lps": float(found.lps)}
         if found.x is None:
             return WaterFillResult(found.status, None, "water filling ran out of time", stats)

@@ -42,8 +42,8 @@ def test_gavel_dicts_give_the_leximin_levels(cls, seed: int) -> None:
 def test_names_constructor_and_failures() -> None:
     assert MaxMinFairnessWaterFillingPolicyWithPerf().name == "MaxMinFairnessWaterFilling_Perf"
     assert MaxMinFairnessWaterFilling().name == "MaxMinFairnessWaterFilling"
-    with pytest.raises(InvalidInstanceError, match="priority_reweighting_policies"):
-        MaxMinFairnessWaterFillingPerf({"entity0": "fairness"})
+    with pytest.raises(InvalidInstanceError, match=r"priority_reweighting_policies\['entity0'\]"):
+        MaxMinFairnessWaterFillingPerf({"entity0": "lottery"})
     thr = {i: {"v100": 1.0 + i, "k80": 0.5} for i in range(300)}
     ones = {i: 1 for i in thr}
     with pytest.raises(RoundFailed):

@@ -160,3 +160,49 @@ def leximin(inst: TimeshareInstance, weights: np.ndarray) -> np.ndarray:
         assert stuck, "some job must be a bottleneck"
         frozen[stuck] = t_star
     return np.sort(frozen)
+
+
+#: HiGHS's presolve has called feasible phases of reweighted water filling infeasible
+CLEAN = {"presolve": False}
+
+
+def reweighted_fill(inst: TimeshareInstance, weights: np.ndarray, priorities) -> np.ndarray:
+    """Water filling with Gavel's priority reweighting, by the book: in each phase the rising
+    jobs (``priorities(frozen)`` > 0) rise at γ_j = w_j / π_j from their levels U_j, as far as
+    an LP lets them all; then a rising job is frozen when an LP that maximises its own a_j ρ_j
+    (every job kept at its new level) cannot lift it. Each job's level a_j ρ_j, in job order."""
+    A, b, rho, nv = _polytope(inst)
+    n = len(inst.jobs)
+    W = weights[:, None] * rho
+    pi = np.array([j.priority_weight for j in inst.jobs])
+    frozen = np.zeros(n, dtype=bool)
+    level = np.zeros(n)
+    box = [(0, 1)] * nv
+    while not frozen.all():
+        gamma = priorities(frozen) / pi
+        rising = gamma > 0
+        assert rising.any()
+        # max t s.t. A x ≤ b, γ_j t − W_j x ≤ −U_j
+        A_ub = np.vstack([np.hstack([A, np.zeros((len(A), 1))]), np.hstack([-W, gamma[:, None]])])
+        b_ub = np.concatenate([b, -level])
+        c = np.zeros(nv + 1)
+        c[-1] = -1.0
+        res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=[*box, (0, None)], options=CLEAN)
+        assert res.status == 0, res.message
+        reached = level + gamma * res.x[-1]
+        level = np.where(rising, reached * (1 - 1e-9), level)
+        stuck = []
+        for j in np.flatnonzero(rising):
+            own = linprog(
+                -W[j],
+                A_ub=np.vstack([A, -W]),
+                b_ub=np.concatenate([b, -level]),
+                bounds=box,
+                options=CLEAN,
+            )
+            assert own.status == 0, own.message
+            if -own.fun <= reached[j] * (1 + 1e-7) + 1e-7:
+                stuck.append(j)
+        assert stuck, "some rising job must be a bottleneck"
+        frozen[stuck] = True
+    return level

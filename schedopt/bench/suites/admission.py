@@ -127,4 +127,31 @@ SUITES = (
         description="windows of the Philly/Chronus MIX2 and ElasticFlow ITP traces as one "
         "round each (needs the data folder)",
     ),
+    Suite(
+        "admission-tune",
+        P,
+        seeded(
+            P,
+            "64gpu-200j",
+            "generate_custom",
+            {"hosts": 8, "jobs": 200, "slots": 12},
+            tuple(range(100, 106)),
+        ),
+        methods=("heuristic:edf", "heuristic:slack"),
+        description="the heuristics' training instances: contested 64 GPUs x 200 jobs, seeds "
+        "100-105 (schedopt tune admission --suite admission-tune)",
+    ),
+    Suite(
+        "admission-tune-held-out",
+        P,
+        seeded(
+            P,
+            "64gpu-200j",
+            "generate_custom",
+            {"hosts": 8, "jobs": 200, "slots": 12},
+            tuple(range(10)),
+        ),
+        methods=("heuristic:edf", "heuristic:slack"),
+        description="the tuned heuristics' held-out instances: seeds 0-9 of the same shape",
+    ),
 )
