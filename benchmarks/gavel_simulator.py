@@ -126,7 +126,8 @@ def markdown(rows: list[dict], args: argparse.Namespace, command: str) -> str:
     out = [
         begin,
         f"### Gavel's simulator, {args.jobs} jobs on {args.cluster}: schedopt's drop-in "
-        "against Gavel's classes (issue 19)",
+        + ("and Gavel's class on each round's inputs" if args.shadow else "against Gavel's classes")
+        + " (issue 19)",
         "",
         "```",
         command,
