@@ -16,7 +16,7 @@ simulated), mean / max / total seconds of ``get_allocation``, failed rounds (the
 raised) and invalid rounds (an allocation breaking Gavel's constraints), and the 1-minute
 load average before and after. A policy name with ``+efficiency`` runs schedopt's drop-in
 with ``efficiency=True`` (Gavel has no such option: its column is empty). ``--shadow``: in
-schedopt's runs of the policies whose objective ``gavel_sim.objective`` knows, Gavel's class
+schedopt's runs of the policies of ``gavel_sim.SHADOWED``, Gavel's class
 also answers each round's inputs (outside the timing), and the objectives' ratio is reported.
 
 Not a suite: a row is one run of Gavel's simulator (dozens of rounds, each round's jobs made
@@ -38,7 +38,7 @@ from pathlib import Path
 
 from common import add_out_argument, print_table, row_log
 
-from schedopt.integrations.gavel_sim import OBJECTIVES, POLICIES, simulate
+from schedopt.integrations.gavel_sim import POLICIES, SHADOWED, simulate
 
 #: ``--policies unpacked`` (the default): the policies Gavel's scheduler runs without pairs
 UNPACKED = [
@@ -75,7 +75,7 @@ PACKED = [
 def run(policy: str, system: str, args: argparse.Namespace) -> dict:
     name, _, variant = policy.partition("+")
     kwargs = {"efficiency": True} if variant == "efficiency" else {}
-    shadow = args.shadow and system == "schedopt" and name in OBJECTIVES
+    shadow = args.shadow and system == "schedopt" and name in SHADOWED
     load_before = os.getloadavg()[0]
     row = {"policy": policy, "system": system, "jobs": args.jobs, "cluster": args.cluster}
     try:

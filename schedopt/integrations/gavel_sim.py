@@ -56,7 +56,10 @@ POLICIES: dict[str, tuple[str, str]] = {
     "max_min_fairness_perf": ("MaxMinFairnessPolicyWithPerf", "solver"),
     "max_min_fairness_packed": ("MaxMinFairnessPolicyWithPacking", "solver"),
     "max_min_fairness_water_filling": ("MaxMinFairnessWaterFillingPolicy", "none"),
-    "max_min_fairness_water_filling_perf": ("MaxMinFairnessWaterFillingPolicyWithPerf", "none"),
+    "max_min_fairness_water_filling_perf": (
+        "MaxMinFairnessWaterFillingPolicyWithPerf",
+        "none",
+    ),
     "max_min_fairness_water_filling_packed": (
         "MaxMinFairnessWaterFillingPolicyWithPacking",
         "none",
@@ -103,7 +106,7 @@ class SimulationResult:
     #: (round, first violation, number of violations) per round breaking Gavel's constraints
     invalid_rounds: tuple[tuple[int, str, int], ...] = ()
     #: with ``shadow``: (round, schedopt's objective, Gavel's objective) on the same round's
-    #: inputs, in Gavel's terms (:func:`objective`)
+    #: inputs, in Gavel's terms (:func:`objective`; finish-time fairness: the largest ratio)
     objectives: tuple[tuple[int, float, float], ...] = ()
     #: why the simulation stopped early (an exception in Gavel's simulator), else None
     aborted: str | None = None
@@ -242,6 +245,9 @@ OBJECTIVES = frozenset(
         "min_total_duration_perf",
     }
 )
+#: the policies ``simulate(..., shadow=True)`` compares: :data:`OBJECTIVES`, and finish-time
+#: fairness with throughputs, valued with the progress state Gavel's class keeps
+SHADOWED = OBJECTIVES | {"finish_time_fairness_perf"}
 
 
 def simulate(
@@ -266,7 +272,7 @@ def simulate(
     ``generate_trace.py`` with ``num_jobs`` and ``seed`` and Gavel's defaults otherwise
     (``multi_gpu`` turns on its ``--generate-multi-gpu-jobs``). ``timeout_s`` ends the child
     process (``subprocess.TimeoutExpired``). ``shadow`` (schedopt only, for the policies of
-    :data:`OBJECTIVES`): each round, Gavel's class also answers the same inputs (not timed)
+    :data:`SHADOWED`): each round, Gavel's class also answers the same inputs (not timed)
     and both allocations' objectives are recorded in ``objectives``."""
     if policy not in POLICIES:
         raise ValueError(f"policy: {policy!r} is not one of Gavel's ({', '.join(POLICIES)})")

@@ -19,7 +19,9 @@ from collections.abc import Hashable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .gavel_sim import OBJECTIVES, POLICIES, check_allocation, objective
+import numpy as np
+
+from .gavel_sim import POLICIES, SHADOWED, check_allocation, objective
 
 #: modules Gavel's simulator imports but, in simulation, never uses (its ``runtime``
 #: package holds the gRPC servers and clients of the physical cluster)
@@ -94,7 +96,14 @@ class Recorder:
     def _value(self, allocation: Any, args: tuple[Any, ...]) -> float:
         """Gavel's objective of an allocation; the arguments as Gavel's scheduler passes them
         (scheduler.py, ``_compute_allocation``)."""
-        throughputs, scale_factors, third, cluster_spec = args[0], args[1], args[2], args[-1]
+        throughputs, scale_factors, third, cluster_spec = (
+            args[0],
+            args[1],
+            args[2],
+            args[-1],
+        )
+        if self.policy_name == "finish_time_fairness_perf":
+            return _ftf_value(self.shadow, allocation, throughputs, args[3], args[4])
         if self.policy_name == "min_total_duration_perf":
             return objective(
                 self.policy_name,
@@ -113,6 +122,31 @@ class Recorder:
             cluster_spec,
             priority_weights=weights,
         )
+
+
+def _ftf_value(
+    gavel_policy: Any,
+    allocation: Any,
+    throughputs: Mapping[Hashable, Mapping[str, float]],
+    since_start: Mapping[Hashable, float],
+    remaining: Mapping[Hashable, float],
+) -> float:
+    """Gavel's finish-time fairness objective (the largest finish-time ratio) of an
+    allocation, with the progress state Gavel's class holds after answering the round."""
+    iso = gavel_policy._isolated_throughputs_prev_iteration
+    done = gavel_policy._cumulative_isolated_time
+    worst = 0.0
+    for k, rates in throughputs.items():
+        x = (allocation or {}).get(k, {})
+        rate = sum(float(rates[w]) * float(x.get(w, 0.0)) for w in rates)
+        if rate <= 0:
+            return math.inf
+        isolated = float(np.ravel(iso[k])[0])  # a row of Gavel's (m, 1) array
+        ratio = (since_start[k] + remaining[k] / rate) / (
+            float(np.ravel(done[k])[0]) + remaining[k] / isolated
+        )
+        worst = max(worst, float(ratio))
+    return worst
 
 
 def _policy(req: dict[str, Any], gavel_utils: Any) -> Any:
@@ -166,7 +200,7 @@ def run(req: dict[str, Any]) -> dict[str, Any]:
     jobs, arrival_times = gavel_utils.parse_trace(str(_trace(req, gavel_dir)))
     shadow = None
     if req["shadow"] and req["system"] == "schedopt":
-        if req["policy"] not in OBJECTIVES:
+        if req["policy"] not in SHADOWED:
             raise ValueError(f"shadow: no objective for {req['policy']!r}")
         shadow = gavel_utils.get_policy(req["policy"], solver="ECOS", seed=req["seed"])
     rec = Recorder(_policy(req, gavel_utils), shadow, req["policy"])

@@ -9,7 +9,8 @@ same seed, isolated) the average JCT and the makespan must be Gavel's own. The L
 optimal allocations are not unique (max-min, max-sum), so the trajectories and JCTs drift
 apart (benchmarks/gavel_simulator.py reports by how much); instead, on every round of
 schedopt's run, Gavel's class answers the same inputs and the two objectives must agree
-(Gavel's minimum makespan bisects to 5%: schedopt's may only be shorter).
+(Gavel's minimum makespan bisects to 5%: schedopt's may only be shorter; finish-time
+fairness is valued with the progress Gavel's class keeps itself).
 
 Needs Gavel's source (``GAVEL_SRC``: a checkout of github.com/stanford-futuredata/gavel) and
 cvxpy with ECOS (the ``gavel`` extra), which Gavel's modules import."""
@@ -21,7 +22,7 @@ import os
 
 import pytest
 
-from schedopt.integrations.gavel_sim import OBJECTIVES, POLICIES, gavel_scheduler_dir, simulate
+from schedopt.integrations.gavel_sim import POLICIES, SHADOWED, gavel_scheduler_dir, simulate
 
 
 def _skip_reason() -> str | None:
@@ -86,7 +87,7 @@ def test_the_same_jct_as_gavel_where_the_answer_is_unique(policy: str) -> None:
     assert ours.rounds == theirs.rounds
 
 
-@pytest.mark.parametrize("policy", sorted(OBJECTIVES))
+@pytest.mark.parametrize("policy", sorted(SHADOWED))
 def test_every_rounds_objective_is_gavels_on_the_same_inputs(policy: str) -> None:
     result = simulate(policy, system="schedopt", shadow=True, **TRACE)
     _check(result)
@@ -95,6 +96,9 @@ def test_every_rounds_objective_is_gavels_on_the_same_inputs(policy: str) -> Non
         if policy == "min_total_duration_perf":  # a makespan: Gavel's bisection stops at 5%
             assert ours <= theirs * (1 + 1e-6), (r, ours, theirs)
             assert ours >= theirs / 1.05 * (1 - 1e-6), (r, ours, theirs)
+        elif policy == "finish_time_fairness_perf":  # a largest ratio: never above ECOS's
+            assert ours <= theirs * (1 + 1e-6), (r, ours, theirs)
+            assert ours == pytest.approx(theirs, rel=1e-4), (r, ours, theirs)
         else:  # ECOS stops at its own tolerance
             assert ours == pytest.approx(theirs, rel=1e-6), (r, ours, theirs)
 
