@@ -63,6 +63,8 @@ def spread(shapes: list[tuple[int, int]], M: int) -> list[int]:
 
 
 def _plan(inst: ReconfigInstance, chains: list[Chain]) -> ReconfigSolution | None:
+    if not chains:
+        return None
     c = _Costs(inst)
     m = spread([(ch.tau, len(ch.groups)) for ch in chains], inst.micro_batches)
     pipes, worst, sync = [], 0, 0
