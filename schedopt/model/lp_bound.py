@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from schedopt.core.stopping import DeadlineReached
 
 from .core import Model
 from .terms import Backend, Expr, Sense
@@ -51,7 +53,8 @@ class LpBound:
     #: HiGHS solved the LP to optimality (else: interrupted, the bound is from the last duals).
     solved: bool
     seconds: float
-    #: The row multipliers the bound was computed from (those of ``max cᵀx``), or None.
+    #: The row multipliers π of the bound (of ``max cᵀx``: π ≥ 0 on a binding ``≤`` row), or
+    #: None.
     duals: np.ndarray | None = None
 
 
@@ -164,4 +167,76 @@ def solve_relaxation(r: Relaxation, time_limit_s: float, *, interior: bool = Fal
     return LpBound(bound, x, solved, time.perf_counter() - started, duals)
 
 
-__all__ = ["LpBound", "Relaxation", "dual_bound", "relax", "solve_relaxation"]
+#: ``oracle(λ)``: for multipliers ``λ ≥ 0`` on the relaxed rows ``Ax ≤ b``, the optimum of
+#: ``max (cᵀx − λᵀAx)`` over the rest of the problem (or a value above it) and ``Ax`` at it.
+Oracle = Callable[[np.ndarray], tuple[float, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class LagrangianBound:
+    #: The least ``L(λ) = λᵀb + oracle(λ)`` seen: an upper bound on ``max cᵀx``.
+    bound: float
+    #: The multipliers that gave it.
+    multipliers: np.ndarray
+    evaluations: int
+
+
+def lagrangian_bound(
+    rhs: np.ndarray,
+    oracle: Oracle,
+    start: np.ndarray,
+    stop_at: float,
+    *,
+    target: float | None = None,
+    max_steps: int = 50,
+    step: float = 1.0,
+) -> LagrangianBound:
+    """Weak duality for ``max cᵀx : Ax ≤ b, x ∈ X`` by relaxing ``Ax ≤ b``: every ``λ ≥ 0``
+    gives ``cᵀx ≤ cᵀx + λᵀ(b − Ax) ≤ λᵀb + max_{x∈X}(cᵀx − λᵀAx) = L(λ)`` for each feasible
+    ``x``. ``L`` is evaluated at ``start`` (e.g. an LP's duals on those rows), then improved by
+    projected subgradient steps (Polyak's rule towards ``target``, a value a plan reaches, or
+    5% under the best ``L``) until ``max_steps`` or ``stop_at`` (``time.perf_counter()``).
+    The least ``L`` is returned; it holds whatever the steps did (each is an exact ``L``). The
+    oracle may raise :class:`DeadlineReached`: at the first evaluation it propagates (no
+    bound), later the best so far is returned."""
+    lam = np.maximum(np.asarray(start, dtype=np.float64), 0.0)
+    value, used = oracle(lam)
+    best = LagrangianBound(float(lam @ rhs + value), lam.copy(), 1)
+    current = best.bound
+    theta = step
+    idle = 0
+    for _ in range(max_steps):
+        if time.perf_counter() >= stop_at:
+            break
+        g = rhs - used  # a subgradient of L at λ
+        norm = float(g @ g)
+        if norm <= 1e-12:
+            break  # λ is optimal for L: the relaxed rows hold with equality where priced
+        aim = target if target is not None and target < best.bound else 0.95 * best.bound
+        lam = np.maximum(lam - theta * (current - aim) / norm * g, 0.0)
+        try:
+            value, used = oracle(lam)
+        except DeadlineReached:  # the step did not finish in time: the best L stands
+            break
+        current = float(lam @ rhs + value)
+        if current < best.bound:
+            best = LagrangianBound(current, lam.copy(), best.evaluations + 1)
+            idle = 0
+        else:
+            best = LagrangianBound(best.bound, best.multipliers, best.evaluations + 1)
+            idle += 1
+            if idle >= 3:
+                theta, idle = theta / 2, 0
+    return best
+
+
+__all__ = [
+    "LagrangianBound",
+    "LpBound",
+    "Oracle",
+    "Relaxation",
+    "dual_bound",
+    "lagrangian_bound",
+    "relax",
+    "solve_relaxation",
+]

@@ -66,7 +66,7 @@ def test_parts_split_the_capacity_and_the_jobs() -> None:
 
 def test_auto_routes_large_instances_to_the_decomposition() -> None:
     assert auto_route(generate_custom(hosts=2, jobs=20, slots=4, seed=0)) == "cpsat"
-    assert auto_route(generate_custom(hosts=8, jobs=600, slots=4, seed=0)) == "decomp"
+    assert auto_route(generate_custom(hosts=8, jobs=600, slots=4, seed=0)) == "decomp:lp"
 
 
 @pytest.mark.slow

@@ -44,6 +44,24 @@ def _entities(n: int, seed: int, rule: str | None = None) -> Entities:
     return Entities(entity_of, rng.integers(1, 6, size=count).astype(float), fifo, rank)
 
 
+def gavel_weights(groups: Entities, priority: np.ndarray, frozen: np.ndarray) -> np.ndarray:
+    """Gavel's ``_compute_priority_weights``, written out job by job apart from
+    ``Entities.priorities``: ``fairness`` splits the entity's weight over its jobs not frozen
+    in proportion to their priorities; ``fifo`` gives it to the first of them by rank."""
+    out = np.zeros(len(priority))
+    for e in range(len(groups.weight)):
+        jobs = [j for j in range(len(priority)) if groups.entity_of[j] == e and not frozen[j]]
+        if not jobs:
+            continue
+        if groups.fifo[e]:
+            out[min(jobs, key=lambda j: groups.rank[j])] = groups.weight[e]
+        else:
+            total = sum(priority[j] for j in jobs)
+            for j in jobs:
+                out[j] = groups.weight[e] * priority[j] / total
+    return out
+
+
 def _levels(inst: TimeshareInstance, groups: Entities) -> tuple[np.ndarray, np.ndarray]:
     data = build_data(inst)
     found = water_fill_entities(data, groups, FOREVER)
@@ -51,7 +69,7 @@ def _levels(inst: TimeshareInstance, groups: Entities) -> tuple[np.ndarray, np.n
     assert not validate(inst, shares_of(data, data.singles, found.x))
     rho = throughputs(data.singles, found.x, data.num_jobs)
     want = reference.reweighted_fill(
-        inst, data.weights(), lambda frozen: groups.priorities(data.priority, frozen)
+        inst, data.weights(), lambda frozen: gavel_weights(groups, data.priority, frozen)
     )
     return data.weights() * rho, want
 
@@ -140,7 +158,7 @@ def test_gavels_arguments_give_the_reference(seed: int) -> None:
     row_of = {k: inst.job_index[v] for k, v in policy._ids.items()}
     groups = entities(rules, weights, mapping, row_of)
     want = reference.reweighted_fill(
-        inst, data.weights(), lambda frozen: groups.priorities(data.priority, frozen)
+        inst, data.weights(), lambda frozen: gavel_weights(groups, data.priority, frozen)
     )
     rho = np.zeros(len(thr))
     for k, row in out.items():

@@ -5,7 +5,7 @@ from functools import partial
 from schedopt.core.registry import MethodKind, MethodSpec, ProblemSpec, by_name
 from schedopt.tuning.store import load_tuned
 
-from . import decomp, exact, heuristics, lns, plot, render
+from . import decomp, exact, heuristics, lns, lpdecomp, plot, render
 from .data import estimate_num_variables, finish_reserve_s
 from .generate import SIZES, generate, generate_custom
 from .heuristics import EdfParams, SlackParams
@@ -58,6 +58,7 @@ SPEC = ProblemSpec(
             params=lns.LnsParams,
         ),
         *decomp.METHODS,
+        lpdecomp.METHOD,
     ),
     auto_exact="cpsat",
     auto_route=decomp.auto_route,

@@ -10,14 +10,15 @@ with ``z ≤ 1``. The bound is weak duality evaluated from HiGHS's duals
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from schedopt.core.stopping import Ticker
 from schedopt.model.lp_bound import LpBound, Relaxation, solve_relaxation
 
-from .data import ModelData
+from .cuts import least_weight
+from .data import JobData, ModelData
 
 #: From this many columns B1 is solved by the interior point method (model/lp_bound.py): at
 #: 32k columns (1,024 GPUs × 3,200 jobs) 4.5 s against more than 8 s for the dual simplex;
@@ -30,6 +31,11 @@ class L1Relaxation:
     relaxation: Relaxation
     #: Column of z_j per SLO job index (data.jobs index), for reading the LP's admissions.
     z_col: dict[int, int]
+    #: Column of x_jto per (job index, slot, option), and of y_jk per (job index, tier).
+    x_col: dict[tuple[int, int, int], int]
+    y_col: dict[tuple[int, int], int]
+    #: Row of C3 per (slot, type, level), for reading the LP's prices of capacity (B1L).
+    cap_rows: dict[tuple[int, str, int], int]
 
 
 class _Rows:
@@ -48,15 +54,28 @@ class _Rows:
         self.hi.append(hi)
 
 
-def relax_l1(data: ModelData, deadline=None) -> L1Relaxation:
+def whole_slot_weights(data: ModelData, job: JobData) -> list[tuple[float, ...]]:
+    """The weight vectors of the rows B1c of ``job``: per option, the GPUs it takes at each
+    level of C3 of each type, its GPUs over every type, and 1 (slots)."""
+    out = {tuple(float(o.n) for o in job.options), tuple(1.0 for _ in job.options)}
+    for g in {o.gpu_type for o in job.options}:
+        for s in data.levels[g]:
+            out.add(tuple(float(data.usage(o, s)) if o.gpu_type == g else 0.0 for o in job.options))
+    return sorted(out)
+
+
+def relax_l1(data: ModelData, deadline=None, *, whole_slots: bool = True) -> L1Relaxation:
     """B1: ``max Σ v y`` over x, y, z in [0, 1] with C3 (every level), C4, C5, C6 (work
-    coefficients capped at W: B1a), C7, and the slot-count rows B1b."""
+    coefficients capped at W: B1a), C7, and the slot-count rows B1b; with ``whole_slots``
+    also the rows B1c (:mod:`.cuts`)."""
     n = 0
     cost: list[float] = []
     ub: list[float] = []
     lb: list[float] = []
     rows = _Rows()
     z_col: dict[int, int] = {}
+    x_col: dict[tuple[int, int, int], int] = {}
+    y_col: dict[tuple[int, int], int] = {}
     # (t, g, s) -> [(col, usage)]
     capacity: dict[tuple[int, str, int], tuple[list[int], list[float]]] = {}
     tick = Ticker(deadline, "building the LP bound")
@@ -75,12 +94,14 @@ def relax_l1(data: ModelData, deadline=None) -> L1Relaxation:
         tick()
         z = z_col[job.index] = new(0.0, 1.0 if job.admitted_before else 0.0)
         ys = [new(tier.value) for tier in job.tiers]
+        y_col.update(((job.index, k), c) for k, c in enumerate(ys))
         rows.add([*ys, z], [1.0] * len(ys) + [-1.0], 0.0, 0.0)  # C4
         last = min(data.T, max(t.slots_before for t in job.tiers))
         x_by_slot: list[list[tuple[int, int]]] = []
         for t in range(job.arrival, last):
             xs = [(new(0.0), o) for o in range(len(job.options))]
             x_by_slot.append(xs)
+            x_col.update(((job.index, t, o), c) for c, o in xs)
             rows.add([c for c, _ in xs] + [z], [1.0] * len(xs) + [-1.0], -math.inf, 0.0)  # C7
             for col, o in xs:
                 opt = job.options[o]
@@ -101,16 +122,22 @@ def relax_l1(data: ModelData, deadline=None) -> L1Relaxation:
             rows.add(
                 [c for c, _ in done] + need, work + [-float(job.work)] * len(need), 0.0, math.inf
             )
-            # B1b: at least ⌈W / ω_max⌉ slots running before the deadline.
+            # B1b: at least ⌈W / ω_max⌉ slots running before the deadline (implied by
+            # B1c's row of weight 1 per slot when B1c is on).
             slots = math.ceil(job.work / fastest) if fastest > 0 else data.T + 1
-            rows.add(
-                [c for c, _ in done] + need,
-                [1.0] * len(done) + [-float(slots)] * len(need),
-                0.0,
-                math.inf,
-            )
-    for (_, g, s), (cap_cols, cap_use) in capacity.items():  # C3
-        rows.add(cap_cols, cap_use, -math.inf, float(data.chunk_capacity[g, s]))
+            if not whole_slots:
+                rows.add(
+                    [c for c, _ in done] + need,
+                    [1.0] * len(done) + [-float(slots)] * len(need),
+                    0.0,
+                    math.inf,
+                )
+            else:
+                _whole_slot_rows(data, job, rows, done, need, end)
+    cap_rows: dict[tuple[int, str, int], int] = {}
+    for (t, g, s), (cap_cols, cap_use) in capacity.items():  # C3
+        cap_rows[t, g, s] = len(rows.lo)
+        rows.add(cap_cols, cap_use, -math.inf, float(data.capacity(t, g, s)))
     relaxation = Relaxation(
         c=np.asarray(cost, dtype=np.float64),
         starts=np.asarray(rows.starts, dtype=np.int64),
@@ -121,7 +148,33 @@ def relax_l1(data: ModelData, deadline=None) -> L1Relaxation:
         lb=np.asarray(lb, dtype=np.float64),
         ub=np.asarray(ub, dtype=np.float64),
     )
-    return L1Relaxation(relaxation, z_col)
+    return L1Relaxation(relaxation, z_col, x_col, y_col, cap_rows)
+
+
+def _whole_slot_rows(
+    data: ModelData,
+    job: JobData,
+    rows: _Rows,
+    done: list[tuple[int, int]],
+    need: list[int],
+    slots: int,
+) -> None:
+    """B1c for one tier: ``Σ_{t<e} Σ_o w_o x_jto ≥ need_w · Σ_{k'≤k} y_jk'`` for every weight
+    vector ``w``, or ``Σ_{k'≤k} y_jk' ≤ 0`` when no whole-slot plan finishes by ``e``."""
+    per_slot = tuple(o.work for o in job.options)
+    for w in whole_slot_weights(data, job):
+        least = least_weight(job.work, per_slot, w, max(0, slots))
+        if least is None:
+            rows.add(need, [1.0] * len(need), -math.inf, 0.0)
+            return
+        if least <= 0:
+            continue
+        rows.add(
+            [c for c, _ in done] + need,
+            [w[o] for _, o in done] + [-least] * len(need),
+            0.0,
+            math.inf,
+        )
 
 
 @dataclass(frozen=True)
@@ -132,15 +185,30 @@ class L1Bound:
     admit: dict[int, float]
     solved: bool
     seconds: float
+    #: The LP's x_jto above 1e-6 and y_jk per (job index, tier), or empty: lp_round.py's guide.
+    run: dict[tuple[int, int, int], float] = field(default_factory=dict)
+    tier: dict[tuple[int, int], float] = field(default_factory=dict)
+    #: The LP's multiplier of each C3 row per (slot, type, level), or empty: B1L's start.
+    prices: dict[tuple[int, str, int], float] = field(default_factory=dict)
 
 
-def l1_bound(data: ModelData, time_limit_s: float, deadline=None) -> L1Bound:
-    """The bound B1 within ``time_limit_s`` (a weaker valid one if the LP is interrupted)."""
-    rel = relax_l1(data, deadline)
+def l1_bound(
+    data: ModelData, time_limit_s: float, deadline=None, *, whole_slots: bool = True
+) -> L1Bound:
+    """The bound B1 (with B1c unless ``whole_slots`` is False) within ``time_limit_s`` (a
+    weaker valid one if the LP is interrupted)."""
+    rel = relax_l1(data, deadline, whole_slots=whole_slots)
     big = len(rel.relaxation.c) > INTERIOR_COLUMNS
     lp: LpBound = solve_relaxation(rel.relaxation, time_limit_s, interior=big)
-    admit = {} if lp.x is None else {j: float(lp.x[c]) for j, c in rel.z_col.items()}
-    return L1Bound(lp.bound, admit, lp.solved, lp.seconds)
+    if lp.x is None:
+        return L1Bound(lp.bound, {}, lp.solved, lp.seconds)
+    x = lp.x
+    admit = {j: float(x[c]) for j, c in rel.z_col.items()}
+    run = {key: float(x[c]) for key, c in rel.x_col.items() if x[c] > 1e-6}
+    tier = {key: float(x[c]) for key, c in rel.y_col.items()}
+    duals = lp.duals
+    prices = {} if duals is None else {k: float(duals[r]) for k, r in rel.cap_rows.items()}
+    return L1Bound(lp.bound, admit, lp.solved, lp.seconds, run, tier, prices)
 
 
 __all__ = ["L1Bound", "l1_bound", "relax_l1"]

@@ -111,6 +111,16 @@ class ModelData:
     chunk_capacity: dict[tuple[str, int], int]  # κ_gs
     host_size: dict[str, int]  # σ_g
     progress_unit: float  # L2 in instance units = scaled L2 * progress_unit
+    #: A part's own capacity per (slot, type, level), replacing ``chunk_capacity`` in C3 where
+    #: given (a repair part: what the other jobs leave, ``repair.py``); None: κ_gs every slot.
+    #: ``chunk_capacity`` then holds the most of any slot (what "fits alone" is checked on).
+    slot_capacity: dict[tuple[int, str, int], int] | None = None
+
+    def capacity(self, t: int, g: str, s: int) -> int:
+        """C3's right side in slot ``t`` at type ``g``, level ``s``."""
+        if self.slot_capacity is None:
+            return self.chunk_capacity[g, s]
+        return self.slot_capacity.get((t, g, s), 0)
 
     def run_slots(self, job: JobData) -> range:
         return range(min(job.arrival, self.T), self.T)

@@ -244,8 +244,9 @@ def decomposition(
 
 
 def auto_route(inst: AdmissionInstance) -> str:
-    """``auto``'s exact method: ``decomp`` from AUTO_DECOMP_JOBS jobs on, else CP-SAT."""
-    return "decomp" if len(inst.jobs) >= AUTO_DECOMP_JOBS else "cpsat"
+    """``auto``'s exact method: ``decomp:lp`` (``lpdecomp.py``) from AUTO_DECOMP_JOBS jobs on,
+    else CP-SAT."""
+    return "decomp:lp" if len(inst.jobs) >= AUTO_DECOMP_JOBS else "cpsat"
 
 
 METHODS = decompose.methods(

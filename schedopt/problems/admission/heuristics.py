@@ -85,6 +85,11 @@ class Ledger:
 
     def fits(self, t: int, opt: Option) -> bool:
         used, g = self.used, opt.gpu_type
+        if self.data.slot_capacity is not None:  # a repair part's own capacity per slot
+            capacity = self.data.capacity
+            return all(
+                used[t, g, s] + use <= capacity(t, g, s) for s, use, _ in self._levels_of(opt)
+            )
         # A plain loop, not all(genexpr): the greedy's hottest line, about 2x faster so.
         for s, use, cap in self._levels_of(opt):  # noqa: SIM110
             if used[t, g, s] + use > cap:

@@ -181,4 +181,4 @@ def _capacity_rows(m: Model, data: ModelData, jobs: Sequence[JobData], x: Vars) 
                 live = [(x[j.index, t, o], float(u)) for j, o, u in entries if t >= j.arrival]
                 if live:
                     cols, coefs = zip(*live, strict=True)
-                    c3.add(cols, coefs, hi=float(data.chunk_capacity[g, s]))
+                    c3.add(cols, coefs, hi=float(data.capacity(t, g, s)))

@@ -1,0 +1,118 @@
+"""Issue #17's contested admission rows, new against previous, in one run (RESULTS.md,
+"Admission at the papers' scale: whole-slot rows, B1L, LP rounding and repair").
+
+Two parts:
+
+- ``--bounds``: per instance, B1 without and with the whole-slot rows B1c (HiGHS to optimality,
+  no limit) and B1L at the LP's capacity duals, with their times;
+- the rows: ``schedopt.solve(inst, METHOD, time_limit_s=LIMIT)`` once per instance and method,
+  each in a fresh process, one at a time; ``--previous PATH`` runs ``auto`` a second time with
+  the package imported from PATH (a checkout of the commit before), on the same instances.
+
+Rows (with the 1-minute load before and after each) go to
+benchmarks/results/admission_bounds.jsonl; a table is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+# Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
+from common import append_rows
+
+ROOT = Path(__file__).resolve().parent.parent
+SHAPES = {"256x800": (32, 800), "1024x3200": (128, 3200)}
+
+ROW = """
+import json, os, sys, time
+import schedopt
+from schedopt.problems.admission import generate_custom
+hosts, jobs, seed, method, limit = {hosts}, {jobs}, {seed}, {method!r}, {limit}
+inst = generate_custom(hosts=hosts, jobs=jobs, slots=12, seed=seed)
+load0 = os.getloadavg()[0]
+t = time.perf_counter()
+r = schedopt.solve(inst, method, time_limit_s=limit)
+wall = time.perf_counter() - t
+print(json.dumps(dict(status=r.status.value, method_used=r.method, objective=r.objective,
+    bound=r.best_bound, gap=r.gap, wall_s=round(wall, 3), load_before=load0,
+    load_after=os.getloadavg()[0],
+    stats={{k: v for k, v in r.stats.items() if isinstance(v, (int, float, str))}})))
+"""
+
+BOUNDS = """
+import json, os, time
+import numpy as np
+from schedopt.problems.admission import generate_custom
+from schedopt.problems.admission.data import build_data
+from schedopt.problems.admission.bound import l1_bound
+from schedopt.problems.admission.lagrange import Prices
+d = build_data(generate_custom(hosts={hosts}, jobs={jobs}, slots=12, seed={seed}), check_size=False)
+out = dict(load_before=os.getloadavg()[0])
+for name, ws in (("b1", False), ("b1c", True)):
+    t = time.perf_counter(); lp = l1_bound(d, 600.0, whole_slots=ws)
+    out[name] = lp.bound; out[name + "_s"] = round(time.perf_counter() - t, 3)
+p = Prices(d)
+lam = np.array([max(0.0, lp.prices.get(k, 0.0)) for k in p.keys])
+t = time.perf_counter(); v, _ = p.oracle(lam)
+out["b1l"] = float(lam @ p.rhs + v); out["b1l_s"] = round(time.perf_counter() - t, 3)
+out["load_after"] = os.getloadavg()[0]
+print(json.dumps(out))
+"""
+
+
+def _run(code: str, path: Path) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(path)}
+    done = subprocess.run(
+        ["nice", "-n", "5", sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=str(path),
+    )
+    if done.returncode:
+        return {"error": done.stderr.strip().splitlines()[-1:]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shapes", default="256x800,1024x3200")
+    ap.add_argument("--seeds", default="0,1,2")
+    ap.add_argument("--methods", default="auto")
+    ap.add_argument("--limit", type=float, default=10.0)
+    ap.add_argument("--previous", default=None, help="a checkout of the previous commit")
+    ap.add_argument("--bounds", action="store_true")
+    args = ap.parse_args(argv)
+    rows = []
+    for shape in args.shapes.split(","):
+        hosts, jobs = SHAPES[shape]
+        for seed in (int(s) for s in args.seeds.split(",")):
+            cases = []
+            if args.bounds:
+                cases.append(("bounds", ROOT, BOUNDS))
+            for m in args.methods.split(","):
+                cases.append((m, ROOT, ROW))
+            if args.previous:
+                cases.append(("auto (previous)", Path(args.previous), ROW))
+            for label, path, code in cases:
+                method = "auto" if label == "auto (previous)" else label
+                got = _run(
+                    code.format(hosts=hosts, jobs=jobs, seed=seed, method=method, limit=args.limit),
+                    path,
+                )
+                row = {"instance": f"{shape}-s{seed}", "method": label, "limit_s": args.limit}
+                row.update(got)
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+                append_rows("admission_bounds", [row], argv)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,110 @@
+"""The LP guide and the bound of ``decomp:lp`` (``lpdecomp.py``).
+
+The LP of B1 with the whole-slot rows B1c is solved for the whole instance, or, past
+``WHOLE_LP_COLUMNS`` columns, once per part of a split of the jobs and hosts (``decomp.split``;
+a part's LP is a relaxation of the part alone, so its value bounds nothing about the whole,
+but its point guides the rounding and its capacity prices are multipliers). The bound
+reported is the least of the whole LP's (when solved) and B1L, the Lagrangian bound at the
+LP's capacity prices (averaged over the parts), improved by subgradient steps while its time
+share lasts (formulations/admission.md, "The Lagrangian bound B1L").
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from schedopt.core.stopping import Deadline, DeadlineReached
+from schedopt.model.lp_bound import lagrangian_bound
+
+from .bound import L1Bound, l1_bound
+from .data import ModelData
+from .decomp import part_data, split
+from .lagrange import Prices
+
+#: Past this many LP columns (1,024 GPUs × 3,200 jobs: about 32,000) the LP is solved per
+#: part: at 8,000 columns (256 GPUs × 800 jobs) HiGHS's simplex takes 0.5-0.8 s quiet, the
+#: whole 1,024-GPU LP 4.3 s by interior point (benchmarks/RESULTS.md).
+WHOLE_LP_COLUMNS = 12_000
+#: Jobs per part of the LP split.
+LP_PART_JOBS = 400
+#: Subgradient steps of B1L at most.
+MAX_STEPS = 2
+
+
+@dataclass(frozen=True)
+class Guide:
+    #: The LP's point (for lp_round) and, when the whole LP was solved, its bound.
+    lp: L1Bound
+    #: The bound reported: min(B1 with B1c, B1L), or None.
+    bound: float | None
+    label: str
+    lagrangian: float | None
+
+
+def lp_columns(data: ModelData) -> int:
+    return sum(
+        max(0, min(data.T, max(t.slots_before for t in j.tiers)) - j.arrival) * len(j.options)
+        for j in data.jobs
+        if j.is_slo
+    )
+
+
+def _by_parts(data: ModelData, seconds: float, deadline: Deadline | None) -> L1Bound:
+    """The parts' LPs joined: points mapped back to the whole instance, prices averaged."""
+    k = max(2, round(len(data.jobs) / LP_PART_JOBS))
+    started = time.perf_counter()
+    admit: dict[int, float] = {}
+    run: dict[tuple[int, int, int], float] = {}
+    tier: dict[tuple[int, int], float] = {}
+    prices: dict[tuple[int, str, int], list[float]] = {}
+    solved = True
+    parts = split(data, k, False, 0)
+    for p, part in enumerate(parts):
+        left = seconds - (time.perf_counter() - started)
+        share = left / (k - p)
+        if share <= 0.02:
+            solved = False
+            break
+        sub = part_data(data, part)
+        got = l1_bound(sub, share, deadline)
+        solved = solved and got.solved
+        back = part[0]
+        admit.update((back[j], v) for j, v in got.admit.items())
+        run.update(((back[j], t, o), v) for (j, t, o), v in got.run.items())
+        tier.update(((back[j], t), v) for (j, t), v in got.tier.items())
+        for key, v in got.prices.items():
+            prices.setdefault(key, []).append(v)
+    mean = {key: float(np.mean(v)) for key, v in prices.items()}
+    return L1Bound(None, admit, solved, time.perf_counter() - started, run, tier, mean)
+
+
+def guide(data: ModelData, seconds: float, deadline: Deadline | None = None) -> Guide:
+    """The LP guide and the bound within ``seconds`` (module docstring)."""
+    stop_at = time.perf_counter() + seconds
+    whole = lp_columns(data) <= WHOLE_LP_COLUMNS
+    lp_s = seconds * 0.85
+    lp = l1_bound(data, lp_s, deadline) if whole else _by_parts(data, lp_s, deadline)
+    bound = lp.bound if whole else None
+    label = "B1+B1c LP" + ("" if lp.solved else " (stopped)") if whole else ""
+    lagrangian = None
+    if lp.prices and time.perf_counter() < stop_at:
+        prices = Prices(data, Deadline(stop_at))
+        lam = np.array([max(0.0, lp.prices.get(key, 0.0)) for key in prices.keys])
+        try:
+            lb = lagrangian_bound(
+                prices.rhs, prices.oracle, lam, stop_at, max_steps=MAX_STEPS, step=0.5
+            )
+        except DeadlineReached:  # its first evaluation did not finish in the share: no B1L
+            lb = None
+        if lb is not None:
+            lagrangian = lb.bound
+            if bound is None or lagrangian < bound:
+                bound = lagrangian
+                label = f"B1L ({lb.evaluations} evaluations)"
+    return Guide(replace(lp, bound=bound), bound, label or "none", lagrangian)
+
+
+__all__ = ["Guide", "guide", "lp_columns"]

@@ -1,0 +1,180 @@
+"""``decomp:lp``: the LP bound B1 (with the whole-slot rows B1c), its solution rounded into a
+plan (``lp_round.py``), then CP-SAT over groups of jobs on the capacity the others leave
+(``repair.py``): first one pass of disjoint groups as parts (each with its own capacity share,
+so they can run in parallel workers), then, in the join, group after group in this process
+until the time is up (formulations/admission.md, "LP rounding and repair").
+
+Every step keeps C3 (the ledger or a group's own capacity) and C5 (the earlier guarantees are
+placed first, and a group's model keeps them): the joined plan is a plan of the instance, and
+``solve`` validates it as every answer.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from schedopt.core.options import SolveOptions
+from schedopt.core.registry import MethodKind, MethodSpec
+from schedopt.core.stopping import Deadline, DeadlineReached
+from schedopt.executor import Task
+from schedopt.model import decompose
+
+from .assemble import RawPlan, assemble, guaranteed_value, raw_from_solution
+from .bound import L1Bound
+from .data import ModelData, build_data, finish_reserve_s
+from .guide import guide
+from .heuristics import (
+    ASSEMBLE_PER_BUILD,
+    EdfParams,
+    SlackParams,
+    refill_best_effort,
+    run_edf,
+    run_slack,
+)
+from .instance import AdmissionInstance
+from .lp_round import lp_round
+from .repair import GROUP_JOBS, group_data, improve_group, repair, used_by
+
+#: Share of the time after the bound that the parallel pass of groups gets; the rest is the
+#: join's sequential repair (which sees every group's gains at once).
+PARTS_SHARE = 0.5
+
+
+def solve_group(sub: ModelData, start: list[RawPlan], budget: decompose.Budget, seed: int):
+    """A part: its group improved by CP-SAT within ``budget``, else its start (module-level,
+    picklable: a process pool's task)."""
+    seconds = budget.deadline().remaining()
+    if seconds < 0.05:
+        return start
+    try:
+        return improve_group(sub, start, seconds, seed) or start
+    except DeadlineReached:
+        return start
+
+
+def _start(data: ModelData, lp: L1Bound, hint: Any, stop: Deadline) -> list[RawPlan] | None:
+    """The best plan that keeps every earlier guarantee among the LP's rounding (jobs without
+    an LP value by value per GPU-slot, and also after the hint's admitted ones), the caller's
+    hint (``auto``'s best heuristic) and, when none keeps them, the greedy heuristics."""
+    found: list[list[RawPlan]] = []
+    given = None
+    if hint is not None:
+        raw = raw_from_solution(data, hint)
+        if all(raw[j.index].admitted for j in data.jobs if j.admitted_before):
+            found.append(raw)
+            given = raw
+    # Without an LP value (none, or its parts ran out of time) a job is rounded by value per
+    # GPU-slot, after the hint's admitted ones when a hint is given; both orders are tried then.
+    priors: list[dict[int, float]] = [{}]
+    if given is not None and len(lp.admit) < sum(j.is_slo for j in data.jobs):
+        priors.append({i: 0.5 * bool(r.admitted) for i, r in enumerate(given)})
+    for prior in priors:
+        rounded = lp_round(data, lp, stop, prior=prior)
+        if rounded is not None:
+            found.append(rounded)
+    if not found:  # the rounding could not keep an earlier guarantee: the greedy heuristics'
+        for raw, broken in (run_edf(data, EdfParams()), run_slack(data, SlackParams())):
+            if not broken:
+                found.append(raw)
+    return max(found, key=lambda r: guaranteed_value(data, r)) if found else None
+
+
+def decomposition(
+    inst: AdmissionInstance, options: SolveOptions, deadline: Deadline, random: bool
+) -> decompose.Decomposition:
+    started = time.perf_counter()
+    data = build_data(inst, check_size=False, deadline=deadline)
+    data_s = time.perf_counter() - started
+    slo = sorted((j for j in data.jobs if j.is_slo), key=lambda j: (j.tiers[0].slots_before, j.id))
+    # One process (the inline executor): no parallel pass, the join's repair gets the time
+    # (it sees every group's gain at once); with workers, a pass of disjoint groups first.
+    parallel = str(options.params.get("executor", "inline")) != "inline"
+    k = int(options.params.get("parts", math.ceil(len(slo) / GROUP_JOBS) if parallel else 0))
+    size = max(1, math.ceil(len(slo) / max(1, k)))
+    groups = [[j.index for j in slo[a : a + size]] for a in range(0, len(slo), size)] if k else []
+    k = len(groups)
+    parts_share = PARTS_SHARE if k else 0.0
+    state: dict[str, Any] = {}
+
+    def bound(seconds: float) -> decompose.Bound:
+        g = guide(data, seconds, deadline)
+        state["start"] = _start(data, g.lp, options.hint, deadline)
+        state["left"] = _shares(data, state["start"], groups)
+        stats: dict[str, float | str] = {"bound": g.label}
+        if g.lagrangian is not None:
+            stats["b1l"] = round(g.lagrangian, 3)
+        return decompose.Bound(g.bound, stats)
+
+    def task(p: int, budget: decompose.Budget) -> Task:
+        start = state["start"]
+        indices = groups[p]
+        sub = group_data(data, indices, state["left"][p])
+        own = [] if start is None else [start[i] for i in indices]
+        return Task(f"part{p}", solve_group, (sub, own, budget, options.seed + p))
+
+    def join(answers: Mapping[str, Any], dl: Deadline) -> tuple[Any, dict[str, float | str]]:
+        start = state["start"]
+        if start is None:
+            return None, {"join": "no plan keeps the earlier guarantees"}
+        raw = list(start)
+        for p, indices in enumerate(groups):
+            got = answers.get(f"part{p}")
+            if got:  # a missing part keeps its start: within its share by construction
+                for i, r in zip(indices, got, strict=True):
+                    raw[i] = r
+        before = guaranteed_value(data, raw)
+        stop = dl.earlier(reserve)
+        raw, stats = repair(data, raw, stop, options.seed)
+        stats_out: dict[str, float | str] = {**stats, "start_value": before / 1000}
+        raw = refill_best_effort(data, raw, dl.earlier(finish))
+        return assemble(data, raw, optimal_admission=False), stats_out
+
+    finish = finish_reserve_s(inst)
+    reserve = max(0.05 + 2e-5 * len(data.jobs) * data.T, ASSEMBLE_PER_BUILD * data_s) + finish
+    return decompose.Decomposition(
+        part=task,
+        count=k,
+        join=join,
+        bound=bound,
+        # the join's sequential repair gets the share of the time the parts leave
+        join_reserve_s=reserve + (1 - parts_share) * 0.6 * deadline.remaining(),
+        # the LP is both the bound and the guide of the rounding: most of the time goes there
+        bound_share=0.6,
+    )
+
+
+def _shares(
+    data: ModelData, start: list[RawPlan] | None, groups: list[list[int]]
+) -> list[dict[tuple[int, str, int], int]]:
+    """Each group's capacity per (slot, type, level): what its jobs take in ``start`` and an
+    equal share of what no SLO job takes. The shares add up to at most κ_gs (C3 holds for any
+    join of the groups' plans)."""
+    if start is None:
+        return [{} for _ in groups]
+    slo = [j for j in data.jobs if j.is_slo]
+    free = used_by(data, start, slo)
+    k = len(groups)
+    out = []
+    for p, indices in enumerate(groups):
+        own = used_by(data, start, [data.jobs[i] for i in indices])
+        share = {}
+        for t in range(data.T):
+            for (g, s), cap in data.chunk_capacity.items():
+                left = cap - free.get((t, g, s), 0)
+                extra = left // k + (1 if p < left % k else 0)
+                share[t, g, s] = own.get((t, g, s), 0) + extra
+        out.append(share)
+    return out
+
+
+METHOD = MethodSpec(
+    "decomp:lp",
+    MethodKind.HEURISTIC,
+    decompose.runner(decomposition, False),
+    "LP bound with whole-slot rows, LP rounding, CP-SAT repair by groups of jobs",
+)
+
+__all__ = ["METHOD", "PARTS_SHARE", "decomposition", "solve_group"]

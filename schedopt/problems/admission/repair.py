@@ -1,0 +1,178 @@
+"""Repair: CP-SAT over groups of jobs of a joined plan, each on the capacity the others leave
+(formulations/admission.md, "Repair by groups of slots").
+
+A group is a set of SLO jobs whose first deadlines fall in a window of slots (they compete
+for the same slots), with the rejected jobs of that window. Every other SLO job is fixed to
+its plan; the group's own model is C1–C7 over its jobs with, per slot, type and level, the
+capacity ``κ_gs`` less what the fixed jobs take (``ModelData.slot_capacity``). So any plan of
+the group joins the fixed plans within C3 at every level, and C5 keeps the earlier guarantees
+inside the group. The group's current plans are CP-SAT's hint; a better L1 replaces them.
+Best-effort jobs are left out and re-planned greedily at the end (they do not enter L1).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import cast
+
+import numpy as np
+
+from schedopt.core.options import SolveOptions
+from schedopt.core.stopping import Deadline, DeadlineReached
+
+from .assemble import RawPlan, guaranteed_value
+from .data import JobData, ModelData
+from .instance import AdmissionInstance
+
+#: SLO jobs per group: CP-SAT proves or nearly proves a group this size in a fraction of a
+#: second (benchmarks/RESULTS.md, "LP rounding and repair").
+GROUP_JOBS = 60
+#: Seconds of CP-SAT per group at most.
+STEP_S = 0.6
+#: Passes over every group in a row without a gain before the repair stops (the groups start
+#: at a new random offset each pass, by deadline and by slot in turn, and double in size after
+#: a pass without a gain).
+IDLE_PASSES = 3
+
+
+def used_by(data: ModelData, raw: Sequence[RawPlan], jobs: Sequence[JobData]):
+    """GPUs per (slot, type, level) that ``jobs``' plans take."""
+    used: defaultdict[tuple[int, str, int], int] = defaultdict(int)
+    for job in jobs:
+        for t, o in enumerate(raw[job.index].run):
+            if o is None:
+                continue
+            opt = job.options[o]
+            for s in data.levels[opt.gpu_type]:
+                use = data.usage(opt, s)
+                if use:
+                    used[t, opt.gpu_type, s] += use
+    return used
+
+
+def group_data(
+    data: ModelData, indices: Sequence[int], capacity: dict[tuple[int, str, int], int]
+) -> ModelData:
+    """A self-contained ModelData of ``indices``' jobs (re-indexed from 0) on ``capacity`` per
+    slot (picklable: the instance is left out)."""
+    jobs = tuple(dataclasses.replace(data.jobs[i], index=n) for n, i in enumerate(indices))
+    return ModelData(
+        cast(AdmissionInstance, None),
+        data.T,
+        jobs,
+        data.levels,
+        data.chunk_capacity,
+        data.host_size,
+        data.progress_unit,
+        slot_capacity=capacity,
+    )
+
+
+def left_for(data: ModelData, raw: Sequence[RawPlan], group: set[int]):
+    """Per (slot, type, level): κ_gs less what the SLO jobs outside ``group`` take."""
+    fixed = [j for j in data.jobs if j.is_slo and j.index not in group]
+    used = used_by(data, raw, fixed)
+    return {
+        (t, g, s): data.chunk_capacity[g, s] - used.get((t, g, s), 0)
+        for t in range(data.T)
+        for (g, s) in data.chunk_capacity
+    }
+
+
+def improve_group(
+    sub: ModelData, start: list[RawPlan], seconds: float, seed: int
+) -> list[RawPlan] | None:
+    """CP-SAT on L1 of ``sub`` from ``start`` (a feasible plan of it) for ``seconds``: a plan
+    of strictly more value, or None."""
+    from schedopt.model.emit_cpsat import CpsatSession  # the solver, on first use
+
+    from .codec import decode, encode
+    from .exact import AdmissionHooks
+    from .model import build_model
+
+    deadline = Deadline.after(seconds)
+    am = build_model(sub, deadline=deadline)
+    session = CpsatSession(am.model, AdmissionHooks.cpsat_linearization_level)
+    session.set_level(am.model.levels[0])
+    session.set_hint(encode(am, start))
+    run = session.run(
+        max(0.01, deadline.remaining()),
+        SolveOptions(time_limit_s=max(0.01, seconds), seed=seed, threads=1),
+    )
+    if run.values is None:
+        return None
+    found = decode(am, run.values)
+    if guaranteed_value(sub, found) <= guaranteed_value(sub, start):
+        return None
+    return found
+
+
+def groups(
+    data: ModelData, raw: Sequence[RawPlan], size: int, rng, by_slot: bool = False
+) -> list[list[int]]:
+    """SLO jobs in windows of ``size`` consecutive ones (from a random offset) in the order of
+    their first deadline or, ``by_slot``, of the mean slot they run in (a rejected job: the
+    slot before its first deadline), ties at random."""
+
+    def where(job: JobData) -> float:
+        if by_slot:
+            slots = [t for t, o in enumerate(raw[job.index].run) if o is not None]
+            if slots:
+                return sum(slots) / len(slots)
+        return job.tiers[0].slots_before - (1 if by_slot else 0)
+
+    slo = sorted((j for j in data.jobs if j.is_slo), key=lambda j: (where(j), rng.random()))
+    if not slo:
+        return []
+    offset = int(rng.integers(0, max(1, min(size, len(slo)))))
+    out = [slo[max(0, a) : a + size] for a in range(-offset, len(slo), size)]
+    return [[j.index for j in g] for g in out if g]
+
+
+def repair(
+    data: ModelData, raw: list[RawPlan], deadline: Deadline, seed: int = 0
+) -> tuple[list[RawPlan], dict[str, float]]:
+    """``raw`` (its SLO plans: best-effort plans are dropped) improved group by group until
+    ``deadline``; every step keeps the plan feasible."""
+    rng = np.random.default_rng(seed)
+    current = [
+        RawPlan(list(r.run), r.admitted, r.tier) if j.is_slo else RawPlan([None] * data.T)
+        for j, r in zip(data.jobs, raw, strict=True)
+    ]
+    steps = improved = 0
+    gained = 0
+    idle_passes = passes = 0
+    while deadline.remaining() > 0.15 and idle_passes < IDLE_PASSES:
+        gained_before = improved
+        # after a pass without a gain, larger groups (a local optimum of the smaller ones)
+        size = GROUP_JOBS * 2 ** min(idle_passes, 2)
+        passes += 1
+        for indices in groups(data, current, size, rng, by_slot=passes % 2 == 0):
+            seconds = min(STEP_S * size / GROUP_JOBS, deadline.remaining() - 0.1)
+            if seconds < 0.05:
+                break
+            sub = group_data(data, indices, left_for(data, current, set(indices)))
+            start = [current[i] for i in indices]
+            try:
+                found = improve_group(sub, start, seconds, seed + steps)
+            except DeadlineReached:
+                found = None
+            steps += 1
+            if found is None:
+                continue
+            gained += guaranteed_value(sub, found) - guaranteed_value(sub, start)
+            improved += 1
+            for i, r in zip(indices, found, strict=True):
+                current[i] = r
+        idle_passes = 0 if improved > gained_before else idle_passes + 1
+    stats = {
+        "repair_steps": float(steps),
+        "repair_improved": float(improved),
+        "repair_gain": gained / 1000,
+    }
+    return current, stats
+
+
+__all__ = ["GROUP_JOBS", "group_data", "improve_group", "left_for", "repair", "used_by"]
