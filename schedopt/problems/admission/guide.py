@@ -29,7 +29,7 @@ from .lagrange import Prices
 #: whole 1,024-GPU LP 4.3 s by interior point (benchmarks/RESULTS.md).
 WHOLE_LP_COLUMNS = 12_000
 #: Jobs per part of the LP split.
-LP_PART_JOBS = 400
+LP_PART_JOBS = 200
 #: Subgradient steps of B1L at most.
 MAX_STEPS = 2
 
