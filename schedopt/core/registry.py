@@ -73,6 +73,12 @@ class MethodSpec:
     #: For tunable heuristics: a frozen dataclass of parameters with a ``SPACE`` class attribute
     #: (field → (low, high)); ``options.params`` holds values for its fields.
     params: type | None = None
+    #: A decomposition that makes its own starting plan (its parts' greedy or LP rounding):
+    #: when ``auto_route`` picks it, ``auto`` runs it first, with the whole limit, and the
+    #: heuristics only if it answers nothing (they would only take its time: 3-4 s at fair
+    #: share's 16,384 GPUs, issue #17). Unmarked, ``auto`` runs the heuristics first and
+    #: hands their best plan to the routed method as a hint.
+    decomposition: bool = False
 
 
 @dataclass(frozen=True)
@@ -129,8 +135,9 @@ class ProblemSpec:
     #: the conformance suite checks that every emitter says what it says.
     formulate: Callable[[Any, SolveOptions, Deadline], Any] | None = None
     #: ``auto_route(instance) -> method name``: the exact method ``auto`` runs after the
-    #: heuristics for this instance (a decomposition method past a size, say); None: always
-    #: ``auto_exact``. Decided from the instance's size alone, before anything is built.
+    #: heuristics for this instance (a decomposition method past a size, say; one marked
+    #: :attr:`MethodSpec.decomposition` runs first instead); None: always ``auto_exact``.
+    #: Decided from the instance's size alone, before anything is built.
     auto_route: Callable[[Any], str] | None = None
     #: Where ``solve`` gets the tuned parameters of the heuristics (``auto``, ``tuned=``); a
     #: problem passes the tuning store's loader. None: nothing is tunable.

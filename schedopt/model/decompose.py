@@ -216,13 +216,24 @@ def runner(split: Split, random: bool) -> Runner:
     return by_parts
 
 
-def methods(split: Split, structured: str, pop: str) -> tuple[MethodSpec, ...]:
+def methods(
+    split: Split, structured: str, pop: str, *, first: bool = False
+) -> tuple[MethodSpec, ...]:
     """A problem's two decomposition methods: ``decomp`` (its own split) and ``decomp:pop``
     (POP's random split), described by ``structured`` and ``pop``. They are listed as
     heuristics: they prove no optimum (their bound is the whole instance's relaxation), and
-    ``auto`` picks them by size (``auto_route``)."""
+    ``auto`` picks them by size (``auto_route``). With ``first``, ``decomp`` is marked
+    :attr:`~schedopt.core.registry.MethodSpec.decomposition`: ``auto`` runs it before (and
+    instead of) the heuristics, for a problem whose parts make their own starting plan and
+    where that was measured better."""
     return (
-        MethodSpec("decomp", MethodKind.HEURISTIC, runner(split, False), structured),
+        MethodSpec(
+            "decomp",
+            MethodKind.HEURISTIC,
+            runner(split, False),
+            structured,
+            decomposition=first,
+        ),
         MethodSpec("decomp:pop", MethodKind.HEURISTIC, runner(split, True), pop),
     )
 

@@ -35,6 +35,12 @@ STOPS_ON_GRID: frozenset[tuple[str, str]] = frozenset(
     {("moe_placement", "cpsat"), ("fairshare", "cpsat")}
 )
 
+#: Exact methods whose answers may lie outside the space the golden optima are proven over
+#: (reconfig decomp:physical: a plan of the physical plan space, which can beat the template
+#: optimum; formulations/reconfig.md W1-W6): they must not be worse than the golden optimum at
+#: L1, and their bound is still a bound of every plan.
+WIDER_SPACE: frozenset[tuple[str, str]] = frozenset({("reconfig", "decomp:physical")})
+
 #: Known limits: how many leading objective levels the cross-method comparisons (no heuristic
 #: beats a proven optimum, a hint never makes the answer worse) look at, per (problem,
 #: method). admission cpsat: L2 is optimised on coefficients rounded to integers (CP-SAT has no

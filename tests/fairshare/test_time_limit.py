@@ -44,6 +44,20 @@ def test_large_instance_returns_within_the_limit(large, method: str, limit: floa
         assert result.explanation or result.best_bound is not None or result.stats
 
 
+@pytest.mark.parametrize("limit", [1.0, ENOUGH_S])
+def test_auto_through_the_decomposition_keeps_the_limit(large, limit: float) -> None:
+    # 5,000 jobs: auto runs decomp first (MethodSpec.decomposition), the heuristics only if
+    # it answers nothing; either way within the promise, B3L's search included
+    started = time.perf_counter()
+    result = schedopt.solve(large, "auto", time_limit_s=limit)
+    elapsed = time.perf_counter() - started
+    assert elapsed <= promised_s(limit), (elapsed, promised_s(limit), result.stats)
+    assert result.method.startswith("auto(decomp"), result.method
+    if quiet_s(limit) >= ENOUGH_S:
+        assert result.solution is not None
+        assert result.best_bound is not None and result.best_bound >= result.objective - 1e-9
+
+
 @pytest.mark.parametrize("method", ["heuristic:astraea", "heuristic:gavel-round"])
 @pytest.mark.parametrize("limit", [0.5, ENOUGH_S])
 def test_heuristics_keep_a_short_limit(large, method: str, limit: float) -> None:

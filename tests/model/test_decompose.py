@@ -13,7 +13,7 @@ from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.executor import Task
 from schedopt.model import decompose
-from schedopt.model.lp_bound import Relaxation, dual_bound, solve_relaxation
+from schedopt.model.lp_bound import Relaxation, StagedLp, dual_bound, solve_relaxation
 from tests.timing import promised_s
 
 
@@ -60,6 +60,20 @@ def test_the_lp_bound_is_the_lp_optimum() -> None:
     assert lp.solved
     assert lp.bound == pytest.approx(28 / 3)  # a = c = 1, b = 1/3
     assert lp.bound >= _best_vertex_value(r) - 1e-9
+
+
+def test_a_staged_lp_holds_each_stage_and_starts_from_its_basis() -> None:
+    # stage 1: max 5a + 4b + 3c = 28/3; stage 2 with it held: max b (b = 1/3 is forced, as
+    # 5a + 4b + 3c = 28/3 needs a = c = 1); stage 3, min c, still under the held row
+    lp = StagedLp(_knapsack())
+    x = lp.maximise(np.array([5.0, 4.0, 3.0]), 10.0)
+    assert x is not None and float(np.array([5.0, 4.0, 3.0]) @ x) == pytest.approx(28 / 3)
+    lp.hold(np.array([0, 1, 2]), np.array([5.0, 4.0, 3.0]), 28 / 3 - 1e-9, np.inf)
+    y = lp.maximise(np.array([0.0, 1.0, 0.0]), 10.0)
+    assert y is not None and y[1] == pytest.approx(1 / 3) and y[0] == pytest.approx(1.0)
+    z = lp.maximise(np.array([0.0, 0.0, -1.0]), 10.0)  # min c, with the first stage held
+    assert z is not None and z[2] == pytest.approx(1.0)
+    assert lp.maximise(np.array([1.0, 0.0, 0.0]), 0.0) is None  # no time: no point
 
 
 def _sleep(budget: decompose.Budget) -> None:

@@ -14,7 +14,9 @@ from schedopt.cli.report import result_json
 from schedopt.core.status import Status
 from schedopt.problems.reconfig.generate import model_config
 from schedopt.problems.reconfig.instance import Pipeline, ReconfigInstance, SlowGpu, Stage
+from schedopt.problems.reconfig.price_bound import priced_bound_us
 from schedopt.problems.reconfig.solution import ReconfigSolution
+from schedopt.problems.reconfig.stage_bound import stage_bound_us
 from schedopt.problems.reconfig.strategies import instance_dicts
 from schedopt.problems.reconfig.validate import evaluate, physical_bound_us, validate
 from schedopt.topology import Cluster
@@ -104,3 +106,35 @@ def test_every_answer_has_a_physical_bound_and_gap() -> None:
         bound, gap = result.metrics["physical_bound_s"], result.metrics["physical_gap"]
         assert 0 < bound <= result.objectives[0]
         assert gap == pytest.approx((result.objectives[0] - bound) / result.objectives[0])
+
+
+@settings(derandomize=True, deadline=None, max_examples=40, suppress_health_check=list(HealthCheck))
+@given(doc=instance_dicts(max_hosts=2, max_layers=4))
+def test_the_stage_position_bound_is_below_the_physical_optimum(doc: dict) -> None:
+    # Q1-Q6 (formulations/reconfig.md): every probe it rules out is below the physical optimum;
+    # no deadline (a proof must not depend on speed), up to the optimum itself as the cap
+    inst = _no_plan(doc)
+    assume(len(inst.cluster.gpus()) - len(inst.failed_gpus) <= 5)
+    found = physical_best(inst)
+    for exact in (True, False):
+        bound, _ = stage_bound_us(inst, None, exact_speeds=exact, rel_tol=1e-4)
+        if found is None:
+            assert bound is None or physical_bound_us(inst) is not None
+            continue
+        assert bound is not None
+        assert physical_bound_us(inst) <= bound <= found[0], (bound, found[0])
+
+
+@settings(derandomize=True, deadline=None, max_examples=40, suppress_health_check=list(HealthCheck))
+@given(doc=instance_dicts(max_hosts=2, max_layers=4))
+def test_the_priced_bound_is_below_the_physical_optimum(doc: dict) -> None:
+    # Q7-Q8: prices from the LP, then every probe they rule out is below the optimum
+    inst = _no_plan(doc)
+    assume(len(inst.cluster.gpus()) - len(inst.failed_gpus) <= 5)
+    found = physical_best(inst)
+    bound, _ = priced_bound_us(inst, None, rel_tol=1e-4)
+    if found is None:
+        assert bound is None or physical_bound_us(inst) is not None
+        return
+    assert bound is not None
+    assert physical_bound_us(inst) <= bound <= found[0], (bound, found[0])

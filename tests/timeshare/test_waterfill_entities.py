@@ -20,7 +20,7 @@ from schedopt.integrations.gavel import (
     MaxMinFairnessWaterFillingPerf,
 )
 from schedopt.integrations.gavel_entities import entities
-from schedopt.problems.timeshare import Policy, TimeshareInstance
+from schedopt.problems.timeshare import Policy, TimeshareInstance, generate_custom
 from schedopt.problems.timeshare.codec import shares_of, throughputs
 from schedopt.problems.timeshare.data import build_data
 from schedopt.problems.timeshare.exact import all_columns
@@ -44,6 +44,24 @@ def _entities(n: int, seed: int, rule: str | None = None) -> Entities:
     return Entities(entity_of, rng.integers(1, 6, size=count).astype(float), fifo, rank)
 
 
+def gavel_weights(groups: Entities, priority: np.ndarray, frozen: np.ndarray) -> np.ndarray:
+    """Gavel's ``_compute_priority_weights``, written out job by job apart from
+    ``Entities.priorities``: ``fairness`` splits the entity's weight over its jobs not frozen
+    in proportion to their priorities; ``fifo`` gives it to the first of them by rank."""
+    out = np.zeros(len(priority))
+    for e in range(len(groups.weight)):
+        jobs = [j for j in range(len(priority)) if groups.entity_of[j] == e and not frozen[j]]
+        if not jobs:
+            continue
+        if groups.fifo[e]:
+            out[min(jobs, key=lambda j: groups.rank[j])] = groups.weight[e]
+        else:
+            total = sum(priority[j] for j in jobs)
+            for j in jobs:
+                out[j] = groups.weight[e] * priority[j] / total
+    return out
+
+
 def _levels(inst: TimeshareInstance, groups: Entities) -> tuple[np.ndarray, np.ndarray]:
     data = build_data(inst)
     found = water_fill_entities(data, groups, FOREVER)
@@ -51,7 +69,7 @@ def _levels(inst: TimeshareInstance, groups: Entities) -> tuple[np.ndarray, np.n
     assert not validate(inst, shares_of(data, data.singles, found.x))
     rho = throughputs(data.singles, found.x, data.num_jobs)
     want = reference.reweighted_fill(
-        inst, data.weights(), lambda frozen: groups.priorities(data.priority, frozen)
+        inst, data.weights(), lambda frozen: gavel_weights(groups, data.priority, frozen)
     )
     return data.weights() * rho, want
 
@@ -61,6 +79,13 @@ def _levels(inst: TimeshareInstance, groups: Entities) -> tuple[np.ndarray, np.n
 def test_every_jobs_level_is_the_reference(seed: int, rule: str | None) -> None:
     inst = _round(seed)
     got, want = _levels(inst, _entities(len(inst.jobs), seed, rule))
+    assert got == pytest.approx(want, rel=1e-6, abs=1e-7)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_throughput_blind_policy_reweights_the_same_way(seed: int) -> None:
+    inst = _round(seed, "max_min_fairness")
+    got, want = _levels(inst, _entities(len(inst.jobs), seed))
     assert got == pytest.approx(want, rel=1e-6, abs=1e-7)
 
 
@@ -140,7 +165,7 @@ def test_gavels_arguments_give_the_reference(seed: int) -> None:
     row_of = {k: inst.job_index[v] for k, v in policy._ids.items()}
     groups = entities(rules, weights, mapping, row_of)
     want = reference.reweighted_fill(
-        inst, data.weights(), lambda frozen: groups.priorities(data.priority, frozen)
+        inst, data.weights(), lambda frozen: gavel_weights(groups, data.priority, frozen)
     )
     rho = np.zeros(len(thr))
     for k, row in out.items():
@@ -247,3 +272,17 @@ def test_the_same_as_gavels_on_fairness_entities(monkeypatch) -> None:
         assert rates(ours) == pytest.approx(rates(theirs), rel=1e-3), seed
         compared += 1
     assert compared >= 2
+
+
+@pytest.mark.parametrize("seed", [8, 12, 20])
+def test_rounds_with_pairs_and_levels_near_zero_are_solved(seed: int) -> None:
+    """Rounds where phases once ended NO_SOLUTION: a job lifted by HiGHS's tolerance (t* of
+    1e-7 where no job can rise) and frozen there made later phases infeasible, and HiGHS's
+    presolve called a feasible phase infeasible. Every phase is now proven, and the answer
+    valid."""
+    inst = generate_custom(24, seed=seed, policy=Policy.MAX_MIN_FAIRNESS_PERF, pairs=True)
+    data = build_data(inst)
+    columns = all_columns(data)
+    found = water_fill_entities(data, _entities(data.num_jobs, seed), FOREVER, columns)
+    assert found.status is Status.OPTIMAL and found.x is not None
+    assert not validate(inst, shares_of(data, columns, found.x))

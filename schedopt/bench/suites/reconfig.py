@@ -62,9 +62,9 @@ SUITES = (
             *_mixes(256, "llama2-70b", 512, ((16, 16),)),
             *_mixes(1024, "llama2-70b", 1024, ((16, 16),)),
         ),
-        # the monolithic model beside the fixed-time decomposition (#17; benchmarks/
-        # reconfig_scale.py, RESULTS.md)
-        methods=("milp:highs", "decomp:rate", "auto"),
+        # the monolithic model beside the fixed-time decomposition and its widening to the
+        # physical plan space (#17; RESULTS.md)
+        methods=("milp:highs", "decomp:rate", "decomp:physical", "auto"),
     ),
     Suite(
         "reconfig-trace",

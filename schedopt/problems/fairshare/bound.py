@@ -30,6 +30,8 @@ class Bounds:
     l1: float  # an upper bound on L1
     l2: float  # an upper bound on L2
     l3: float  # a lower bound on L3
+    #: B2's prices ``μ_g`` per GPU of each type (sorted type order), for B3L.
+    prices: tuple[float, ...] = ()
 
 
 def _units_arrays(data: ModelData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -118,10 +120,12 @@ def restart_lower_bound(data: ModelData) -> float:
 
 
 def bounds(data: ModelData, deadline: Deadline | None = None) -> Bounds:
+    b2, prices = gpu_prices(data, deadline)
     return Bounds(
         pooled_share_bound(data),
-        lagrangian_throughput_bound(data, deadline),
+        b2,
         restart_lower_bound(data),
+        tuple(prices[g] for g in sorted(prices)),
     )
 
 

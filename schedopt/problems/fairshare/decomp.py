@@ -29,11 +29,11 @@ from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.executor import Task
-from schedopt.model import decompose
-from schedopt.model.lp_bound import relax, solve_relaxation
+from schedopt.model import Expr, Sense, decompose
+from schedopt.model.lp_bound import StagedLp, relax, relax_objective
 
-from .bound import bounds
-from .data import ModelData, TenantData, build_data, finish_reserve_s
+from .bound import Bounds, bounds
+from .data import JobData, ModelData, TenantData, build_data, finish_reserve_s
 from .explain import with_fairness_note
 from .gavel import STAGE1_TOL, GavelAllocation, JobFractions
 from .heuristics import (
@@ -44,6 +44,7 @@ from .heuristics import (
     water_fill,
 )
 from .instance import FairshareInstance
+from .l3_bound import l1_settled, l3_lower_bound, need_gpus
 from .model import build_model
 from .units import NotCounted
 
@@ -52,6 +53,16 @@ JOBS_PER_PART = 2500
 #: ``auto`` runs ``decomp`` from this many jobs on (the monolithic model took 58.7 s on a
 #: 10 s limit at 20,000 jobs, issue #16).
 AUTO_DECOMP_JOBS = 5000
+
+#: The part's L3 LP holds L2 at the L2 LP's value less this fraction of it.
+L2_HOLD = 1e-6
+
+#: Seconds B3L may take at most after the join (its whole search: 0.5 s at 4,096 GPUs, load
+#: 5), out of what the join's reserve leaves beyond the finish (not kept back from the parts:
+#: at load 5 that starved them, L2 75% under B2 at 16,384 GPUs), and the relative slack on
+#: the plan's L2 in its floor (the validator sums the same e_jo in another order).
+B3L_MAX_S = 0.75
+L2_FLOOR_TOL = 1e-9
 
 #: Seconds per job the join keeps for turning the joined state into a solution (measured:
 #: 0.3 s for 20,000 jobs at load 10), and the join's whole reserve per job (state, water-fill
@@ -118,20 +129,32 @@ def part_data(data: ModelData, indices: list[int], group: int, groups: dict[str,
         if g is not None:
             cap[g] = cap.get(g, 0) + free[h]
             widest[g] = max(widest.get(g, 0), free[h])
+    # the most GPUs an option of each type may ask for in this part
+    fits = {g: cap[g] if data.multi_host else min(cap[g], widest[g]) for g in cap}
     jobs = []
     for n, i in enumerate(indices):
         job = data.jobs[i]
-        options = tuple(
-            o
-            for o in job.options
-            if o.n <= cap.get(o.gpu_type, 0)
-            and (data.multi_host or o.n <= widest.get(o.gpu_type, 0))
-        )
+        options = tuple(o for o in job.options if o.n <= fits.get(o.gpu_type, 0))
         prev = None
         kept = None if job.prev_option is None else job.options[job.prev_option]
         if kept in options and set(job.prev_hosts) <= hosts:
             prev = options.index(kept)
-        jobs.append(dataclasses.replace(job, index=n, options=options, prev_option=prev))
+        # (JobData built directly: dataclasses.replace cost 0.8 s over 20,000 jobs)
+        jobs.append(
+            JobData(
+                n,
+                job.id,
+                job.tenant,
+                job.unit,
+                options,
+                job.was_running,
+                prev,
+                job.prev_hosts,
+                job.restart_cost,
+                job.restart_scaled,
+                job.used_gpu_s,
+            )
+        )
     return dataclasses.replace(
         data,
         jobs=tuple(jobs),
@@ -182,38 +205,56 @@ def scale_units(data: ModelData, parts: list[ModelData]) -> list[ModelData]:
     return out
 
 
-def lp_guide(part: ModelData, time_limit_s: float) -> GavelAllocation:
-    """The part's time fractions for gavel-round's rounding: the LP relaxation of the model
-    (C1–C7), L1 then L2 with L1 held, solved by HiGHS without PuLP (its build took 2/3 of a
-    part's time, measured on 2,500-job parts)."""
+def lp_guide(part: ModelData, time_limit_s: float) -> tuple[GavelAllocation, list[int]]:
+    """The part's time fractions for gavel-round's rounding, and the running jobs the LP keeps
+    (``k_j ≥ 1/2``): the LP relaxation of the model (C1–C7), L1, then L2 with L1 held, then
+    L3 with both held (so that the LP keeps running jobs where L2 does not need them moved),
+    solved by HiGHS without PuLP (its build took 2/3 of a part's time, measured on 2,500-job
+    parts), as one LP whose later stages start from the last basis (``StagedLp``)."""
     deadline = Deadline.after(time_limit_s)
     none = GavelAllocation(Status.NO_SOLUTION, 0.0, 0.0, (), {}, {})
     fm = build_model(part, deadline=deadline)
-    l1, l2 = fm.model.levels[0], fm.model.levels[1]
-    first = solve_relaxation(relax(fm.model, l1.expr, l1.sense), deadline.share(0.5))
-    if not first.solved or first.x is None:
-        return none
-    best = l1.expr.value(first.x)
-    held = (l1.expr, best - STAGE1_TOL * max(1.0, abs(best)), np.inf)
-    second = solve_relaxation(relax(fm.model, l2.expr, l2.sense, [held]), deadline.remaining())
-    x = second.x if second.solved and second.x is not None else first.x
+    l1, l2, l3 = fm.model.levels
+    lp = StagedLp(relax(fm.model, l1.expr, l1.sense))
+
+    def objective(expr: Expr, sense: Sense) -> np.ndarray:
+        return relax_objective(fm.model, expr, sense)
+
+    def hold(expr: Expr, value: float, tol: float) -> None:
+        cols, coefs = np.asarray(expr.cols), np.asarray(expr.coefs, dtype=np.float64)
+        lp.hold(cols, coefs, value - expr.constant - tol * max(1.0, abs(value)), np.inf)
+
+    x = lp.maximise(objective(l1.expr, l1.sense), deadline.share(0.5))
+    if x is None:
+        return none, []
+    best = l1.expr.value(x)
+    hold(l1.expr, best, STAGE1_TOL)
+    # (L2 first: the L3 stage only gets what L2 leaves, and a tenth when L2 is slow)
+    second = lp.maximise(objective(l2.expr, l2.sense), deadline.share(0.9))
+    if second is not None:
+        x = second
+        hold(l2.expr, l2.expr.value(x), L2_HOLD)
+        third = lp.maximise(objective(l3.expr, l3.sense), deadline.remaining())
+        if third is not None:
+            x = third
+    keep = [j.index for j in part.jobs if j.keepable and x[fm.k[j.index,]] >= 0.5]
     jobs = []
     for job in part.jobs:
         taken = [(opt, float(x[fm.x[job.index, o]])) for o, opt in enumerate(job.options)]
         taken = [(opt, f) for opt, f in taken if f > 1e-9]
         fr = tuple((opt.gpu_type, opt.n, f) for opt, f in taken)
         jobs.append(JobFractions(job.id, fr, sum(opt.eff * f for opt, f in taken)))
-    return GavelAllocation(Status.FEASIBLE, best, 0.0, tuple(jobs), {}, {})
+    return GavelAllocation(Status.FEASIBLE, best, 0.0, tuple(jobs), {}, {}), keep
 
 
 def solve_part(part: ModelData, budget: decompose.Budget) -> list[Answer]:
     """gavel-round on one part within ``budget`` (module-level: a process pool's task)."""
     time_limit_s = budget.deadline().remaining()
     try:
-        lp = lp_guide(part, 0.7 * time_limit_s)
+        lp, keep = lp_guide(part, 0.7 * time_limit_s)
     except DeadlineReached:
-        lp = GavelAllocation(Status.NO_SOLUTION, 0.0, 0.0, (), {}, {})
-    state, problem = run_gavel_round(part, GavelRoundParams(), lp)
+        lp, keep = GavelAllocation(Status.NO_SOLUTION, 0.0, 0.0, (), {}, {}), []
+    state, problem = run_gavel_round(part, GavelRoundParams(), lp, keep_first=keep)
     if problem:
         raise RuntimeError(problem)
     out: list[Answer] = []
@@ -227,11 +268,17 @@ def solve_part(part: ModelData, budget: decompose.Budget) -> list[Answer]:
 
 
 def join(
-    data: ModelData, parts: list[list[int]], answers: Mapping[str, Any], deadline: Deadline
+    data: ModelData,
+    parts: list[list[int]],
+    answers: Mapping[str, Any],
+    deadline: Deadline,
+    whole: Bounds | None = None,
 ) -> tuple[Any, dict[str, float | str]]:
-    """The parts' placements on the whole cluster, then the idle GPUs water-filled."""
+    """The parts' placements on the whole cluster, then the idle GPUs water-filled; with the
+    whole round's bounds ``whole``, B3L behind the joined plan (:func:`l3_stats`)."""
     if not answers:  # nothing of its own: the caller's heuristics answer (auto)
         return None, {"parts_missing_jobs": float(len(data.jobs))}
+    started = time.perf_counter()
     state = _State(data)
     missing = 0
     for p, indices in enumerate(parts):
@@ -257,7 +304,37 @@ def join(
         "repair_added_gpus": float(sum(state.unit_gpus) - before),
         "parts_missing_jobs": float(missing),
     }
-    return state.solution(), stats
+    if whole is not None:
+        stats.update(l3_stats(state, whole, stop))
+    solution = state.solution()
+    # the join's own time (B3L's included), against the reserve kept for it
+    stats["join_s"] = round(time.perf_counter() - started, 3)
+    return solution, stats
+
+
+def l3_stats(state: _State, whole: Bounds, stop: Deadline) -> dict[str, float | str]:
+    """B3L (``l3_bound.py``) behind the joined plan, within B3L_MAX_S and ``stop``: over the
+    allocations at least as fair as the plan (``m_v(t̂)``) and, when t̂ is L1 of the optimum
+    (``l1_settled``), at least its effective throughput."""
+    data = state.data
+    started = time.perf_counter()
+    t_hat = data.min_share([float(g) for g in state.unit_gpus])
+    l2 = sum(
+        job.options[r.option].eff
+        for job, r in zip(data.jobs, state.raw, strict=True)
+        if r.option is not None
+    )
+    settled = l1_settled(data, t_hat, whole.l1)
+    floor = l2 - L2_FLOOR_TOL * max(1.0, abs(l2)) if settled else None
+    # (not out of the finish kept back once more for solve(): under load it needs it, #16)
+    left = stop.remaining() - finish_reserve_s(data.instance)
+    budget = Deadline.after(max(0.0, min(B3L_MAX_S, left)))
+    value = l3_lower_bound(data, need_gpus(data, t_hat), floor, np.asarray(whole.prices), budget)
+    return {
+        "L3_bound": max(whole.l3, value),
+        "L3_bound_s": round(time.perf_counter() - started, 3),
+        "L3_bound_rows": "L1 fix, L2 floor" if settled else "L1 fix",
+    }
 
 
 def decomposition(
@@ -272,20 +349,25 @@ def decomposition(
     t0 = time.perf_counter()
     data = build_data(inst, check_size=False, deadline=deadline)
     data_s = time.perf_counter() - t0
+    split_started = time.perf_counter()
     k = int(options.params.get("parts", max(1, round(len(data.jobs) / JOBS_PER_PART))))
     groups = _host_groups(data, k, random, options.seed)
     job_parts = split(data, k, random, options.seed)
     pieces = scale_units(data, [part_data(data, ix, p, groups) for p, ix in enumerate(job_parts)])
     deadline.check("splitting the round into parts")
 
+    found: dict[str, Bounds] = {}
+
+    timings = {"data_s": round(data_s, 3), "split_s": round(time.perf_counter() - split_started, 3)}
+
     def bound(seconds: float) -> decompose.Bound:
-        b = bounds(data, Deadline.after(seconds))
-        return decompose.Bound(b.l1, {"L2_bound": b.l2, "L3_bound": b.l3})
+        b = found["whole"] = bounds(data, Deadline.after(seconds))
+        return decompose.Bound(b.l1, {"L2_bound": b.l2, "L3_bound": b.l3, **timings})
 
     return decompose.Decomposition(
         part=lambda p, budget: Task(f"part{p}", solve_part, (pieces[p], budget)),
         count=k,
-        join=lambda answers, dl: join(data, job_parts, answers, dl),
+        join=lambda answers, dl: join(data, job_parts, answers, dl, found.get("whole")),
         bound=bound,
         # the join costs about 1.5 data builds, which follow the machine's load; and the
         # finish once more: solve()'s reserve for it (65 us a job) was 1.5-3 s short at
@@ -309,6 +391,9 @@ METHODS = decompose.methods(
     "decomposition by pool slices (gavel-round per part, water-filled join), "
     "bounds of the whole round on every level",
     "POP's random split of hosts and jobs (gavel-round per part), bounds of the whole",
+    # auto runs it first: the heuristics before it took 3-4 s of a 10 s limit at 16,384
+    # GPUs and left its parts too little (issue #17)
+    first=True,
 )
 
 __all__ = ["METHODS", "auto_route", "join", "solve_part", "split"]

@@ -256,12 +256,19 @@ def run_astraea(data: ModelData, p: AstraeaParams) -> tuple[_State, str | None]:
 
 
 def run_gavel_round(
-    data: ModelData, p: GavelRoundParams, lp: GavelAllocation
+    data: ModelData, p: GavelRoundParams, lp: GavelAllocation, keep_first: Sequence[int] = ()
 ) -> tuple[_State, str | None]:
+    """gavel-round on ``data``; ``keep_first``: running jobs (indices) kept where they are
+    before anything is placed, so that no job placed before them takes their hosts (the
+    decomposition passes those its LP keeps)."""
     state = _State(data)
     problem = _keep_for_cap(state)
     if problem:
         return state, problem
+    for j in keep_first:
+        job = data.jobs[j]
+        if not state.done(job):
+            state.keep(job)
     fill = AstraeaParams(keep_running=p.keep_running)
     if lp.status.has_solution:
         # Round: every unit, worst LP share first, takes whole GPUs up to the LP's expected

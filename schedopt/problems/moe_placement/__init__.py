@@ -52,6 +52,9 @@ SPEC = ProblemSpec(
             "joined onto the GPUs; then each layer's model (HiGHS) with its memory fixed; "
             "gap against the whole instance's bound (auto past 20,000 variables)",
             supports_hint=True,
+            # auto runs it first (it makes its own EPLB plan; the heuristics before it only
+            # took its time)
+            decomposition=True,
         ),
         MethodSpec(
             "heuristic:eplb",

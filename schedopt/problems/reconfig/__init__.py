@@ -44,6 +44,14 @@ SPEC = ProblemSpec(
             supports_hint=True,
         ),
         MethodSpec(
+            decomp.PHYSICAL,
+            MethodKind.EXACT,
+            decomp.solve_physical,
+            "decomp:rate's template plan widened to the physical plan space (TP differing "
+            "between stages, slow GPUs as they are), with the stage-position bound over it",
+            supports_hint=True,
+        ),
+        MethodSpec(
             "heuristic:megatron",
             MethodKind.HEURISTIC,
             heuristics.solve_megatron,

@@ -50,11 +50,88 @@ def route(inst: ReconfigInstance) -> str:
 #: Of the time left after the data, the share the fixed-time search gets when it has not
 #: proven L1 (the rest goes to the monolithic model, which starts from its plan and bound).
 SEARCH_SHARE = 0.7
+#: Of the time left after the search, the share kept for the stage-position bound over the
+#: physical plan space (Q7–Q8, price_bound.py), computed last, whatever the model proved.
+PHYSICAL_SHARE = 0.4
+
+
+def with_stage_bound(inst: ReconfigInstance, outcome: Outcome, deadline: Deadline) -> Outcome:
+    """The answer with Q7–Q8's proven bound over the physical plan space in its stats
+    (``physical_bound_s``, ``physical_gap``; P1–P6's alone are in its metrics)."""
+    if outcome.solution is None or deadline.expired():
+        return outcome
+    from .price_bound import priced_bound_us  # HiGHS, on first use
+
+    upper = round(evaluate(inst, outcome.solution)[0] * 1e6)
+    q_us, counts = priced_bound_us(inst, upper, deadline)
+    stats: dict[str, object] = {**outcome.stats, **counts}
+    metrics = dict(outcome.metrics)
+    if q_us is not None and upper:
+        # Q7–Q8 start from P1–P6's bound, so this one is at least the validator's
+        stats["physical_bound_s"] = metrics["physical_bound_s"] = q_us / 1e6
+        stats["physical_gap"] = metrics["physical_gap"] = max(0, upper - q_us) / upper
+    return dataclasses.replace(outcome, stats=stats, metrics=metrics)
 
 
 def solve(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
-    """R4's search, then the monolithic model (C1–C13) from its plan, with its bound as C13:
-    when L1 is proven the model only solves L2 and L3 (and may prove every level)."""
+    """``decomp:rate``: the template answer, then Q7–Q8's bound over the physical space."""
+    return with_stage_bound(inst, solve_templates(inst, options, deadline), deadline)
+
+
+PHYSICAL = "decomp:physical"
+#: ``decomp:physical``'s shares: the template answer gets TEMPLATE_SHARE of the time (its L1
+#: is proven in about 2 s at 256 and 1,024 GPUs; L2 and L3 matter less once it is widened),
+#: widening WIDEN_SHARE of what is left, the bound over the physical space the rest.
+TEMPLATE_SHARE = 0.25
+WIDEN_SHARE = 0.4
+PHYSICAL_NOTE = (
+    "a plan of the physical plan space (TP differing between stages, slow GPUs in groups as "
+    "they are, pipelines from the GPUs the template plan leaves idle; formulations/reconfig.md "
+    "W1-W6): the bound is Q7-Q8's, over the physical plan space"
+)
+
+
+def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
+    """``decomp:physical``: the template answer widened to the physical space (W1–W6) where
+    that lowers L1, with Q7–Q8's bound over the physical space as its bound; an answer left as
+    it was keeps its template-space status, with the physical bound beside it."""
+    from .physical import widen
+
+    t0 = time.perf_counter()
+    out = solve_templates(
+        inst, options, deadline.earlier(deadline.share(1 - TEMPLATE_SHARE)), hand_over=False
+    )
+    if out.solution is None or deadline.expired():
+        return with_stage_bound(inst, out, deadline)
+    wide = widen(inst, out.solution, deadline.earlier(deadline.share(1 - WIDEN_SHARE)))
+    if evaluate(inst, wide) >= evaluate(inst, out.solution):
+        # not widened: the template answer, now with the hand-over proving L2 and L3
+        again = dataclasses.replace(options, hint=out.solution)
+        out = solve_templates(inst, again, deadline.earlier(deadline.share(PHYSICAL_SHARE)))
+        return with_stage_bound(inst, out, deadline)
+    stats = {
+        **{k: v for k, v in out.stats.items() if k not in ("first_level_proven", "proven_over")},
+        "plan_space": "physical",
+        "proven_over": "physical plan space",
+        "widened": 1.0,
+    }
+    ours = Outcome(Status.FEASIBLE, wide, build_s=out.build_s, stats=stats)
+    ours = with_stage_bound(inst, ours, deadline)
+    bound = ours.stats.get("physical_bound_s")
+    return dataclasses.replace(
+        ours,
+        bound=bound if isinstance(bound, float) else None,
+        explanation=PHYSICAL_NOTE,
+        solve_s=time.perf_counter() - t0 - out.build_s,
+    )
+
+
+def solve_templates(
+    inst: ReconfigInstance, options: SolveOptions, deadline: Deadline, hand_over: bool = True
+) -> Outcome:
+    """R4's search, then (``hand_over``) the monolithic model (C1–C13) from its plan, with its
+    bound as C13: when L1 is proven the model only solves L2 and L3 (and may prove every
+    level). ``decomp:physical`` skips the hand-over: L2 and L3 of a plan it widens are moot."""
     from .rate import search  # HiGHS, imported on first use (tests/test_startup.py)
 
     t0 = time.perf_counter()
@@ -80,12 +157,14 @@ def solve(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> 
         explanation=None if sol is not None else "no fixed-time plan found in time (not a proof)",
         from_hint=sol is not None and raw is start and options.hint is not None,
     )
-    if sol is None or deadline.expired():
+    if sol is None or deadline.expired() or not hand_over:
         return finish(inst, ours)
     mono = partial(prepare, lb_us=bound_us, data=data)
     try:
         theirs = exact_runner(mono, ExactBackend.HIGHS)(
-            inst, dataclasses.replace(options, hint=sol), deadline
+            inst,
+            dataclasses.replace(options, hint=sol),
+            deadline.earlier(deadline.share(PHYSICAL_SHARE)),
         )
     except DeadlineReached:
         return finish(inst, ours)

@@ -32,6 +32,10 @@ from .data import TimeshareData
 from .model import build_model
 from .waterfill import DUAL_TOL, FREEZE_REL, WaterFill
 
+#: A phase's t* this close to 0 is 0 (HiGHS's primal tolerance is 1e-7): rising jobs that
+#: cannot rise are not lifted by it, nor frozen at a level no allocation has.
+ZERO_RISE = 1e-7
+
 
 @dataclass(frozen=True)
 class Entities:
@@ -98,27 +102,18 @@ def _fill(h, tm, data: TimeshareData, entities: Entities, time_left) -> WaterFil
             break
         for j in range(n):  # γ_j t − u_j ≤ −U_j (γ_j = 0: frozen or waiting at U_j)
             h.changeCoeff(int(rows[j]), int(t_col), float(rate[j]))
-        h.changeRowsBounds(n, rows, np.full(n, -highspy.kHighsInf), -level)
         left = time_left()
         if left <= 0:
             return WaterFill(Status.FEASIBLE, None, None, lps)
-        h.setOptionValue("time_limit", float(left))
-        h.run()
-        lps += 1
-        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal and time_left() > 0:
-            # HiGHS 1.16's presolve has called a feasible phase infeasible (the last phase's
-            # x satisfies it; cold and without presolve it solves): solve it so, once
-            h.clearSolver()
-            h.setOptionValue("presolve", "off")
-            h.setOptionValue("time_limit", float(max(time_left(), 1e-3)))
-            h.run()
-            h.setOptionValue("presolve", "choose")
-            lps += 1
-        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        solved, runs, level = _solve_phase(h, rows, level, rising, time_left)
+        lps += runs
+        if not solved:
             return WaterFill(Status.NO_SOLUTION, None, None, lps)
         sol = h.getSolution()
         values = np.asarray(sol.col_value)
-        t_star = max(0.0, float(values[t_col]))
+        t_star = float(values[t_col])
+        if abs(t_star) <= ZERO_RISE:  # no job can rise: HiGHS's t* is its tolerance, not a rise
+            t_star = 0.0
         duals = np.abs(np.asarray(sol.row_dual)[c3 : c3 + n])
         tight = rising & (duals > DUAL_TOL)
         if not tight.any():  # numerically flat duals: the largest one is still a proof's
@@ -131,3 +126,32 @@ def _fill(h, tm, data: TimeshareData, entities: Entities, time_left) -> WaterFil
     if values is None:  # no job at all
         return WaterFill(Status.OPTIMAL, np.zeros(len(x_cols)), level, 0)
     return WaterFill(Status.OPTIMAL, values[x_cols], level, lps)
+
+
+#: Retries of a phase HiGHS calls infeasible: afresh without presolve (HiGHS 1.16's presolve has
+#: called feasible phases infeasible), then with the levels of the jobs not rising lowered by
+#: this much (relative to max(1, level)): levels reached at HiGHS's tolerances (1e-7), such as
+#: a job frozen at 1e-8 that can have 0, are not kept beyond them.
+RELAX = (0.0, 1e-7, 1e-6)
+
+
+def _solve_phase(h, rows, level, rising, time_left) -> tuple[bool, int, np.ndarray]:
+    """Solve the phase LP (rows γ_j t − u_j ≤ −U_j): whether HiGHS proved an optimum, the LPs
+    run, and the levels it was proved with."""
+    n, runs = len(rows), 0
+    for attempt, relax in enumerate((None, *RELAX)):
+        left = time_left()
+        if left <= 0 and runs:
+            return False, runs, level
+        floor = level if not relax else level - relax * np.maximum(1.0, np.abs(level)) * ~rising
+        h.changeRowsBounds(n, rows, np.full(n, -highspy.kHighsInf), -floor)
+        if attempt:
+            h.clearSolver()
+            h.setOptionValue("presolve", "off")
+        h.setOptionValue("time_limit", float(max(left, 1e-3)))
+        h.run()
+        h.setOptionValue("presolve", "choose")
+        runs += 1
+        if h.getModelStatus() == highspy.HighsModelStatus.kOptimal:
+            return True, runs, floor
+    return False, runs, level

@@ -1,0 +1,243 @@
+"""``decomp:physical``: the template plan widened to the physical plan space (formulations/
+reconfig.md, W1–W6; #17 item 3), with the stage-position bound (Q7–Q8) beside it.
+
+The template space gives every pipeline one TP degree and at most one slow group, so the
+GPUs of damaged hosts (a failed GPU leaves 7: no group of 8) and most slow GPUs stay idle.
+Here the GPUs a plan leaves idle are packed, host by host, into the largest allowed groups
+(slow GPUs in the groups as they are), chained into new pipelines with TP differing between
+stages and the layers split by each stage's own speed and memory at its position, and added
+where they lower L1; the micro-batches are then handed out again by min-max. Every plan is
+checked by the validator (V1–V8 unchanged).
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from schedopt.core.stopping import Deadline
+
+from .design import Chain, Partitioner
+from .instance import Pipeline, ReconfigInstance, Stage
+from .solution import ReconfigSolution
+from .validate import _Costs, evaluate, validate
+
+#: W5 tries from 1 to this many pipelines dealt from scratch.
+MAX_DEALT = 64
+
+
+def idle_groups(
+    inst: ReconfigInstance, used: set[str], apart: bool = False
+) -> list[tuple[str, ...]]:
+    """W1: every host's idle surviving GPUs, fastest first, cut into the largest allowed groups
+    (``apart``: the healthy GPUs and the slow ones cut separately, so that no slow GPU drags a
+    group of healthy ones)."""
+    failed, slow = set(inst.failed_gpus), inst.slow_factor
+    heads = inst.model.heads
+    degrees = sorted((t for t in set(inst.tp_sizes) if not heads % t), reverse=True)
+    out = []
+    for h in inst.cluster.hosts():
+        free = [g for g in inst.cluster.gpus_on(h) if g not in failed and g not in used]
+        free.sort(key=lambda g: -slow.get(g, 1.0))
+        parts = [[g for g in free if g not in slow], [g for g in free if g in slow]]
+        for run in parts if apart else [free]:
+            while run:
+                t = next((d for d in degrees if d <= len(run)), None)
+                if t is None:
+                    break
+                out.append(tuple(run[:t]))
+                run = run[t:]
+    return out
+
+
+def spread(shapes: list[tuple[int, int]], M: int) -> list[int]:
+    """Micro-batches over pipelines of (τ, p), min-max of (m + p − 1)·τ, one at a time."""
+    m = [0] * len(shapes)
+    heap = [(p * tau, i) for i, (tau, p) in enumerate(shapes)]
+    heapq.heapify(heap)
+    for _ in range(M):
+        _, i = heapq.heappop(heap)
+        m[i] += 1
+        tau, p = shapes[i]
+        heapq.heappush(heap, ((m[i] + p) * tau, i))
+    return m
+
+
+def _plan(inst: ReconfigInstance, chains: list[Chain]) -> ReconfigSolution | None:
+    c = _Costs(inst)
+    m = spread([(ch.tau, len(ch.groups)) for ch in chains], inst.micro_batches)
+    pipes, worst, sync = [], 0, 0
+    for ch, k in zip(chains, m, strict=True):
+        if k < 1:
+            continue
+        stages, at = [], 0
+        for g, n in zip(ch.groups, ch.sizes, strict=True):
+            stages.append(Stage(layer_start=at, layer_end=at + n, gpus=g))
+            at += n
+        pipes.append(Pipeline(stages=tuple(stages), micro_batches=k))
+        worst = max(worst, (k + len(ch.groups) - 1) * ch.tau)
+        sync = max(sync, c.sync_us(ch.gpus))
+    if not pipes:
+        return None
+    return ReconfigSolution(pipelines=tuple(pipes), iteration_time_s=(worst + sync) / 1e6)
+
+
+def _chains_of(part: Partitioner, sol: ReconfigSolution) -> list[Chain]:
+    """The given plan's pipelines, each with its layer split re-chosen for its own groups."""
+    out = []
+    for pp in sol.pipelines:
+        ch = part.chain([s.gpus for s in pp.stages])
+        if ch is None:  # cannot happen for a valid plan; keep its own split then
+            sizes = tuple(s.layer_end - s.layer_start for s in pp.stages)
+            ch = Chain(tuple(s.gpus for s in pp.stages), sizes, 0)
+        out.append(ch)
+    return out
+
+
+def new_chains(
+    part: Partitioner,
+    pool: list[tuple[str, ...]],
+    pipe_us: int,
+    deadline: Deadline | None,
+    order: int = 0,
+) -> list[Chain]:
+    """W3: pipelines from the pool, largest groups first (they hold the most in flight), each
+    of the depth with the most micro-batches per GPU within ``pipe_us`` (``order`` 1: the
+    fastest groups first, so slow groups gather in pipelines of their own)."""
+    inst = part.inst
+    if order:
+        pool = sorted(pool, key=lambda g: (-part.kappa(g), -len(g)))
+    else:
+        pool = sorted(pool, key=lambda g: (-len(g), -part.kappa(g)))
+    out: list[Chain] = []
+    while pool and (deadline is None or not deadline.expired()):
+        best: tuple[float, int, Chain] | None = None
+        for k in range(1, min(inst.max_stages, len(pool), part.L) + 1):
+            ch = part.chain(pool[:k])
+            if ch is None:
+                continue
+            m = pipe_us // ch.tau - k + 1
+            if m >= 1 and (best is None or m / ch.gpus > best[0]):
+                best = (m / ch.gpus, k, ch)
+        if best is None:
+            break
+        out.append(best[2])
+        pool = pool[best[1] :]
+    return out
+
+
+def widen(
+    inst: ReconfigInstance, sol: ReconfigSolution, deadline: Deadline | None = None
+) -> ReconfigSolution:
+    """W1–W6: the plan, re-split per stage (W2), with pipelines from its idle GPUs added while
+    they lower L1 (W3, W4), from scratch too (W5); the best valid plan of these, never worse
+    than ``sol`` (the validator's own evaluation decides)."""
+    part = Partitioner(inst)
+    best, best_val = sol, evaluate(inst, sol)
+    base = _chains_of(part, sol)
+
+    def consider(chains: list[Chain]) -> None:
+        nonlocal best, best_val
+        cand = _plan(inst, chains)
+        if cand is None or validate(inst, cand):
+            return
+        val = evaluate(inst, cand)
+        if val < best_val:
+            best, best_val = cand, val
+
+    consider(base)
+    designed = _designed(inst, part, round(best_val[0] * 1e6), deadline)
+    for start in (base, [], *designed):
+        chains = list(start)
+        for order in (0, 1, 0):  # W3 by size then by speed, W4 again on what is left
+            if deadline is not None and deadline.expired():
+                break
+            taken = {g for ch in chains for grp in ch.groups for g in grp}
+            current = _plan(inst, chains) if chains else None
+            ref = round(evaluate(inst, current)[0] * 1e6) if current else round(best_val[0] * 1e6)
+            extra = new_chains(part, idle_groups(inst, taken), ref, deadline, order)
+            chains = _add_while_better(inst, chains, extra, deadline)
+        if chains:
+            consider(chains)
+    pool = idle_groups(inst, set())
+    for k in range(1, min(inst.micro_batches, len(pool), MAX_DEALT) + 1):  # W5: from scratch
+        if deadline is not None and deadline.expired():
+            break
+        dealt = deal(part, pool, k)
+        if dealt:
+            consider(dealt)
+    return best
+
+
+#: W6's target pipe times, as fractions of the start's L1 (then a finer pass around the best).
+TARGETS = (0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+
+
+def _designed(
+    inst: ReconfigInstance, part: Partitioner, upper: int, deadline: Deadline | None
+) -> list[list[Chain]]:
+    """W6 (design.py): pipelines designed for target pipe times below ``upper``, from every
+    surviving GPU (cut both ways, W1); the best few plans, for W3-W4 to add to."""
+    from .design import Designer
+
+    found: list[tuple[tuple[float, ...], float, list[Chain]]] = []
+    for apart in (False, True):
+        d = Designer(part, idle_groups(inst, set(), apart))
+        fractions = list(TARGETS)
+        for rnd in range(2):
+            for f in fractions:
+                if deadline is not None and deadline.expired():
+                    break
+                chains = [part.chain(gs) for gs in d.plan(int(upper * f), deadline)]
+                ok = [ch for ch in chains if ch is not None]
+                plan = _plan(inst, ok) if ok else None
+                if plan is not None and not validate(inst, plan):
+                    found.append((evaluate(inst, plan), f, ok))
+            if not found or rnd:
+                break
+            top = min(found, key=lambda x: x[0])[1]
+            fractions = [top - 0.03, top - 0.015, top + 0.015, top + 0.03]
+    found.sort(key=lambda x: x[0])
+    return [chains for _, _, chains in found[:3]]
+
+
+def deal(part: Partitioner, pool: list[tuple[str, ...]], k: int) -> list[Chain]:
+    """W5: the groups dealt to ``k`` pipelines, largest first, each to the pipeline with the
+    fewest GPUs that has a stage left (``max_stages``); each pipeline's groups then in stage
+    order, largest first, and split (W2). Pipelines that hold no split are left out."""
+    depth = min(part.inst.max_stages, part.L)
+    got: list[list[tuple[str, ...]]] = [[] for _ in range(k)]
+    heap = [(0, i) for i in range(k)]  # (GPUs, pipeline) of those with a stage left
+    for g in sorted(pool, key=lambda g: (-len(g), -part.kappa(g))):
+        if not heap:
+            break
+        gpus, i = heapq.heappop(heap)
+        got[i].append(g)
+        if len(got[i]) < depth:
+            heapq.heappush(heap, (gpus + len(g), i))
+    out = []
+    for groups in got:
+        if groups:
+            ch = part.chain(sorted(groups, key=lambda g: (-len(g), -part.kappa(g))))
+            if ch is not None:
+                out.append(ch)
+    return out
+
+
+def _add_while_better(
+    inst: ReconfigInstance, chains: list[Chain], extra: list[Chain], deadline: Deadline | None
+) -> list[Chain]:
+    """W4: each new pipeline, most micro-batches per GPU first, kept when L1 falls with it."""
+    chains = list(chains)
+    current = _plan(inst, chains) if chains else None
+    value = None if current is None else evaluate(inst, current)
+    for ch in sorted(extra, key=lambda ch: ch.tau * ch.gpus):
+        if deadline is not None and deadline.expired():
+            break
+        trial = _plan(inst, [*chains, ch])
+        if trial is None or validate(inst, trial):
+            continue
+        got = evaluate(inst, trial)
+        if value is None or got[0] < value[0]:
+            chains.append(ch)
+            value = got
+    return chains

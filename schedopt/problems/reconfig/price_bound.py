@@ -1,0 +1,174 @@
+"""The priced stage-position bound (formulations/reconfig.md, Q7–Q8; #17 item 3).
+
+Q4's LP aggregates pipelines into bands of micro-batches and is slow to solve (seconds at
+256 GPUs). Its dual says what a TP group of each type is worth; with such prices ``μ`` fixed,
+weak duality needs no LP at all: every pipeline of ``p`` stages running ``m`` micro-batches
+costs at least ``C_pm(μ)`` (a one-dimensional Lagrangian over its layers, Q7), so the hosts'
+groups, worth at most ``S(μ)``, run at most ``S(μ)·max m/C_pm`` micro-batches. Each ``m`` is
+its own type (no band), and a probe is a few numpy passes. The prices come from one LP (Q8).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from schedopt.core.stopping import Deadline
+
+from .instance import ReconfigInstance
+from .stage_bound import StageData, build_lp, initial_bands, stage_data
+from .validate import physical_bound_us
+
+#: Golden-section steps over ν per (p, m) (any ν gives a valid bound; more only tightens).
+NU_STEPS = 24
+PHI = (math.sqrt(5) - 1) / 2
+#: Rounds of prices (each an LP at the bound reached, then a bisection), while they raise it.
+PRICE_ROUNDS = 6
+
+
+def supply_value(sd: StageData, mu: np.ndarray) -> float:
+    """S(μ): the most the hosts' groups are worth, each host packed at its richest (Q7)."""
+    index = {g: j for j, g in enumerate(sd.types)}
+    total = 0.0
+    for n, packs in sd.classes:
+        best = max(sum(mu[index[g]] * k for g, k in pk.items()) for pk in packs)
+        total += n * max(0.0, best)
+    return total
+
+
+def _caps(sd: StageData, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(m, caps[m, position, type]) of the feasible micro-batch counts of depth ``p`` (Q1–Q3,
+    one type per m: θ = ⌊(Λ − α_p)/(m + p − 1)⌋)."""
+    left = lam - sd.sync_floor[p]
+    if left <= 0:
+        return None
+    m = np.arange(1, sd.M + 1)
+    tau = left // (m + p - 1)
+    m, tau = m[tau >= 1], tau[tau >= 1]
+    if not len(m):
+        return None
+    nt = len(sd.types)
+    caps = np.zeros((len(m), p, nt), dtype=np.int64)
+    for j, (t, kappa) in enumerate(sd.types):
+        inner = np.searchsorted(sd.time_n[(t, kappa, False, p > 1)], tau, "right") - 1
+        end = np.searchsorted(sd.time_n[(t, kappa, True, p > 1)], tau, "right") - 1
+        for i in range(p):  # i = 0 the first stage (f = p), i = p − 1 the last (f = 1)
+            f = p - i
+            mem = sd.mem_n[(t, f, f == p, f == 1)]
+            caps[:, i, j] = np.minimum(end if f == 1 else inner, mem)
+    caps = np.clip(caps, 0, sd.L)
+    best = caps.max(axis=2)
+    ok = (best >= 1).all(axis=1) & (best.sum(axis=1) >= sd.L)
+    if not ok.any():
+        return None
+    return m[ok], caps[ok]
+
+
+def _least_cost(sd: StageData, mu: np.ndarray, caps: np.ndarray) -> np.ndarray:
+    """Q7: a lower bound on the price of one pipeline per row of ``caps``: the best over a
+    golden-section search of ν of ``νL + Σ_positions min_γ (μ_γ − ν·cap)`` (cap ≥ 1 only)."""
+    usable = caps >= 1
+
+    def value(nu: np.ndarray) -> np.ndarray:
+        cost = np.where(usable, mu[None, None, :] - nu[:, None, None] * caps, np.inf)
+        return nu * sd.L + cost.min(axis=2).sum(axis=1)
+
+    lo = np.zeros(len(caps))
+    hi = np.full(len(caps), float(mu.max()) if len(mu) else 0.0)
+    best = value(lo)
+    a, b = hi - PHI * (hi - lo), lo + PHI * (hi - lo)
+    fa, fb = value(a), value(b)
+    for _ in range(NU_STEPS):
+        best = np.maximum(best, np.maximum(fa, fb))
+        left = fa >= fb  # the maximum lies in [lo, b]
+        hi = np.where(left, b, hi)
+        lo = np.where(left, lo, a)
+        a, b = hi - PHI * (hi - lo), lo + PHI * (hi - lo)
+        fa, fb = value(a), value(b)
+    return np.maximum(best, np.maximum(fa, fb))
+
+
+def priced_out(sd: StageData, lam: int, mu: np.ndarray, supply: float) -> bool:
+    """Q7: True when the prices prove that no physical plan has L1 ≤ ``lam``."""
+    if supply <= 0:
+        return False
+    ratio = 0.0
+    for p in sd.depths:
+        found = _caps(sd, p, lam)
+        if found is None:
+            continue
+        m, caps = found
+        cost = _least_cost(sd, mu, caps)
+        if (cost <= 1e-12).any():
+            return False
+        ratio = max(ratio, float((m / cost).max()))
+    return ratio * supply < sd.M * (1 - 1e-6)
+
+
+def lp_prices(sd: StageData, lam: int, deadline: Deadline | None) -> np.ndarray | None:
+    """Q8: prices from Q4's LP at ``lam`` (coarse bands): its supply rows' multipliers; a type
+    with no row gets the largest price (any prices ≥ 0 are valid, these only tighten)."""
+    from schedopt.model.lp_bound import solve_relaxation
+
+    bands = {p: initial_bands(sd.M, 2.0) for p in sd.depths}
+    lp = build_lp(sd, lam, bands)
+    if lp is None:
+        return None
+    left = 60.0 if deadline is None else deadline.remaining()
+    if left <= 0:
+        return None
+    found = solve_relaxation(lp.r, left, interior=True)  # type: ignore[arg-type]
+    if found.duals is None:
+        return None
+    mu = np.array(
+        [
+            max(0.0, found.duals[lp.supply_rows[g]]) if g in lp.supply_rows else -1.0
+            for g in sd.types
+        ]
+    )
+    top = float(mu.max()) if len(mu) else 0.0
+    return np.where(mu < 0, top, mu)
+
+
+def priced_bound_us(
+    inst: ReconfigInstance,
+    upper_us: int | None,
+    deadline: Deadline | None = None,
+    rel_tol: float = 1e-3,
+) -> tuple[int | None, dict[str, float]]:
+    """Q7–Q8: from P1–P6's bound, prices from the LP at 10% above it, then a bisection over
+    ``Λ`` with the priced test, below ``upper_us``; then prices again at the bound reached,
+    while time is left. Anytime. (None, …): no physical plan exists."""
+    stats: dict[str, float] = {"q_lps": 0.0, "q_priced": 0.0}
+    sd = stage_data(inst, True, deadline)
+    if sd is None:
+        return None, stats
+    base = physical_bound_us(inst)
+    assert base is not None
+    lo = base
+    hi = upper_us if upper_us is not None else 4 * base + 1
+    probe = min(hi, int(lo * 1.1) + 1)
+    for _ in range(PRICE_ROUNDS):
+        if deadline is not None and deadline.expired():
+            break
+        mu = lp_prices(sd, probe, deadline)
+        stats["q_lps"] += 1
+        if mu is None:
+            break
+        supply = supply_value(sd, mu)
+        top = hi
+        start = lo
+        while top - lo > max(1.0, rel_tol * top):
+            if deadline is not None and deadline.expired():
+                break
+            mid = (lo + top) // 2
+            stats["q_priced"] += 1
+            if priced_out(sd, mid, mu, supply):
+                lo = mid + 1
+            else:
+                top = mid
+        if lo <= start:
+            break
+        probe = min(hi, lo + max(1, int(lo * 0.02)))
+    return lo, stats

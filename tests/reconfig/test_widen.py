@@ -1,0 +1,53 @@
+"""``decomp:physical`` (formulations/reconfig.md, W1-W6; #17 item 3): a template plan widened to
+the physical plan space is valid (V1-V8 unchanged), never worse than the plan it starts from,
+and its bound (Q1-Q6) is below every physical plan, the brute-force optimum included."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, assume, given, settings
+
+import schedopt
+from schedopt.core.status import Status
+from schedopt.problems.reconfig.instance import ReconfigInstance
+from schedopt.problems.reconfig.physical import widen
+from schedopt.problems.reconfig.strategies import instance_dicts
+from schedopt.problems.reconfig.validate import evaluate, validate
+
+from .bruteforce import physical_best
+
+
+@settings(derandomize=True, deadline=None, max_examples=30, suppress_health_check=list(HealthCheck))
+@given(doc=instance_dicts(max_hosts=3, max_layers=6))
+def test_a_widened_plan_is_valid_and_never_worse(doc: dict) -> None:
+    inst = ReconfigInstance.model_validate(doc)
+    start = schedopt.solve(inst, "heuristic:oobleck", time_limit_s=10)
+    assume(start.solution is not None)
+    wide = widen(inst, start.solution)
+    assert validate(inst, wide) == []
+    assert evaluate(inst, wide) <= evaluate(inst, start.solution)
+
+
+@settings(derandomize=True, deadline=None, max_examples=25, suppress_health_check=list(HealthCheck))
+@given(doc=instance_dicts(max_hosts=2, max_layers=4))
+def test_decomp_physical_is_honest_over_the_physical_space(doc: dict) -> None:
+    doc = {**doc, "global_batch": min(doc["global_batch"], 3 * doc["micro_batch"])}
+    doc.pop("current_plan", None)
+    doc.pop("failure_rate_per_hour", None)
+    inst = ReconfigInstance.model_validate(doc)
+    assume(len(inst.cluster.gpus()) - len(inst.failed_gpus) <= 5)
+    found = physical_best(inst)
+    result = schedopt.solve(inst, "decomp:physical", time_limit_s=60)
+    if result.solution is None:
+        assert result.status in (Status.INFEASIBLE, Status.NO_SOLUTION)
+        return
+    assert found is not None  # a plan exists, so the brute force finds one
+    assert validate(inst, result.solution) == []
+    first = result.objectives[0]
+    assert round(first * 1e6) >= found[0]  # no plan beats the physical optimum
+    bound = result.stats.get("physical_bound_s")
+    if bound is not None:
+        assert round(bound * 1e6) <= found[0]
+    if result.stats.get("widened"):
+        assert result.stats["proven_over"] == "physical plan space"
+        assert result.status is Status.FEASIBLE
+        assert result.best_bound is not None and result.best_bound <= first
