@@ -34,8 +34,9 @@ BUILD_S_PER_VARIABLE = 3e-5
 MAX_MODEL_VARIABLES = 2_000_000
 #: Seconds per job that ``solve()`` keeps back for validating and evaluating an answer
 #: (measured on 16,384 GPUs × 20,000 jobs: 30 µs of CPU per job, 65 µs of wall time beside
-#: other work; benchmarks/RESULTS.md).
-FINISH_S_PER_JOB = 7.0e-5
+#: other work; since the validator derives its data once per instance, 19 µs of CPU and
+#: 25 µs of wall time at load 3.7: 0.38 s and 0.51 s, issue #17; benchmarks/RESULTS.md).
+FINISH_S_PER_JOB = 3.5e-5
 
 
 def finish_reserve_s(inst: FairshareInstance) -> float:
