@@ -12,7 +12,9 @@ schedopt's dependencies::
 (the versions this was run with, on Python 3.11.7; cvxpy >= 1.6 no longer picks ECOS by
 default, so the ``ecos`` package is installed and ``--solver ECOS`` is passed, as Gavel's
 drivers do). numpy >= 2.4 breaks ``MaxMinFairnessPolicyWithPacking``: it calls ``float()`` on a
-one-element 1-D array, an error since numpy 2.4 (a DeprecationWarning before). An era
+one-element 1-D array, an error since numpy 2.4 (a DeprecationWarning before); on numpy >= 2.4
+this harness gives Gavel's ``max_min_fairness`` module a ``float`` that takes such an array as
+numpy < 2.4 did (``_numpy_24_float``; Gavel's source is unchanged). An era
 environment, closer to what Gavel ran in 2021, also works (cvxpy 1.1.x has no Python 3.11
 wheel, so it builds from source; cvxpy < 1.1.18 imports a scipy module path that scipy
 1.9 and 1.10 no longer have, and scipy < 1.9 has no Python 3.11 wheel)::
@@ -187,6 +189,28 @@ class Gavel:
             name: getattr(importlib.import_module(mod), cls)
             for name, (mod, cls, _) in POLICIES.items()
         }
+        _numpy_24_float(importlib.import_module("max_min_fairness"))
+
+
+def _numpy_24_float(module) -> None:
+    """numpy >= 2.4 refuses ``float()`` of a one-element 1-D array, which Gavel's
+    ``MaxMinFairnessPolicyWithPacking`` takes (``float(proportional_throughputs[i])``); before
+    2.4 it was a DeprecationWarning and gave the element. Only on numpy >= 2.4, that module
+    (and no other) gets a ``float`` that does what numpy < 2.4 did; Gavel's source is not
+    changed."""
+    import builtins
+
+    import numpy as np
+
+    if tuple(int(p) for p in np.__version__.split(".")[:2]) < (2, 4):
+        return
+
+    def as_float(value=0.0):
+        if isinstance(value, np.ndarray) and value.size == 1:
+            return builtins.float(value.reshape(-1)[0])
+        return builtins.float(value)
+
+    module.float = as_float
 
 
 class SolveLog:

@@ -1,11 +1,13 @@
 """schedopt against Gavel's own policies (cvxpy + ECOS) on the same inputs, in one run.
 
 Each request is made the way Gavel's policy-runtime benchmark makes it
-(``gavel_inputs.make_request``: Gavel's measured throughputs, its job generator and seeds);
-then, one after the other on the same machine, schedopt's drop-in
-(``schedopt.integrations.gavel``, a fresh policy object per run: a cold solve, dict
-conversion and validation included) and Gavel's own class (``gavel_reference.py`` in its own
-virtualenv, a child process per run) each allocate it ``--repeat`` times. Reported: the median
+(``gavel_inputs.make_request``: Gavel's measured throughputs, its job generator and seeds;
+N/4 GPUs of each type, at least ``--min-gpus``; ``--elapsed S``: each job's time since start
+drawn from [0, S], so that finish-time fairness weighs past waiting); then, alternating run
+by run on the same machine, schedopt's drop-in (``schedopt.integrations.gavel``, a fresh
+policy object per run: a cold solve, dict conversion and validation included) and Gavel's
+own class (``gavel_reference.py``, a child process per run) each allocate it ``--repeat``
+times. Reported: the median
 ``get_allocation`` seconds of each, their ratio, and each one's objective in Gavel's own terms
 (max-min: the minimum normalised throughput; finish-time fairness: the largest ratio; makespan:
 seconds), with the relative difference. For packing, ``schedopt_table_s`` is also given:
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -31,7 +34,7 @@ import time
 from pathlib import Path
 
 from common import append_rows, print_table
-from gavel_inputs import DEFAULT_THROUGHPUTS, load_throughputs, make_request
+from gavel_inputs import DEFAULT_THROUGHPUTS, WORKER_TYPES, load_throughputs, make_request
 
 import schedopt
 from schedopt.integrations import gavel as adapter
@@ -40,7 +43,7 @@ from schedopt.integrations.gavel_base import TimesharePolicy
 HERE = Path(__file__).resolve().parent
 DEFAULT_CASES = (
     "max_min_fairness_perf:256,1024,2048",
-    "finish_time_fairness_perf:256,1024,2048",
+    "finish_time_fairness_perf:2,4,8,32,256,1024,2048",
     "min_total_duration_perf:1024,2048",
     "max_min_fairness_packed:64,256",
 )
@@ -96,13 +99,14 @@ def ours(req: dict) -> tuple[float, float | None, str, float | None]:
 
 
 def theirs(req: dict, args) -> list[dict]:
+    """One run of Gavel's own class on ``req``, in a child process."""
     cmd = [
         args.gavel_python,
         str(HERE / "gavel_reference.py"),
         "--gavel-dir",
         args.gavel_dir,
         "--repeat",
-        str(args.repeat),
+        "1",
         "--allocation",
         "none",
         "--timeout",
@@ -126,26 +130,39 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gavel-dir", default="/tmp/gavel")
     ap.add_argument("--timeout", type=float, default=900.0)
     ap.add_argument("--throughputs", default=DEFAULT_THROUGHPUTS)
+    ap.add_argument("--min-gpus", type=int, default=1, help="GPUs of each type at least")
+    ap.add_argument("--elapsed", type=float, default=0.0, help="max time since start, s")
     args = ap.parse_args(argv)
     oracle = load_throughputs(args.throughputs)
     rows = []
+    warm = make_request(oracle, "max_min_fairness_perf", 8, args.seed)
+    ours(warm)  # imports and first-call set-up, once per process (not a policy's cost)
     for case in args.cases:
         policy, sizes = case.split(":")
         for n in (int(s) for s in sizes.split(",")):
-            req = make_request(oracle, policy, n, args.seed)
-            runs = [ours(req) for _ in range(args.repeat)]
+            cluster = {w: max(args.min_gpus, n // 4) for w in WORKER_TYPES}
+            req = make_request(
+                oracle, policy, n, args.seed, cluster, max_time_since_start=args.elapsed
+            )
+            runs, ref_runs = [], []
+            for _ in range(args.repeat):  # the two systems alternate, run by run
+                runs.append(ours(req))
+                if args.gavel_python:
+                    ref_runs += theirs(req, args)
             row = {
                 "policy": policy,
                 "jobs": n,
                 "pairs": len(req.get("pairs", [])),
+                "elapsed_s": args.elapsed,
                 "schedopt_s": statistics.median(r[0] for r in runs),
                 "schedopt_objective": runs[0][1],
                 "schedopt_status": runs[0][2],
+                "load": os.getloadavg()[0],
             }
             if runs[0][3] is not None:
                 row["schedopt_table_s"] = statistics.median(r[3] for r in runs)
             if args.gavel_python:
-                ref = [r for r in theirs(req, args) if r.get("status") == "ok"]
+                ref = [r for r in ref_runs if r.get("status") == "ok"]
                 if ref:
                     row["gavel_s"] = statistics.median(r["get_allocation_s"] for r in ref)
                     row["gavel_objective"] = ref[0]["objective"]
@@ -171,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
             "gavel_objective",
             "objective_rel_diff",
             "gavel_cvxpy_status",
+            "load",
         ],
     )
     append_rows("timeshare_vs_gavel", rows, argv)

@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping
+from itertools import compress
 from typing import Any, Literal
 
+import numpy as np
+
 from schedopt.core.errors import SchedoptError
+from schedopt.core.gcpause import gc_paused
 from schedopt.core.status import Status
 from schedopt.problems.timeshare import Job, Policy, TimeshareInstance, TimeshareSolution
 from schedopt.problems.timeshare.rounds import RoundChange, RoundSession
 
+from .gavel_keys import RoundKeys, read_keys, same_workers, write_allocation
+from .gavel_keys import members as members  # re-exported: gavel.py, gavel_fifo.py
 from .gavel_types import by_job_type
 
 Key = Hashable
@@ -24,18 +30,6 @@ class RoundFailed(SchedoptError):
         self.result = result
         why = getattr(result, "explanation", None)
         super().__init__(f"no allocation: {result.status.value}: {why}")
-
-
-def members(key: Key) -> tuple[Key, ...] | None:
-    """The two jobs of a pair key, or None for a single job's key."""
-    if type(key) is int or type(key) is str:  # the common single keys, without a lookup
-        return None
-    is_pair = getattr(key, "is_pair", None)
-    if callable(is_pair):
-        return tuple(key.singletons()) if is_pair() else None  # type: ignore[attr-defined]
-    if isinstance(key, tuple) and len(key) == 2:
-        return key
-    return None
 
 
 OnFailure = Literal["raise", "previous"]
@@ -110,37 +104,54 @@ class TimesharePolicy:
         since_start: Mapping[Key, float] | None = None,
         isolated_time: Mapping[Key, float] | None = None,
     ) -> dict[Key, dict[str, float]] | None:
-        singles, pair_items = [], []
-        for k in throughputs:
-            two = members(k)
-            if two is None:
-                singles.append(k)
-            else:
-                pair_items.append((k, two))
-        if not singles:
+        # A packed round holds millions of keys, tuples and dicts: the cyclic collector,
+        # walking them all again and again, took half the time (issue 19).
+        with gc_paused():
+            return self._solve_round(
+                throughputs,
+                scale_factors,
+                priority_weights,
+                cluster_spec,
+                remaining,
+                since_start,
+                isolated_time,
+            )
+
+    def _solve_round(
+        self,
+        throughputs: Mapping[Key, Mapping[str, Any]],
+        scale_factors: Mapping[Key, int],
+        priority_weights: Mapping[Key, float] | None,
+        cluster_spec: Mapping[str, int],
+        remaining: Mapping[Key, float] | None,
+        since_start: Mapping[Key, float] | None,
+        isolated_time: Mapping[Key, float] | None,
+    ) -> dict[Key, dict[str, float]] | None:
+        rk = read_keys(throughputs)
+        if not rk.singles:
             self._session = None
             return None  # Gavel's policies return None for an empty round
         # only a gang larger than the smallest type can fit nowhere (most rounds: none)
         smallest = min((int(n) for n in cluster_spec.values() if int(n) > 0), default=0)
-        unfit = {
-            k
-            for k in singles
-            if _above(scale_factors[k], smallest)
-            and not fits(throughputs[k], scale_factors[k], cluster_spec)
-        }
-        if unfit:  # no time for them (Gavel's LP gives none either), nor for their pairs
-            singles = [k for k in singles if k not in unfit]
-            pair_items = [(k, ab) for k, ab in pair_items if not unfit.intersection(ab)]
-            if not singles:
-                self._session = None
-                return {k: dict.fromkeys(throughputs[k], 0.0) for k in throughputs}
+        fit = np.array(
+            [
+                not _above(scale_factors[k], smallest)
+                or fits(throughputs[k], scale_factors[k], cluster_spec)
+                for k in rk.singles
+            ],
+            dtype=bool,
+        )
+        if not fit.any():  # no time for them (Gavel's LP gives none either)
+            self._session = None
+            return {k: dict.fromkeys(throughputs[k], 0.0) for k in throughputs}
+        singles = list(compress(rk.singles, fit.tolist()))
         for k in singles:
             self._ids.setdefault(k, str(len(self._ids)))
-        ids = {k: self._ids[k] for k in singles}
+        ids = [self._ids[k] for k in singles]
         docs: dict[str, dict[str, Any]] = {}
-        for k in singles:
+        for k, jid in zip(singles, ids, strict=True):
             job: dict[str, Any] = {
-                "id": ids[k],
+                "id": jid,
                 "throughput": {w: float(r) for w, r in throughputs[k].items()},
                 "scale_factor": int(scale_factors[k]),
             }
@@ -152,15 +163,17 @@ class TimesharePolicy:
                 job["time_since_start_s"] = float(since_start[k])
             if isolated_time is not None:
                 job["isolated_time_s"] = float(isolated_time[k])
-            docs[ids[k]] = job
-        pairs, pair_keys = self._pairs(pair_items, throughputs, scale_factors, ids, docs)
+            docs[jid] = job
+        pairs, pair_index = self._pairs(rk, fit, throughputs, docs)
         workers = {w: int(n) for w, n in cluster_spec.items()}
         result = self._run_round(docs, pairs, workers)
         self._docs = docs
         self.last_result = result
         if result.solution is None or not _proven(result):
             return self._failed(result, throughputs)
-        out = _as_gavel(result.solution, throughputs, {v: k for k, v in ids.items()}, pair_keys)
+        # positions among all single keys of the instance's jobs
+        position = dict(zip(ids, np.flatnonzero(fit).tolist(), strict=True))
+        out = _as_gavel(result.solution, rk, throughputs, position, pair_index)
         self._previous = out
         return out
 
@@ -215,33 +228,45 @@ class TimesharePolicy:
             for k in throughputs
         }
 
-    def _pairs(self, pair_items, throughputs, scale_factors, ids, docs) -> tuple[dict, dict]:
+    def _pairs(
+        self,
+        rk: RoundKeys,
+        fit: np.ndarray,
+        throughputs: Mapping[Key, Any],
+        docs: dict[str, dict[str, Any]],
+    ) -> tuple[dict, _PairIndex | None]:
         """The co-located pairs as instance fields: a co-location table by job type when the
         pairs are Gavel's (every pair of two recognised types present, with the types' rates;
         the job types are then set in ``docs``), else the pairs one by one. Gavel's 1,024-job
         round has 523,776 pairs of 26 types: 351 table entries instead."""
-        if not pair_items or not self.policy.takes_pairs:
-            return {}, {}
-        # Gavel's packing forces pairs of unequal scale factors to 0: they never share
-        kept = [(k, a, b) for k, (a, b) in pair_items if scale_factors[a] == scale_factors[b]]
-        if not kept:
-            return {}, {}
-        keys, firsts, seconds = zip(*kept, strict=True)
-        first_ids, second_ids = (
-            list(map(ids.__getitem__, firsts)),
-            list(map(ids.__getitem__, seconds)),
-        )
-        pair_keys = dict(zip(zip(first_ids, second_ids, strict=True), keys, strict=True))
-        tables = list(map(throughputs.__getitem__, keys))
-        table = by_job_type(first_ids, second_ids, tables, docs)
+        if not rk.pairs or not self.policy.takes_pairs:
+            return {}, None
+        # positions among the jobs of the instance (the singles that fit)
+        job_of = np.cumsum(fit) - 1
+        scale = np.array([d["scale_factor"] for d in docs.values()], dtype=np.int64)
+        a, b = job_of[rk.first], job_of[rk.second]
+        # no time for pairs of a job that fits nowhere; Gavel's packing forces pairs of
+        # unequal scale factors to 0: they never share
+        ok = fit[rk.first] & fit[rk.second]
+        ok[ok] = scale[a[ok]] == scale[b[ok]]
+        kept = np.flatnonzero(ok)
+        if not len(kept):
+            return {}, None
+        a, b = a[kept], b[kept]
+        tables = rk.pair_tables(throughputs)
+        if len(kept) < len(tables):
+            tables = [tables[i] for i in kept.tolist()]
+        index = _PairIndex(a, b, kept, len(docs))
+        table = by_job_type(a, b, tables, docs)
         if table is not None:
-            return {"colocation": table}, pair_keys
+            return {"colocation": table}, index
+        ids = list(docs)
         return {
             "pairs": [
-                {"jobs": [a, b], "throughput": {w: list(r) for w, r in t.items()}}
-                for a, b, t in zip(first_ids, second_ids, tables, strict=True)
+                {"jobs": [ids[x], ids[y]], "throughput": {w: list(r) for w, r in t.items()}}
+                for x, y, t in zip(a.tolist(), b.tolist(), tables, strict=True)
             ]
-        }, pair_keys
+        }, index
 
     def _change(self, docs: dict[str, dict[str, Any]]) -> RoundChange:
         """The difference from the last round's jobs: arrivals, departures, changed records."""
@@ -263,19 +288,48 @@ def _proven(result: Any) -> bool:
     return result.status is Status.FEASIBLE and result.stats.get("L1_status") == "optimal"
 
 
+class _PairIndex:
+    """The pairs handed to the instance: their members' positions among its jobs and each
+    one's position among the pair keys, searchable by the two members."""
+
+    def __init__(self, a: np.ndarray, b: np.ndarray, pair: np.ndarray, jobs: int):
+        self.jobs = max(1, jobs)
+        code = np.minimum(a, b) * self.jobs + np.maximum(a, b)
+        order = np.argsort(code, kind="stable")
+        self.codes, self.pair = code[order], pair[order]
+
+    def find(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """The pair key position of each pair of jobs (a[i], b[i]) (instance positions)."""
+        code = np.minimum(a, b) * self.jobs + np.maximum(a, b)
+        at = np.minimum(np.searchsorted(self.codes, code), max(0, len(self.codes) - 1))
+        if len(code) and not np.array_equal(self.codes[at], code):
+            raise RuntimeError("the answer shares GPUs between jobs that were no pair")
+        return self.pair[at]
+
+
 def _as_gavel(
     sol: TimeshareSolution,
+    rk: RoundKeys,
     throughputs: Mapping[Key, Mapping[str, Any]],
-    key_of: dict[str, Key],
-    pair_keys: dict[tuple[str, str], Key],
+    position: dict[str, int],
+    pairs: _PairIndex | None,
 ) -> dict[Key, dict[str, float]]:
-    """Gavel's output: every key of the input, every worker type, zeros included."""
-    out = {k: dict.fromkeys(throughputs[k], 0.0) for k in throughputs}
-    for s in sol.shares:
-        if s.with_job is None:
-            key = key_of[s.job]
-        else:
-            ab = (s.job, s.with_job)
-            key = pair_keys[ab if ab in pair_keys else (s.with_job, s.job)]
-        out[key][s.worker_type] = s.fraction
-    return out
+    """Gavel's output: every key of the input, every worker type, zeros included
+    (``position``: the instance's job id → its position among the single keys)."""
+    s = sol.shares
+    single = np.array([position[j] for j in s.jobs], dtype=np.int64)
+    types = np.asarray(s.types, dtype=object)
+    job, w, f = s.alone()
+    alone = (single[job], types[w].tolist(), f)
+    a, b, w2, f2 = s.together()
+    if len(a):
+        assert pairs is not None, "pair shares in a round without pairs"
+        # instance positions of the jobs: the order of ``position`` (the instance's jobs)
+        where = np.full(len(rk.singles), -1, dtype=np.int64)
+        where[np.fromiter(position.values(), np.int64, len(position))] = np.arange(len(position))
+        at = pairs.find(where[single[a]], where[single[b]])
+    else:
+        at = np.zeros(0, dtype=np.int64)
+    together = (at, types[w2].tolist(), f2)
+    workers = same_workers(throughputs, rk.singles)
+    return write_allocation(rk, throughputs, alone, together, workers)

@@ -75,3 +75,54 @@ def test_random_rounds_with_elapsed_time_are_exact(seed: int) -> None:
             for j in range(n)
         ]
         _check(_instance(jobs, {"k80": 2, "p100": 2, "v100": 2}), max_steps=20)
+
+
+def test_one_highs_model_across_the_steps_solves_each_steps_lp() -> None:
+    """The steps share one HiGHS model, changing t's coefficient in each C3 row (exact.py,
+    _ReusedLp): each step's σ is that of the step's LP built afresh, in any order of targets
+    (a target below some τ_j/E_j gives σ = 0 without a solve)."""
+    import time
+
+    from schedopt.core.options import SolveOptions
+    from schedopt.core.stopping import Deadline
+    from schedopt.model import ExactBackend, Hooks, solve_levels
+    from schedopt.model.method import emit
+    from schedopt.problems.timeshare.data import aggregate, build_data
+    from schedopt.problems.timeshare.exact import _ReusedLp, all_columns
+    from schedopt.problems.timeshare.ftf import weights_at
+    from schedopt.problems.timeshare.model import build_model
+
+    rng = np.random.default_rng(5)
+    jobs = [
+        {
+            "id": f"j{j}",
+            "throughput": {"k80": float(rng.uniform(0.5, 3)), "v100": float(rng.uniform(1, 9))},
+            "scale_factor": int(rng.choice([1, 2])),
+            "remaining_steps": float(rng.uniform(100, 10_000)),
+            "time_since_start_s": float(rng.uniform(0, 5000)),
+            "isolated_time_s": float(rng.uniform(0, 2000)),
+        }
+        for j in range(6)
+    ]
+    data = aggregate(build_data(_instance(jobs, {"k80": 2, "v100": 3})))
+    columns = all_columns(data)
+    options = SolveOptions(time_limit_s=30)
+    deadline = Deadline(time.perf_counter() + 30)
+    reused = _ReusedLp(data, columns, options, deadline)
+    try:
+        for target in (6.0, 2.0, 9.0, 0.5, 3.0, 2.5):
+            weights = weights_at(data, target)
+            step = reused.step(weights)
+            tm = build_model(data, weights, columns, deadline, levels=1)
+            lex = solve_levels(
+                tm.model,
+                emit(tm.model, ExactBackend.HIGHS, options, Hooks()),
+                options,
+                deadline,
+                Hooks(),
+            )
+            fresh = max(0.0, float(lex.values[tm.t[()]]))
+            assert step.status is Status.OPTIMAL
+            assert step.sigma == pytest.approx(fresh, rel=1e-7, abs=1e-9), target
+    finally:
+        reused.close()

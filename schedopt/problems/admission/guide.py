@@ -29,7 +29,7 @@ from .lagrange import Prices
 #: whole 1,024-GPU LP 4.3 s by interior point (benchmarks/RESULTS.md).
 WHOLE_LP_COLUMNS = 12_000
 #: Jobs per part of the LP split.
-LP_PART_JOBS = 400
+LP_PART_JOBS = 200
 #: Subgradient steps of B1L at most.
 MAX_STEPS = 2
 
@@ -85,7 +85,8 @@ def guide(data: ModelData, seconds: float, deadline: Deadline | None = None) -> 
     """The LP guide and the bound within ``seconds`` (module docstring)."""
     stop_at = time.perf_counter() + seconds
     whole = lp_columns(data) <= WHOLE_LP_COLUMNS
-    lp_s = seconds * 0.85
+    # the rest for B1L's first evaluation (0.3-0.8 s at 3,200 jobs, load 5-7) and the rounding
+    lp_s = seconds * (0.7 if whole else 0.6)
     lp = l1_bound(data, lp_s, deadline) if whole else _by_parts(data, lp_s, deadline)
     bound = lp.bound if whole else None
     label = "B1+B1c LP" + ("" if lp.solved else " (stopped)") if whole else ""

@@ -37,6 +37,7 @@ from .heuristics import (
 from .instance import AdmissionInstance
 from .lp_round import lp_round
 from .repair import GROUP_JOBS, group_data, improve_group, repair, used_by
+from .tier_bound import tier_bound
 
 #: Share of the time after the bound that the parallel pass of groups gets; the rest is the
 #: join's sequential repair (which sees every group's gains at once).
@@ -101,12 +102,16 @@ def decomposition(
 
     def bound(seconds: float) -> decompose.Bound:
         g = guide(data, seconds, deadline)
-        state["start"] = _start(data, g.lp, options.hint, deadline)
-        state["left"] = _shares(data, state["start"], groups)
+        value = g.bound
         stats: dict[str, float | str] = {"bound": g.label}
         if g.lagrangian is not None:
             stats["b1l"] = round(g.lagrangian, 3)
-        return decompose.Bound(g.bound, stats)
+        if value is None:  # neither the LP nor B1L in time (a busy machine): B0, milliseconds
+            value = tier_bound(data, deadline, max(0.05, deadline.share(0.05)))
+            stats["bound"] = "B0" if value is not None else "none"
+        state["start"] = _start(data, g.lp, options.hint, deadline)
+        state["left"] = _shares(data, state["start"], groups)
+        return decompose.Bound(value, stats)
 
     def task(p: int, budget: decompose.Budget) -> Task:
         start = state["start"]

@@ -65,6 +65,9 @@ def with_stage_bound(inst: ReconfigInstance, outcome: Outcome, deadline: Deadlin
     upper = round(evaluate(inst, outcome.solution)[0] * 1e6)
     q_us, counts = priced_bound_us(inst, upper, deadline)
     stats: dict[str, object] = {**outcome.stats, **counts}
+    if outcome.bound is not None:
+        # a template answer's own bound (one cut short in the hand-over came without a label)
+        stats.setdefault("proven_over", "template plan space")
     metrics = dict(outcome.metrics)
     if q_us is not None and upper:
         # Q7–Q8 start from P1–P6's bound, so this one is at least the validator's

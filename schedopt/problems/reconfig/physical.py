@@ -63,6 +63,8 @@ def spread(shapes: list[tuple[int, int]], M: int) -> list[int]:
 
 
 def _plan(inst: ReconfigInstance, chains: list[Chain]) -> ReconfigSolution | None:
+    if not chains:
+        return None
     c = _Costs(inst)
     m = spread([(ch.tau, len(ch.groups)) for ch in chains], inst.micro_batches)
     pipes, worst, sync = [], 0, 0
@@ -146,7 +148,7 @@ def widen(
 
     consider(base)
     designed = _designed(inst, part, round(best_val[0] * 1e6), deadline)
-    for start in (base, [], *designed):
+    for start in (*designed, base, []):  # the designed plans first: the best starts
         chains = list(start)
         for order in (0, 1, 0):  # W3 by size then by speed, W4 again on what is left
             if deadline is not None and deadline.expired():
@@ -169,7 +171,9 @@ def widen(
 
 
 #: W6's target pipe times, as fractions of the start's L1 (then a finer pass around the best).
-TARGETS = (0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+#: From 0.8 outwards: the best at 256 and 1,024 GPUs (Llama-2 70B, 16 + 16), so a short
+#: limit tries it first.
+TARGETS = (0.8, 0.85, 0.75, 0.9, 0.7, 0.95, 0.65, 0.6)
 
 
 def _designed(

@@ -3,14 +3,12 @@
 Q4's LP aggregates pipelines into bands of micro-batches and is slow to solve (seconds at
 256 GPUs). Its dual says what a TP group of each type is worth; with such prices ``μ`` fixed,
 weak duality needs no LP at all: every pipeline of ``p`` stages running ``m`` micro-batches
-costs at least ``C_pm(μ)`` (a one-dimensional Lagrangian over its layers, Q7), so the hosts'
+costs at least ``C_pm(μ)`` (a knapsack over its positions, Q7), so the hosts'
 groups, worth at most ``S(μ)``, run at most ``S(μ)·max m/C_pm`` micro-batches. Each ``m`` is
 its own type (no band), and a probe is a few numpy passes. The prices come from one LP (Q8).
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -20,9 +18,6 @@ from .instance import ReconfigInstance
 from .stage_bound import StageData, build_lp, initial_bands, stage_data
 from .validate import physical_bound_us
 
-#: Golden-section steps over ν per (p, m) (any ν gives a valid bound; more only tightens).
-NU_STEPS = 24
-PHI = (math.sqrt(5) - 1) / 2
 #: Rounds of prices (each an LP at the bound reached, then a bisection), while they raise it.
 PRICE_ROUNDS = 6
 
@@ -66,27 +61,24 @@ def _caps(sd: StageData, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | No
 
 
 def _least_cost(sd: StageData, mu: np.ndarray, caps: np.ndarray) -> np.ndarray:
-    """Q7: a lower bound on the price of one pipeline per row of ``caps``: the best over a
-    golden-section search of ν of ``νL + Σ_positions min_γ (μ_γ − ν·cap)`` (cap ≥ 1 only)."""
-    usable = caps >= 1
-
-    def value(nu: np.ndarray) -> np.ndarray:
-        cost = np.where(usable, mu[None, None, :] - nu[:, None, None] * caps, np.inf)
-        return nu * sd.L + cost.min(axis=2).sum(axis=1)
-
-    lo = np.zeros(len(caps))
-    hi = np.full(len(caps), float(mu.max()) if len(mu) else 0.0)
-    best = value(lo)
-    a, b = hi - PHI * (hi - lo), lo + PHI * (hi - lo)
-    fa, fb = value(a), value(b)
-    for _ in range(NU_STEPS):
-        best = np.maximum(best, np.maximum(fa, fb))
-        left = fa >= fb  # the maximum lies in [lo, b]
-        hi = np.where(left, b, hi)
-        lo = np.where(left, lo, a)
-        a, b = hi - PHI * (hi - lo), lo + PHI * (hi - lo)
-        fa, fb = value(a), value(b)
-    return np.maximum(best, np.maximum(fa, fb))
+    """Q7: the least price of one pipeline per row of ``caps``: one type per position with
+    ``cap ≥ 1``, the capacities summing to ≥ L; exact, by dynamic programming over the
+    positions and the layers held (capped at L), for every m at once."""
+    nm, p, nt = caps.shape
+    L = sd.L
+    cost = np.full((nm, L + 1), np.inf)
+    cost[:, 0] = 0.0
+    held = np.arange(L + 1)[None, :]
+    rows = np.arange(nm)[:, None]
+    for i in range(p):
+        new = np.full((nm, L + 1), np.inf)
+        for j in range(nt):
+            cap = caps[:, i, j]
+            cand = cost[rows, np.clip(held - cap[:, None], 0, L)] + mu[j]
+            cand[cap < 1] = np.inf
+            np.minimum(new, cand, out=new)
+        cost = new
+    return cost[:, L]
 
 
 def priced_out(sd: StageData, lam: int, mu: np.ndarray, supply: float) -> bool:

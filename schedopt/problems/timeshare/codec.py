@@ -7,7 +7,7 @@ import numpy as np
 from .columns import Columns
 from .data import TimeshareData
 from .model import TimeshareModel
-from .solution import Share, TimeshareSolution
+from .solution import Shares, TimeshareSolution
 
 #: Fractions below this (3.6 µs of an hour round) are solver noise, not a decision. At 1e-7
 #: (while CBC's values carried 8 digits) a dropped share moved level 2 by 4e-6 and level 1
@@ -16,39 +16,44 @@ MIN_FRACTION = 1e-9
 
 
 def shares_of(data: TimeshareData, columns: Columns, x: np.ndarray) -> TimeshareSolution:
-    """The solution of fractions ``x`` over ``columns`` (clipped to [0, 1]). A column of
-    classes gives every job of its class (every job pair of its class pair) the fraction."""
+    """The solution of fractions ``x`` over ``columns`` (clipped to [0, 1]), as arrays. A
+    column of classes gives every job of its class (every job pair of its class pair) the
+    fraction."""
     x = within_rows(data, columns, np.clip(x, 0.0, 1.0))
-    ids = [j.id for j in data.instance.jobs]
-    members = data.members()  # a row is a job, or a class of identical jobs (aggregate)
-    shares = []
-    for c in np.flatnonzero(x > MIN_FRACTION).tolist():
-        first, second = int(columns.first[c]), int(columns.second[c])
-        worker, fraction = data.types[columns.type[c]], float(x[c])
-        # built without pydantic's checks: every field is typed here and the fraction
-        # clipped to [0, 1]; the independent validator checks the solution anyway
-        for job, other in _combinations(members, first, second):
-            shares.append(
-                Share.model_construct(
-                    job=ids[job],
-                    worker_type=worker,
-                    fraction=fraction,
-                    with_job=None if other < 0 else ids[other],
-                )
-            )
-    return TimeshareSolution(shares=tuple(shares))
+    kept = np.flatnonzero(x > MIN_FRACTION)
+    first, second = columns.first[kept], columns.second[kept]
+    types, fraction = columns.type[kept], x[kept]
+    if data.row_of_job is not None:  # a row is a class of identical jobs (aggregate)
+        first, second, picks = _combinations(data.members(), first, second)
+        types, fraction = types[picks], fraction[picks]
+    jobs = tuple(data.instance.job_index)  # every job's id, in the instance's order
+    return TimeshareSolution.of_arrays(Shares(jobs, data.types, first, second, types, fraction))
 
 
-def _combinations(members: list[np.ndarray], first: int, second: int) -> list[tuple[int, int]]:
-    """The (job, partner) combinations of a column of rows: every job of the row alone, every
-    job pair of a class pair, every two jobs of one class (-1: no partner)."""
-    a = members[first].tolist()
-    if second < 0:
-        return [(j, -1) for j in a]
-    if second == first:
-        return [(a[i], a[k]) for i in range(len(a)) for k in range(i + 1, len(a))]
-    b = members[second].tolist()
-    return [(j, k) for j in a for k in b]
+def _combinations(
+    members: list[np.ndarray], first: np.ndarray, second: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (job, partner) combinations of columns of rows, and the column of each: every job
+    of the row alone, every job pair of a class pair, every two jobs of one class (-1: no
+    partner)."""
+    jobs, partners, picks = [], [], []
+    for c, (a_row, b_row) in enumerate(zip(first.tolist(), second.tolist(), strict=True)):
+        a = members[a_row]
+        if b_row < 0:
+            j, k = a, np.full(len(a), -1)
+        elif b_row == a_row:
+            i, m = np.triu_indices(len(a), k=1)
+            j, k = a[i], a[m]
+        else:
+            b = members[b_row]
+            j, k = np.repeat(a, len(b)), np.tile(b, len(a))
+        jobs.append(j)
+        partners.append(k)
+        picks.append(np.full(len(j), c))
+    if not jobs:
+        none = np.zeros(0, dtype=np.int64)
+        return none, none, none
+    return np.concatenate(jobs), np.concatenate(partners), np.concatenate(picks)
 
 
 def within_rows(data: TimeshareData, columns: Columns, x: np.ndarray) -> np.ndarray:

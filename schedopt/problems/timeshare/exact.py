@@ -19,6 +19,7 @@ from schedopt.core.registry import MethodKind, MethodSpec, Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.model import ExactBackend, Formulated, Hooks, LexResult, solve_levels
+from schedopt.model.emit_highs import HighsSession
 from schedopt.model.export import first_level_exporter
 from schedopt.model.method import emit, to_outcome
 
@@ -29,7 +30,7 @@ from .data import TimeshareData, aggregate, build_data
 from .ftf import Step, ratios, solve_ftf, start, weights_at
 from .instance import Policy, TimeshareInstance
 from .model import TimeshareModel, build_model
-from .solution import TimeshareSolution
+from .solution import Shares, TimeshareSolution
 from .warm import Basis, capture
 from .warm import apply as apply_basis
 
@@ -66,7 +67,7 @@ def prepare(
     inst: TimeshareInstance, options: SolveOptions, deadline: Deadline
 ) -> Formulated | Outcome:
     if not inst.jobs:
-        return Outcome(Status.OPTIMAL, TimeshareSolution(shares=()), bound=0.0)
+        return Outcome(Status.OPTIMAL, TimeshareSolution.of_arrays(Shares.empty()), bound=0.0)
     tm = first_model(inst, deadline)
     hint = None if options.hint is None else encode(tm, options.hint)
     return Formulated(tm.model, Hooks(), lambda values, lex: decode(tm, values), hint=hint)
@@ -77,7 +78,7 @@ def runner(backend: ExactBackend):
         t0 = time.perf_counter()
         data = aggregate(build_data(inst, deadline))
         if not data.num_jobs:
-            return Outcome(Status.OPTIMAL, TimeshareSolution(shares=()), bound=0.0)
+            return Outcome(Status.OPTIMAL, TimeshareSolution.of_arrays(Shares.empty()), bound=0.0)
         if data.policy is Policy.FINISH_TIME_FAIRNESS:
             return _finish_time_fairness(data, backend, options, deadline, t0)
         pairs = data.pair_columns(deadline)
@@ -175,8 +176,11 @@ def _finish_time_fairness(
     t0: float,
 ) -> Outcome:
     columns = all_columns(data)
+    reused = _ReusedLp(data, columns, options, deadline) if backend is ExactBackend.HIGHS else None
 
     def lp(weights: np.ndarray) -> Step:
+        if reused is not None:
+            return reused.step(weights)
         tm = build_model(data, weights, columns, deadline, levels=1)
         session = emit(tm.model, backend, options, Hooks())
         try:
@@ -187,7 +191,11 @@ def _finish_time_fairness(
             return Step(lex.status, None, None)
         return Step(lex.status, float(lex.values[tm.t[()]]), lex.values[tm.x.cols])
 
-    found = solve_ftf(data, columns, lp, deadline.remaining)
+    try:
+        found = solve_ftf(data, columns, lp, deadline.remaining)
+    finally:
+        if reused is not None:
+            reused.close()
     status, x = found.status, found.x
     if status is Status.OPTIMAL and not data.instance.efficiency:
         pass
@@ -213,6 +221,41 @@ def _finish_time_fairness(
         solve_s=time.perf_counter() - t0,
         stats={"dinkelbach_steps": float(found.steps), "finish_time_ratio": found.ratio},
     )
+
+
+class _ReusedLp:
+    """The max-min LP of every finish-time fairness step in one HiGHS model (issue 19): a
+    step's weights a_j only scale C3's row j, written (1/a_j)·t − Σ T_jc x_c ≤ 0, so a step
+    changes t's coefficient in each C3 row and HiGHS re-solves from the last step's basis
+    (rebuilding the model per step cost more than HiGHS's solves on small rounds)."""
+
+    def __init__(
+        self, data: TimeshareData, columns: Columns, options: SolveOptions, deadline: Deadline
+    ):
+        self.tm = build_model(data, np.ones(data.num_jobs), columns, deadline, levels=1)
+        self.options, self.deadline = options, deadline
+        self.session = HighsSession(self.tm.model, verbose=options.verbose)
+        self.session.set_level(self.tm.model.levels[0])
+        # C1 (a row per job), C2 (a row per type), then C3 (a row per job)
+        first = data.num_jobs + data.num_types
+        self.rows = np.arange(first, first + data.num_jobs, dtype=np.int32)
+        self.t_col = self.tm.t[()]
+
+    def step(self, weights: np.ndarray) -> Step:
+        if np.any(weights <= 0):
+            # a target below some job's τ_j/E_j: t ≤ a_j ρ_j ≤ 0 for that job, and t ≥ 0, so
+            # the LP's optimum is t = 0, reached by x = 0 (no solve; the row's sign would flip)
+            return Step(Status.OPTIMAL, 0.0, np.zeros(len(self.tm.columns)))
+        h = self.session.highs
+        for row, coef in zip(self.rows.tolist(), (1.0 / weights).tolist(), strict=True):
+            h.changeCoeff(row, self.t_col, coef)
+        run = self.session.run(self.deadline.remaining(), self.options)
+        if run.values is None:
+            return Step(run.status, None, None)
+        return Step(run.status, float(run.values[self.t_col]), run.values[self.tm.x.cols])
+
+    def close(self) -> None:
+        self.session.close()
 
 
 METHODS = tuple(

@@ -18,7 +18,7 @@ from schedopt.core.stopping import Deadline
 from .codec import shares_of
 from .data import TimeshareData, build_data
 from .instance import TimeshareInstance
-from .solution import TimeshareSolution
+from .solution import Shares, TimeshareSolution
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def weighted_split(data: TimeshareData, speed_weight: float) -> np.ndarray:
 def solve_isolated(inst: TimeshareInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     params = method_params(IsolatedParams, options.params)
     if not inst.jobs:
-        return Outcome(Status.FEASIBLE, TimeshareSolution(shares=()))
+        return Outcome(Status.FEASIBLE, TimeshareSolution.of_arrays(Shares.empty()))
     data = build_data(inst, deadline, pairs=False)  # jobs alone: no pair is read
     cols = data.singles
     x = weighted_split(data, params.speed_weight)[cols.first, cols.type]

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .instance import TimeshareInstance
-from .solution import Share, TimeshareSolution
+from .solution import Share, Shares, TimeshareSolution
 from .validate import evaluate
 
 Combination = tuple[str, str | None, str]  # (job, with_job, worker type)
@@ -85,8 +85,8 @@ def place(
     history = dict(received)
     for p in placed:
         history[p.combination] = history.get(p.combination, 0) + 1
-    averaged = TimeshareSolution(
-        shares=tuple(
+    averaged = TimeshareSolution.of_arrays(
+        Shares.of(
             Share(job=j, with_job=o, worker_type=w, fraction=n / (rounds + 1))
             for (j, o, w), n in history.items()
             if n
