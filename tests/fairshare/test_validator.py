@@ -220,3 +220,28 @@ def test_metrics_count_tenants_whose_quota_rounds_to_zero(multi) -> None:
     m = SPEC.metrics(tiny, sol)
     assert m["units_not_counted"] == 1 and "share[tiny]" not in m
     assert m["units_counted"] == len(inst.tenants)
+
+
+def test_what_the_validator_derives_once_follows_the_instance(multi) -> None:
+    """validate/evaluate/metrics derive the cluster and demands once per instance (issue #17):
+    another instance, even one alike but for its failed GPUs, is derived afresh, and what was
+    derived goes with its instance."""
+    import gc
+    import importlib
+
+    derived = importlib.import_module("schedopt.problems.fairshare.validate")._DERIVED
+    inst, sol = multi
+    a = _running(sol)
+    host = next(iter(a.hosts))
+    failed = {**inst.model_dump(), "unavailable_gpus": list(inst.cluster.gpus_on(host))}
+    broken = type(inst).model_validate(failed)
+    assert "V3" not in ids(inst, sol)
+    assert "V3" in ids(broken, sol)  # the host has no free GPU there
+    assert "V3" not in ids(inst, sol)
+    # fewer GPUs: other quotas, so another L1 for the same allocations
+    assert SPEC.evaluate(broken, sol)[0] != SPEC.evaluate(inst, sol)[0]
+    assert id(broken) in derived
+    key = id(broken)
+    del broken
+    gc.collect()
+    assert key not in derived

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import NamedTuple
 
 from schedopt.core.errors import ModelTooLargeError
 from schedopt.core.stopping import Deadline, Ticker
@@ -33,8 +34,9 @@ BUILD_S_PER_VARIABLE = 3e-5
 MAX_MODEL_VARIABLES = 2_000_000
 #: Seconds per job that ``solve()`` keeps back for validating and evaluating an answer
 #: (measured on 16,384 GPUs × 20,000 jobs: 30 µs of CPU per job, 65 µs of wall time beside
-#: other work; benchmarks/RESULTS.md).
-FINISH_S_PER_JOB = 7.0e-5
+#: other work; since the validator derives its data once per instance, 19 µs of CPU and
+#: 25 µs of wall time at load 3.7: 0.38 s and 0.51 s, issue #17; benchmarks/RESULTS.md).
+FINISH_S_PER_JOB = 3.5e-5
 
 
 def finish_reserve_s(inst: FairshareInstance) -> float:
@@ -45,9 +47,11 @@ def finish_reserve_s(inst: FairshareInstance) -> float:
 GPU_TOL = 1e-9
 
 
-@dataclass(frozen=True)
-class Option:
-    """Job runs on ``n`` GPUs of ``gpu_type`` at ``rate`` iterations/s; ``eff`` = e_jo."""
+class Option(NamedTuple):
+    """Job runs on ``n`` GPUs of ``gpu_type`` at ``rate`` iterations/s; ``eff`` = e_jo.
+
+    (A named tuple: made for every option of every job, 84,000 at 20,000 jobs, where a
+    frozen dataclass's constructor took a fifth of the data build, issue #17.)"""
 
     gpu_type: str
     n: int
@@ -199,17 +203,23 @@ def build_data(
 
     jobs: list[JobData] = []
     tenant_jobs: dict[int, list[int]] = {i: [] for i in range(len(inst.tenants))}
+    # the most GPUs one option of each type may ask for (C1, and one host without multi-host)
+    widest = {g: c if multi else min(c, max_free.get(g, 0)) for g, c in capacity.items()}
     for i, job in enumerate(inst.jobs):
         tick()
-        usable = [
+        usable = sorted(
             (g, n, r)
-            for g, n, r in sorted(job.options)
-            if n <= capacity.get(g, 0) and (multi or n <= max_free.get(g, 0))
-        ]
+            for g, table in job.throughput.items()
+            if g in widest
+            for n, r in table.items()
+            if r > 0 and n <= widest[g]
+        )
         best = max((r for _, _, r in usable), default=1.0)
         options = tuple(
-            Option(g, n, r, r / best, round(r / best * EFF_SCALE), math.ceil(n / sigma[g]) - 1)
-            for g, n, r in usable
+            [
+                Option(g, n, r, r / best, round(r / best * EFF_SCALE), -(-n // sigma[g]) - 1)
+                for g, n, r in usable
+            ]
         )
         prev = job.previous
         prev_option = None

@@ -238,10 +238,14 @@ def lp_guide(part: ModelData, time_limit_s: float) -> tuple[GavelAllocation, lis
         if third is not None:
             x = third
     keep = [j.index for j in part.jobs if j.keepable and x[fm.k[j.index,]] >= 0.5]
-    jobs = []
+    # x's columns are one block, job by job and option by option (build_model's keys): read
+    # them as one list, not one key look-up per option
+    xs = x[fm.x.start : fm.x.start + len(fm.x)].tolist()
+    jobs, at = [], 0
     for job in part.jobs:
-        taken = [(opt, float(x[fm.x[job.index, o]])) for o, opt in enumerate(job.options)]
-        taken = [(opt, f) for opt, f in taken if f > 1e-9]
+        ends = at + len(job.options)
+        taken = [(opt, f) for opt, f in zip(job.options, xs[at:ends], strict=True) if f > 1e-9]
+        at = ends
         fr = tuple((opt.gpu_type, opt.n, f) for opt, f in taken)
         jobs.append(JobFractions(job.id, fr, sum(opt.eff * f for opt, f in taken)))
     return GavelAllocation(Status.FEASIBLE, best, 0.0, tuple(jobs), {}, {}), keep

@@ -9,6 +9,7 @@ Constraint ids are the ``V`` numbers of ``formulations/fairshare.md``.
 from __future__ import annotations
 
 import math
+import weakref
 from collections import Counter
 from dataclasses import dataclass
 
@@ -79,9 +80,50 @@ class _Unit:
         return self.demand > 0 and self.deserved_after_s > 0
 
 
+@dataclass(frozen=True)
+class _Derived:
+    """What the checks read from an instance, derived from its raw fields once: the cluster,
+    every job's largest usable gang (0: none) and best usable rate (0.0: none)."""
+
+    cluster: _Cluster
+    demand: dict[str, int]
+    best: dict[str, float]
+    units: list[_Unit]
+
+
+#: The last instances' derived data, by identity (an instance is immutable): validate,
+#: evaluate and metrics of one answer then derive it once, not four times (1 s at 20,000
+#: jobs, issue #17). Entries go with their instance (a weak reference).
+_DERIVED: dict[int, tuple[weakref.ref[FairshareInstance], _Derived]] = {}
+_DERIVED_MAX = 4
+
+
+def _derived(inst: FairshareInstance) -> _Derived:
+    key = id(inst)
+    hit = _DERIVED.get(key)
+    if hit is not None and hit[0]() is inst:
+        return hit[1]
+    c = _cluster(inst)
+    demand: dict[str, int] = {}
+    best: dict[str, float] = {}
+    for job in inst.jobs:
+        usable = _usable(inst, c, job)
+        demand[job.id] = max((n for _, n, _ in usable), default=0)
+        best[job.id] = max((r for _, _, r in usable), default=0.0)
+    out = _Derived(c, demand, best, _units(inst, c, demand))
+    while len(_DERIVED) >= _DERIVED_MAX:
+        _DERIVED.pop(next(iter(_DERIVED)))
+
+    def forget(_ref: weakref.ref[FairshareInstance]) -> None:
+        _DERIVED.pop(key, None)
+
+    _DERIVED[key] = (weakref.ref(inst, forget), out)
+    return out
+
+
 def _demands(inst: FairshareInstance, c: _Cluster) -> dict[str, int]:
     """Every job's largest gang this cluster can host (0: none)."""
-    return {job.id: max((n for _, n, _ in _usable(inst, c, job)), default=0) for job in inst.jobs}
+    return _derived(inst).demand
 
 
 def _quota(capacity: int, weight: float, total: float) -> int:
@@ -105,10 +147,9 @@ def _tenants(inst: FairshareInstance, c: _Cluster) -> list[_Tenant]:
     return out
 
 
-def _units(inst: FairshareInstance, c: _Cluster) -> list[_Unit]:
+def _units(inst: FairshareInstance, c: _Cluster, demand: dict[str, int]) -> list[_Unit]:
     """F1–F2: tenants with whole-GPU quotas, or jobs with fractional shares of the capacity."""
     capacity = sum(c.per_type.values())
-    demand = _demands(inst, c)
     L = inst.round_s
     if inst.fairness_unit is FairnessUnit.JOB:
         competing = sum(j.unit_weight for j in inst.jobs if demand[j.id] > 0)
@@ -151,7 +192,7 @@ def validate(inst: FairshareInstance, sol: FairshareSolution) -> list[Violation]
             out.append(Violation("V1", f"job {job_id!r} has no allocation"))
     if out:
         return out
-    c = _cluster(inst)
+    c = _derived(inst).cluster
     used = Counter[str]()
     gpus_of = Counter[str]()
     for a in sol.allocations:
@@ -208,8 +249,9 @@ def _shares(
 
 def evaluate(inst: FairshareInstance, sol: FairshareSolution) -> tuple[float, float, float]:
     """(L1 minimum LTGF after the round, L2 normalised effective throughput, L3 cost in s)."""
-    c = _cluster(inst)
-    shares = _shares(inst, _units(inst, c), sol)
+    d = _derived(inst)
+    c = d.cluster
+    shares = _shares(inst, d.units, sol)
     jobs = {j.id: j for j in inst.jobs}
     throughput = cost = 0.0
     for a in sol.allocations:
@@ -218,7 +260,7 @@ def evaluate(inst: FairshareInstance, sol: FairshareSolution) -> tuple[float, fl
             cost += job.restart_cost_s
         if not a.hosts:
             continue
-        best = max((r for _, _, r in _usable(inst, c, job)), default=0.0)
+        best = d.best[job.id]
         rate = job.throughput.get(a.gpu_type or "", {}).get(a.count, 0.0)
         throughput += rate / best if best > 0 else 0.0
         sigma = c.largest_host.get(a.gpu_type or "", 1)
@@ -227,7 +269,7 @@ def evaluate(inst: FairshareInstance, sol: FairshareSolution) -> tuple[float, fl
 
 
 def metrics(inst: FairshareInstance, sol: FairshareSolution) -> dict[str, float]:
-    units = _units(inst, _cluster(inst))
+    units = _derived(inst).units
     shares = _shares(inst, units, sol)
     values = list(shares.values())
     jobs = {j.id: j for j in inst.jobs}
