@@ -112,14 +112,8 @@ def dual_bound(r: Relaxation, pi: np.ndarray) -> float:
     return float(rows.sum() + cols.sum())
 
 
-def solve_relaxation(r: Relaxation, time_limit_s: float, *, interior: bool = False) -> LpBound:
-    """Solve ``r`` with HiGHS (one thread) within ``time_limit_s``: the dual simplex, or with
-    ``interior`` the interior point method without crossover (4.5 s on admission's LP at
-    1,024 GPUs × 3,200 jobs where the dual simplex had not finished after 8 s, load 7)."""
-    started = time.perf_counter()
-    n, m = len(r.c), len(r.starts) - 1
-    if time_limit_s <= 0.0:
-        return LpBound(None, None, False, 0.0)
+def _highs_of(r: Relaxation) -> Any:
+    """A quiet HiGHS holding ``max cᵀx`` over ``r`` (as ``min −cᵀx``), not yet run."""
     import highspy  # imported when first solved (start-up imports no solver)
 
     from schedopt.backends.highs_pulp import swallow_highs_banner
@@ -129,14 +123,8 @@ def solve_relaxation(r: Relaxation, time_limit_s: float, *, interior: bool = Fal
     h.setOptionValue("output_flag", False)
     # (no "threads": HiGHS fixes its thread pool at a process's first run and fails every
     # later run that asks for another size; its simplex and IPM run serially here anyway)
-    h.setOptionValue("time_limit", max(0.01, time_limit_s))
-    if interior:
-        # Without crossover its point is not a vertex (a worse guide for rounding), and its
-        # duals need not be exactly optimal: the bound is weak duality at whatever it returns.
-        h.setOptionValue("solver", "ipm")
-        h.setOptionValue("run_crossover", "off")
     lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = n, m
+    lp.num_col_, lp.num_row_ = len(r.c), len(r.starts) - 1
     lp.col_cost_ = -r.c  # HiGHS minimises −cᵀx
     lp.col_lower_, lp.col_upper_ = r.lb, r.ub
     lp.row_lower_ = np.where(np.isfinite(r.lo), r.lo, -highspy.kHighsInf)
@@ -146,6 +134,26 @@ def solve_relaxation(r: Relaxation, time_limit_s: float, *, interior: bool = Fal
     lp.a_matrix_.index_ = r.cols.astype(np.int32)
     lp.a_matrix_.value_ = r.coefs.astype(np.float64)
     h.passModel(lp)
+    return h
+
+
+def solve_relaxation(r: Relaxation, time_limit_s: float, *, interior: bool = False) -> LpBound:
+    """Solve ``r`` with HiGHS (one thread) within ``time_limit_s``: the dual simplex, or with
+    ``interior`` the interior point method without crossover (4.5 s on admission's LP at
+    1,024 GPUs × 3,200 jobs where the dual simplex had not finished after 8 s, load 7)."""
+    started = time.perf_counter()
+    m = len(r.starts) - 1
+    if time_limit_s <= 0.0:
+        return LpBound(None, None, False, 0.0)
+    import highspy  # imported when first solved (start-up imports no solver)
+
+    h = _highs_of(r)
+    h.setOptionValue("time_limit", max(0.01, time_limit_s))
+    if interior:
+        # Without crossover its point is not a vertex (a worse guide for rounding), and its
+        # duals need not be exactly optimal: the bound is weak duality at whatever it returns.
+        h.setOptionValue("solver", "ipm")
+        h.setOptionValue("run_crossover", "off")
     stop_at = started + max(0.01, time_limit_s)
 
     def interrupt(event: Any) -> None:
@@ -181,24 +189,9 @@ class StagedLp:
     def __init__(self, r: Relaxation):
         import highspy  # imported when first solved (start-up imports no solver)
 
-        from schedopt.backends.highs_pulp import swallow_highs_banner
-
-        swallow_highs_banner()
         self._hs = highspy
         self.n = len(r.c)
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        lp = highspy.HighsLp()
-        lp.num_col_, lp.num_row_ = self.n, len(r.starts) - 1
-        lp.col_cost_ = -r.c  # HiGHS minimises −cᵀx
-        lp.col_lower_, lp.col_upper_ = r.lb, r.ub
-        lp.row_lower_ = np.where(np.isfinite(r.lo), r.lo, -highspy.kHighsInf)
-        lp.row_upper_ = np.where(np.isfinite(r.hi), r.hi, highspy.kHighsInf)
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-        lp.a_matrix_.start_ = r.starts.astype(np.int32)
-        lp.a_matrix_.index_ = r.cols.astype(np.int32)
-        lp.a_matrix_.value_ = r.coefs.astype(np.float64)
-        h.passModel(lp)
+        h = _highs_of(r)
         self.stop_at = math.inf
 
         def interrupt(event: Any) -> None:
