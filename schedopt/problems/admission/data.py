@@ -8,9 +8,12 @@ integers is here (with the resolutions of ``scales.py``) — see "Integer scalin
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import cast
 
 from schedopt.core.errors import ModelTooLargeError
 from schedopt.core.stopping import Deadline, Ticker
@@ -121,6 +124,27 @@ class ModelData:
         if self.slot_capacity is None:
             return self.chunk_capacity[g, s]
         return self.slot_capacity.get((t, g, s), 0)
+
+    def subset(
+        self,
+        indices: Sequence[int],
+        chunk_capacity: dict[tuple[str, int], int] | None = None,
+        slot_capacity: dict[tuple[int, str, int], int] | None = None,
+    ) -> ModelData:
+        """A self-contained ModelData of ``indices``' jobs, re-indexed from 0, on its own
+        capacity (κ_gs, or per slot). The instance is left out: a part is sent to a worker,
+        and only the join assembles a solution."""
+        jobs = tuple(dataclasses.replace(self.jobs[i], index=n) for n, i in enumerate(indices))
+        return ModelData(
+            cast(AdmissionInstance, None),
+            self.T,
+            jobs,
+            self.levels,
+            self.chunk_capacity if chunk_capacity is None else chunk_capacity,
+            self.host_size,
+            self.progress_unit,
+            slot_capacity=slot_capacity,
+        )
 
     def run_slots(self, job: JobData) -> range:
         return range(min(job.arrival, self.T), self.T)

@@ -16,10 +16,9 @@ The bound is B1, the LP relaxation of the whole instance (``bound.py``).
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -108,16 +107,7 @@ def part_data(data: ModelData, part: Part) -> ModelData:
     """A self-contained ModelData of the part: its jobs re-indexed from 0, its hosts' κ. The
     instance is left out (a part is sent to a worker; only the join assembles a solution)."""
     indices, cap = part
-    jobs = tuple(dataclasses.replace(data.jobs[i], index=n) for n, i in enumerate(indices))
-    return ModelData(
-        cast(AdmissionInstance, None),
-        data.T,
-        jobs,
-        data.levels,
-        cap,
-        data.host_size,
-        data.progress_unit,
-    )
+    return data.subset(indices, chunk_capacity=cap)
 
 
 def _greedy_start(part: ModelData) -> list[RawPlan] | None:

@@ -12,10 +12,8 @@ Best-effort jobs are left out and re-planned greedily at the end (they do not en
 
 from __future__ import annotations
 
-import dataclasses
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import cast
 
 import numpy as np
 
@@ -24,7 +22,6 @@ from schedopt.core.stopping import Deadline, DeadlineReached
 
 from .assemble import RawPlan, guaranteed_value
 from .data import JobData, ModelData
-from .instance import AdmissionInstance
 
 #: SLO jobs per group: CP-SAT proves or nearly proves a group this size in a fraction of a
 #: second (benchmarks/RESULTS.md, "LP rounding and repair").
@@ -57,17 +54,7 @@ def group_data(
 ) -> ModelData:
     """A self-contained ModelData of ``indices``' jobs (re-indexed from 0) on ``capacity`` per
     slot (picklable: the instance is left out)."""
-    jobs = tuple(dataclasses.replace(data.jobs[i], index=n) for n, i in enumerate(indices))
-    return ModelData(
-        cast(AdmissionInstance, None),
-        data.T,
-        jobs,
-        data.levels,
-        data.chunk_capacity,
-        data.host_size,
-        data.progress_unit,
-        slot_capacity=capacity,
-    )
+    return data.subset(indices, slot_capacity=capacity)
 
 
 def left_for(data: ModelData, raw: Sequence[RawPlan], group: set[int]):
