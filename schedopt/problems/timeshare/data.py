@@ -126,6 +126,19 @@ class TimeshareData:
             return self.isolated_makespan() / self.remaining
         raise ValueError(f"{self.policy.value} has no fixed weights")
 
+    def level2_terms(
+        self, weights: np.ndarray, jobs: np.ndarray, types: np.ndarray, rates: np.ndarray
+    ) -> np.ndarray:
+        """Level 2's weight per unit of each member entry's time (formulations/timeshare.md,
+        "Level 2"): a_j T_{j,cw} with the model's a_j; for the throughput-blind policy, whose
+        rates are 1, max-min perf's normalised throughput s_j T_jw / (π_j p_j) on the real
+        rates (#19): among the time-fair optima, the one that gets the most work done."""
+        if self.policy is not Policy.MAX_MIN_FAIRNESS:
+            return weights[jobs] * rates
+        p = self.priority * self.equal_split_throughput()
+        perf = np.divide(self.scale, p, out=np.zeros_like(p), where=p > 0)
+        return perf[jobs] * self.throughput[jobs, types]
+
     def pair_columns(self, deadline: Deadline | None = None) -> Columns:
         """Every pair on every type where both members run and the gang fits (C4)."""
         if self.colocation:

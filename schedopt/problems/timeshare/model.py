@@ -80,13 +80,17 @@ def build_model(
     with_t_vals = np.insert(c3_vals, starts[1:], 1.0)
     m.add_rows("C3", starts + np.arange(n_jobs + 1), with_t, with_t_vals, -np.inf, 0.0)
 
-    # L1: the policy's value; L2: the mean weighted throughput among L1's optima.
+    # L1: the policy's value; L2: the mean weighted throughput among L1's optima (the
+    # throughput-blind policy: the mean perf-normalised throughput, data.level2_terms).
     m.add_level(Level("L1", Expr.of([t_col], [1.0]), Sense.MAXIMIZE, 0.0, L1_REL_TOL))
     if levels < 2:
         return TimeshareModel(m, data, x, t, cols, weights)
     l2 = np.zeros(len(cols))
     # m_j jobs per row after aggregation (data.aggregate): the mean is over every job
-    np.add.at(l2, member_cols - x.start, data.counts[jobs] * weights[jobs] * time * rates)
+    k = member_cols - x.start
+    np.add.at(
+        l2, k, data.counts[jobs] * time * data.level2_terms(weights, jobs, cols.type[k], rates)
+    )
     l2 /= max(1, data.total_jobs)
     m.add_level(Level("L2", Expr.of(np.arange(len(cols)) + x.start, l2), Sense.MAXIMIZE, 0.0, 1e-9))
     return TimeshareModel(m, data, x, t, cols, weights)

@@ -238,12 +238,15 @@ def validate(inst: TimeshareInstance, sol: TimeshareSolution) -> list[Violation]
     return out
 
 
-def _throughputs(inst: TimeshareInstance, sol: TimeshareSolution, raw: _Raw) -> np.ndarray:
-    """ρ_j of every job (in the order of ``jobs``) under the fractions of a valid solution."""
+def _throughputs(
+    inst: TimeshareInstance, sol: TimeshareSolution, raw: _Raw, real: bool = False
+) -> np.ndarray:
+    """ρ_j of every job (in the order of ``jobs``) under the fractions of a valid solution
+    (``real``: steps/s also for the throughput-blind policy)."""
     e = _Shares(raw, sol)
     one = ~e.paired & e.known
     rate = raw.rate[e.job[one], e.type[one]]
-    if inst.policy is Policy.MAX_MIN_FAIRNESS:  # blind: time counts (T := 1 where it runs)
+    if inst.policy is Policy.MAX_MIN_FAIRNESS and not real:  # blind: time counts (T := 1)
         rate = (rate > 0).astype(np.float64)
     rho = _sum(e.job[one], weights=e.fraction[one] * rate, minlength=len(inst.jobs))
     two = e.paired & e.known
@@ -312,13 +315,18 @@ def weighted_throughputs(inst: TimeshareInstance, rho: dict[str, float]) -> dict
 def evaluate(inst: TimeshareInstance, sol: TimeshareSolution) -> tuple[float, float]:
     """(L1, L2): L1 the policy's value as a maximum (the minimum weighted throughput; the
     isolated split's makespan / the makespan; 1 / the largest finish-time ratio), L2 the mean
-    of the weighted throughputs."""
+    of the weighted throughputs (throughput-blind: of the perf-normalised real throughputs)."""
     if not inst.jobs:
         return (0.0, 0.0)
     raw = _raw(inst)
     weighted = _weighted(raw, _throughputs(inst, sol, raw))
-    mean = float(np.mean(weighted)) if inst.efficiency else 0.0
-    return (float(np.min(weighted)), mean)
+    if not inst.efficiency:
+        return (float(np.min(weighted)), 0.0)
+    if inst.policy is Policy.MAX_MIN_FAIRNESS:  # L2 on real rates, as max-min perf's (#19)
+        p = raw.priority * _equal_split(raw)
+        perf = np.divide(raw.scale, p, out=np.zeros_like(p), where=p > 0)
+        return (float(np.min(weighted)), float(np.mean(perf * _throughputs(inst, sol, raw, True))))
+    return (float(np.min(weighted)), float(np.mean(weighted)))
 
 
 def metrics(inst: TimeshareInstance, sol: TimeshareSolution) -> dict[str, float]:
