@@ -174,7 +174,8 @@ def run_row(job: Job) -> dict[str, Any]:
     }
 
 
-#: What a row keeps of a result's ``stats``: its per-level bounds (``L2_bound``, ...), whether
+#: What a row keeps of a result's ``stats``: its per-level bounds (``L2_bound``, ...), the
+#: seconds of its steps (``*_s``: a decomposition's data, split, bound, parts and join), whether
 #: the first level is proven, the plan space a proof holds over, and the counts the tables of
 #: benchmarks/RESULTS.md report (finish-time fairness's LPs, column generation's columns and
 #: pricing rounds).
@@ -192,7 +193,7 @@ def _stats(stats: Mapping[str, Any]) -> dict[str, Any]:
     return {
         k: v
         for k, v in stats.items()
-        if (k.endswith("_bound") and isinstance(v, int | float)) or k in STATS_KEPT
+        if (k.endswith(("_bound", "_s")) and isinstance(v, int | float)) or k in STATS_KEPT
     }
 
 

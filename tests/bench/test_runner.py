@@ -245,3 +245,19 @@ def test_bench_command_end_to_end(tmp_path, monkeypatch, capsys):
     capsys.readouterr()
     assert main(["bench", "admission-small", "--checksums"]) == 0
     assert capsys.readouterr().out.count(" ok") == len(all_suites()["admission-small"].recipes)
+
+
+def test_a_row_keeps_bounds_step_seconds_and_named_counts_of_the_stats():
+    from schedopt.bench.runner import _stats
+
+    kept = _stats(
+        {
+            "L2_bound": 3.5,
+            "join_s": 0.25,
+            "proven_over": "template plan space",
+            "decomposition": "joined from 2 parts; ...",
+            "parts_failed": "part1: timeout",
+            "label_s": "text",
+        }
+    )
+    assert kept == {"L2_bound": 3.5, "join_s": 0.25, "proven_over": "template plan space"}
