@@ -69,8 +69,10 @@ def row_log(name: str, argv: Sequence[str] | None, out: Path | None = None) -> R
 
 
 def append_rows(name: str, rows: Sequence[dict[str, Any]], argv: Sequence[str] | None) -> Path:
-    """Append ``rows`` to results/NAME.jsonl, each with the command that produced it, unkeyed
-    (the scripts not yet on :func:`row_log`: timeshare_vs_gavel.py, reconfig_physical.py)."""
+    """Append ``rows`` to results/NAME.jsonl, each with the command that produced it, unkeyed:
+    for side-by-side comparisons whose rows only mean something measured in one run, systems or
+    commits alternating (timeshare_vs_gavel.py, timeshare_strategy_proof.py, admission_bounds.py,
+    reconfig_physical.py), so a rerun measures again instead of resuming."""
     args = sys.argv[1:] if argv is None else argv
     command = " ".join([f"python benchmarks/{name}.py", *args])
     RESULTS.mkdir(parents=True, exist_ok=True)
