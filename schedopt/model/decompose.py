@@ -176,7 +176,12 @@ def run(
         )
     # What the status rests on, in the stats (the explanation is left to the problem's notes):
     stats["decomposition"] = (
-        f"joined from {decomposition.count} parts; the bound on {decomposition.level} is a "
+        (
+            f"joined from {decomposition.count} parts"
+            if decomposition.count
+            else "no parts (the join worked on the whole instance)"
+        )
+        + f"; the bound on {decomposition.level} is a "
         "relaxation of the whole instance, the parts' own proofs say nothing about the whole"
     )
     found = Outcome(

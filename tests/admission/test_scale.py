@@ -119,6 +119,17 @@ def test_decomp_lp_with_parts_in_worker_processes_is_valid() -> None:
     _check_decomp_lp(inst, {"executor": "process", "workers": 2, "parts": 2})
 
 
+def test_decomp_lp_in_one_process_says_it_ran_no_parts() -> None:
+    # inline, the groups are improved in the join: the stats must not claim joined parts
+    inst = generate_custom(hosts=4, jobs=60, slots=6, seed=2)
+    inline = schedopt.solve(inst, "decomp:lp", time_limit_s=5)
+    assert inline.stats["decomposition"].startswith("no parts")
+    pooled = schedopt.solve(
+        inst, "decomp:lp", time_limit_s=5, params={"executor": "process", "workers": 2, "parts": 2}
+    )
+    assert pooled.stats["decomposition"].startswith("joined from 2 parts")
+
+
 def _check_decomp_lp(inst, params) -> None:
     result = schedopt.solve(inst, "decomp:lp", time_limit_s=5, params=params)
     assert result.status is not Status.OPTIMAL  # a decomposition proves nothing by itself
