@@ -3,12 +3,21 @@ its hand-over to the monolithic model proving every level."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 import schedopt
 from schedopt.core.status import Status
 from schedopt.problems.reconfig import SPEC, generate, generate_custom
-from schedopt.problems.reconfig.decomp import NAME, ROUTE_FAULTS_PER_HOST, ROUTE_GPUS, route
+from schedopt.problems.reconfig.decomp import (
+    NAME,
+    PHYSICAL,
+    ROUTE_FAULTS_PER_HOST,
+    ROUTE_GPUS,
+    ROUTE_PHYSICAL_GPUS,
+    route,
+)
 
 
 def test_auto_routes_by_size_and_the_method_is_listed() -> None:
@@ -21,8 +30,13 @@ def test_auto_routes_by_size_and_the_method_is_listed() -> None:
     sparse = generate_custom(32, 8, "llama2-70b", 512, 1, 0, seed=0)
     assert len(sparse.failed_gpus) < ROUTE_FAULTS_PER_HOST * len(sparse.cluster.hosts())
     assert route(sparse) == "milp:highs"
+    # dense failures past ROUTE_PHYSICAL_GPUS: the physical plan space (#17, RESULTS.md)
     dense = generate_custom(32, 8, "llama2-70b", 512, 4, 4, seed=0)
-    assert route(dense) == NAME
+    assert dense.cluster.num_gpus - len(dense.failed_gpus) >= ROUTE_PHYSICAL_GPUS
+    assert route(dense) == PHYSICAL == SPEC.auto_exact_for(dense)
+    mid = generate_custom(8, 8, "llama2-70b", 128, 2, 2, seed=0)
+    assert ROUTE_GPUS <= mid.cluster.num_gpus - len(mid.failed_gpus) < ROUTE_PHYSICAL_GPUS
+    assert route(mid) == NAME
 
 
 @pytest.mark.slow  # about 7 s at load 14 alone, longer beside other tests
@@ -36,3 +50,30 @@ def test_the_hand_over_proves_every_level_of_the_worked_example() -> None:
     assert round(result.objectives[0] * 1e6) == 1_058_079
     assert result.stats["first_level_proven"] == 1.0
     assert result.stats["proven_over"] == "template plan space"
+
+
+@pytest.mark.slow  # the limit itself: 3 s, and each heuristic once
+def test_auto_on_dense_failures_is_honest_about_its_space_and_keeps_its_limit() -> None:
+    # issue #17's 256-GPU row: auto runs decomp:physical; an answer outside the template space
+    # is only FEASIBLE, with a bound over the physical space; OPTIMAL only over the templates
+    from tests.timing import promised_s
+
+    inst = generate_custom(32, 8, "llama2-70b", 512, 16, 16, seed=0)
+    started = time.perf_counter()
+    result = schedopt.solve(inst, "auto", time_limit_s=3)
+    elapsed = time.perf_counter() - started
+    assert elapsed <= promised_s(3), (elapsed, promised_s(3))
+    assert result.method.startswith(f"auto({PHYSICAL}")
+    assert result.solution is not None and result.objectives is not None
+    assert not SPEC.validate(inst, result.solution)
+    space = result.stats["proven_over"]
+    if space == "physical plan space":
+        assert result.status is Status.FEASIBLE
+        assert result.best_bound == result.metrics["physical_bound_s"] <= result.objectives[0]
+    else:
+        assert space == "template plan space"
+    # never below its heuristics at L1
+    for name in SPEC.auto_heuristics:
+        theirs = schedopt.solve(inst, name, time_limit_s=3)
+        if theirs.objectives is not None:
+            assert result.objectives[0] <= theirs.objectives[0] + 1e-9, name

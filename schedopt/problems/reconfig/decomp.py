@@ -36,6 +36,10 @@ ROUTE_GPUS = 24
 #: milp:highs OPTIMAL in 11-17 s, decomp:rate's L2 and L3 unproven at 40 s; with 4 + 4 on 256
 #: and 1,024 GPUs, 0.25 and 0.0625 a host, decomp:rate's gap 0% against 22% and 15%).
 ROUTE_FAULTS_PER_HOST = 0.05
+#: ... and ``decomp:physical`` from this many surviving GPUs on (dense failures): its plan and
+#: its bound are both over the physical plan space (benchmarks/RESULTS.md, #17, "auto routed
+#: to decomp:physical").
+ROUTE_PHYSICAL_GPUS = 128
 
 
 def route(inst: ReconfigInstance) -> str:
@@ -44,7 +48,9 @@ def route(inst: ReconfigInstance) -> str:
     usable = inst.cluster.num_gpus - len(inst.failed_gpus)
     faults = len(inst.failed_gpus) + len(inst.slow_gpus)
     dense = faults >= ROUTE_FAULTS_PER_HOST * len(inst.cluster.hosts())
-    return NAME if usable >= ROUTE_GPUS and dense else "milp:highs"
+    if not dense or usable < ROUTE_GPUS:
+        return "milp:highs"
+    return PHYSICAL if usable >= ROUTE_PHYSICAL_GPUS else NAME
 
 
 #: Of the time left after the data, the share the fixed-time search gets when it has not
