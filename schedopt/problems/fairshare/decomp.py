@@ -29,13 +29,12 @@ from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.executor import Task
-from schedopt.model import Expr, Sense, decompose
-from schedopt.model.lp_bound import StagedLp, relax, relax_objective
+from schedopt.model import decompose
 
 from .bound import Bounds, bounds
 from .data import JobData, ModelData, TenantData, build_data, finish_reserve_s
 from .explain import with_fairness_note
-from .gavel import STAGE1_TOL, GavelAllocation, JobFractions
+from .gavel import GavelAllocation
 from .heuristics import (
     AstraeaParams,
     GavelRoundParams,
@@ -45,7 +44,7 @@ from .heuristics import (
 )
 from .instance import FairshareInstance
 from .l3_bound import l1_settled, l3_lower_bound, need_gpus
-from .model import build_model
+from .lp_guide import lp_guide
 from .units import NotCounted
 
 #: About this many jobs per part (the Gavel LP of 2,500 jobs solves in well under a second).
@@ -53,9 +52,6 @@ JOBS_PER_PART = 2500
 #: ``auto`` runs ``decomp`` from this many jobs on (the monolithic model took 58.7 s on a
 #: 10 s limit at 20,000 jobs, issue #16).
 AUTO_DECOMP_JOBS = 5000
-
-#: The part's L3 LP holds L2 at the L2 LP's value less this fraction of it.
-L2_HOLD = 1e-6
 
 #: Seconds B3L may take at most after the join (its whole search: 0.5 s at 4,096 GPUs, load
 #: 5), out of what the join's reserve leaves beyond the finish (not kept back from the parts:
@@ -203,52 +199,6 @@ def scale_units(data: ModelData, parts: list[ModelData]) -> list[ModelData]:
         )
         out.append(dataclasses.replace(part, units=tuple(units), tenants=tenants))
     return out
-
-
-def lp_guide(part: ModelData, time_limit_s: float) -> tuple[GavelAllocation, list[int]]:
-    """The part's time fractions for gavel-round's rounding, and the running jobs the LP keeps
-    (``k_j ≥ 1/2``): the LP relaxation of the model (C1–C7), L1, then L2 with L1 held, then
-    L3 with both held (so that the LP keeps running jobs where L2 does not need them moved),
-    solved by HiGHS without PuLP (its build took 2/3 of a part's time, measured on 2,500-job
-    parts), as one LP whose later stages start from the last basis (``StagedLp``)."""
-    deadline = Deadline.after(time_limit_s)
-    none = GavelAllocation(Status.NO_SOLUTION, 0.0, 0.0, (), {}, {})
-    fm = build_model(part, deadline=deadline)
-    l1, l2, l3 = fm.model.levels
-    lp = StagedLp(relax(fm.model, l1.expr, l1.sense))
-
-    def objective(expr: Expr, sense: Sense) -> np.ndarray:
-        return relax_objective(fm.model, expr, sense)
-
-    def hold(expr: Expr, value: float, tol: float) -> None:
-        cols, coefs = np.asarray(expr.cols), np.asarray(expr.coefs, dtype=np.float64)
-        lp.hold(cols, coefs, value - expr.constant - tol * max(1.0, abs(value)), np.inf)
-
-    x = lp.maximise(objective(l1.expr, l1.sense), deadline.share(0.5))
-    if x is None:
-        return none, []
-    best = l1.expr.value(x)
-    hold(l1.expr, best, STAGE1_TOL)
-    # (L2 first: the L3 stage only gets what L2 leaves, and a tenth when L2 is slow)
-    second = lp.maximise(objective(l2.expr, l2.sense), deadline.share(0.9))
-    if second is not None:
-        x = second
-        hold(l2.expr, l2.expr.value(x), L2_HOLD)
-        third = lp.maximise(objective(l3.expr, l3.sense), deadline.remaining())
-        if third is not None:
-            x = third
-    keep = [j.index for j in part.jobs if j.keepable and x[fm.k[j.index,]] >= 0.5]
-    # x's columns are one block, job by job and option by option (build_model's keys): read
-    # them as one list, not one key look-up per option
-    xs = x[fm.x.start : fm.x.start + len(fm.x)].tolist()
-    jobs, at = [], 0
-    for job in part.jobs:
-        ends = at + len(job.options)
-        taken = [(opt, f) for opt, f in zip(job.options, xs[at:ends], strict=True) if f > 1e-9]
-        at = ends
-        fr = tuple((opt.gpu_type, opt.n, f) for opt, f in taken)
-        jobs.append(JobFractions(job.id, fr, sum(opt.eff * f for opt, f in taken)))
-    return GavelAllocation(Status.FEASIBLE, best, 0.0, tuple(jobs), {}, {}), keep
 
 
 def solve_part(part: ModelData, budget: decompose.Budget) -> list[Answer]:
