@@ -36,7 +36,7 @@ from .heuristics import (
 )
 from .instance import AdmissionInstance
 from .lp_round import lp_round
-from .repair import GROUP_JOBS, group_data, improve_group, repair, used_by
+from .repair import GROUP_JOBS, improve_group, repair, used_by
 from .tier_bound import tier_bound
 
 #: Share of the time after the bound that the parallel pass of groups gets; the rest is the
@@ -116,7 +116,7 @@ def decomposition(
     def task(p: int, budget: decompose.Budget) -> Task:
         start = state["start"]
         indices = groups[p]
-        sub = group_data(data, indices, state["left"][p])
+        sub = data.subset(indices, slot_capacity=state["left"][p])
         own = [] if start is None else [start[i] for i in indices]
         return Task(f"part{p}", solve_group, (sub, own, budget, options.seed + p))
 

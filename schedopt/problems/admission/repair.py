@@ -12,7 +12,6 @@ Best-effort jobs are left out and re-planned greedily at the end (they do not en
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
@@ -22,6 +21,7 @@ from schedopt.core.stopping import Deadline, DeadlineReached
 
 from .assemble import RawPlan, guaranteed_value
 from .data import JobData, ModelData
+from .heuristics import Ledger
 
 #: SLO jobs per group: CP-SAT proves or nearly proves a group this size in a fraction of a
 #: second (benchmarks/RESULTS.md, "LP rounding and repair").
@@ -35,26 +35,13 @@ IDLE_PASSES = 3
 
 
 def used_by(data: ModelData, raw: Sequence[RawPlan], jobs: Sequence[JobData]):
-    """GPUs per (slot, type, level) that ``jobs``' plans take."""
-    used: defaultdict[tuple[int, str, int], int] = defaultdict(int)
+    """GPUs per (slot, type, level) that ``jobs``' plans take (C3's ledger, filled)."""
+    ledger = Ledger(data)
     for job in jobs:
         for t, o in enumerate(raw[job.index].run):
-            if o is None:
-                continue
-            opt = job.options[o]
-            for s in data.levels[opt.gpu_type]:
-                use = data.usage(opt, s)
-                if use:
-                    used[t, opt.gpu_type, s] += use
-    return used
-
-
-def group_data(
-    data: ModelData, indices: Sequence[int], capacity: dict[tuple[int, str, int], int]
-) -> ModelData:
-    """A self-contained ModelData of ``indices``' jobs (re-indexed from 0) on ``capacity`` per
-    slot (picklable: the instance is left out)."""
-    return data.subset(indices, slot_capacity=capacity)
+            if o is not None:
+                ledger.take(t, job.options[o])
+    return ledger.used
 
 
 def left_for(data: ModelData, raw: Sequence[RawPlan], group: set[int]):
@@ -140,7 +127,7 @@ def repair(
             seconds = min(STEP_S * size / GROUP_JOBS, deadline.remaining() - 0.1)
             if seconds < 0.05:
                 break
-            sub = group_data(data, indices, left_for(data, current, set(indices)))
+            sub = data.subset(indices, slot_capacity=left_for(data, current, set(indices)))
             start = [current[i] for i in indices]
             try:
                 found = improve_group(sub, start, seconds, seed + steps)
@@ -162,4 +149,4 @@ def repair(
     return current, stats
 
 
-__all__ = ["GROUP_JOBS", "group_data", "improve_group", "left_for", "repair", "used_by"]
+__all__ = ["GROUP_JOBS", "improve_group", "left_for", "repair", "used_by"]
