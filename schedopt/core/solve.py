@@ -300,14 +300,21 @@ def _auto(
     if best_obj is not None:
         best = replace(best, objectives=best_obj)
     # The heuristic's answer stands; the exact model still contributes its bound.
-    return f"{label} < {best_name})", replace(
+    return f"{label} < {best_name})", _heuristic_with_bound(
+        best, str(best_name), exact, exact.explanation or best.explanation
+    )
+
+
+def _heuristic_with_bound(best: Outcome, name: str, other: Outcome, why: str | None) -> Outcome:
+    """Heuristic ``name``'s answer ``best``, FEASIBLE, with ``other``'s bound, times and stats."""
+    return replace(
         best,
         status=Status.FEASIBLE,
-        bound=exact.bound,
-        build_s=best.build_s + exact.build_s,
-        solve_s=best.solve_s + exact.solve_s,
-        explanation=exact.explanation or best.explanation,
-        stats={**exact.stats, "heuristic": best_name},
+        bound=other.bound,
+        build_s=best.build_s + other.build_s,
+        solve_s=best.solve_s + other.solve_s,
+        explanation=why,
+        stats={**other.stats, "heuristic": name},
     )
 
 
@@ -320,14 +327,8 @@ def _after_decomposition(
     why = first.explanation or first.status.value
     if best is None:
         return f"auto({method})", replace(first, explanation=why + said)
-    return f"auto({method} < {best_name})", replace(
-        best,
-        status=Status.FEASIBLE,
-        bound=first.bound,
-        build_s=best.build_s + first.build_s,
-        solve_s=best.solve_s + first.solve_s,
-        explanation=f"{method} answered nothing ({why}); a heuristic's plan",
-        stats={**first.stats, "heuristic": str(best_name)},
+    return f"auto({method} < {best_name})", _heuristic_with_bound(
+        best, str(best_name), first, f"{method} answered nothing ({why}); a heuristic's plan"
     )
 
 
