@@ -135,9 +135,10 @@ def _tasks(
 
 
 def run_parts(
-    executor: Executor, tasks: Iterable[Task], deadline: Deadline
+    executor: Executor, tasks: Iterable[Task], deadline: Deadline | None
 ) -> tuple[dict[str, Any], dict[str, float | str]]:
-    """The answers of the tasks that finished (by key) and what became of the others."""
+    """The answers of the tasks that finished (by key) and what became of the others
+    (``deadline`` None: no limit)."""
     answers: dict[str, Any] = {}
     stats: dict[str, float | str] = {}
     failed: list[str] = []

@@ -39,6 +39,9 @@ def test_designs_in_two_workers_give_the_inline_answer() -> None:
     assert procs.descendants() <= before  # no worker left after a normal run
     assert pooled.stats["executor"] == "process" and inline.stats["executor"] == "inline"
     assert pooled.stats.get("widened") == inline.stats.get("widened") == 1.0
+    # every design was sent, solved in a worker and came back (none failed to pickle)
+    assert pooled.stats["designs_solved"] == inline.stats["designs_solved"] > 0
+    assert "designs_failed" not in pooled.stats
     assert pooled.solution is not None and SPEC.validate(inst, pooled.solution) == []
     assert pooled.status is inline.status
     assert pooled.objectives == inline.objectives
@@ -55,6 +58,8 @@ def test_a_design_that_raises_leaves_no_worker(monkeypatch, tmp_path) -> None:
     result = schedopt.solve(inst, "decomp:physical", time_limit_s=5, params=POOL)
     assert procs.descendants() <= before
     assert int(pid_file.read_text()) != os.getpid()  # it failed in a worker
+    assert "RuntimeError: a design failed" in result.stats["designs_failed"]
+    assert result.stats["designs_solved"] == 0
     assert not procs.wait_gone({int(pid_file.read_text())}, 0.0)
     # the other steps (W2-W5) still answer, as valid as ever
     assert result.solution is not None and SPEC.validate(inst, result.solution) == []

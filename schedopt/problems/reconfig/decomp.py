@@ -114,9 +114,11 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
     )
     if out.solution is None or deadline.expired():
         return with_stage_bound(inst, out, deadline)
+    ran_on: dict[str, float | str] = {}
     with open_executor(options) as pool:  # W6's designs (params: executor, workers)
-        wide = widen(inst, out.solution, deadline.earlier(deadline.share(1 - WIDEN_SHARE)), pool)
-        ran_on = pool.describe()
+        stop = deadline.earlier(deadline.share(1 - WIDEN_SHARE))
+        wide = widen(inst, out.solution, stop, pool, ran_on)
+        ran_on.update(pool.describe())
     if evaluate(inst, wide) >= evaluate(inst, out.solution):
         # not widened: the template answer, now with the hand-over proving L2 and L3
         again = dataclasses.replace(options, hint=out.solution)

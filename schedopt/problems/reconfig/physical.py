@@ -141,11 +141,13 @@ def widen(
     sol: ReconfigSolution,
     deadline: Deadline | None = None,
     executor: Executor | None = None,
+    counts: dict[str, float | str] | None = None,
 ) -> ReconfigSolution:
     """W1–W6: the plan, re-split per stage (W2), with pipelines from its idle GPUs added while
     they lower L1 (W3, W4), from scratch too (W5); the best valid plan of these, never worse
     than ``sol`` (the validator's own evaluation decides). W6's designs run on
-    ``executor`` (default: in this process)."""
+    ``executor`` (default: in this process); what became of them goes into ``counts``
+    (``designs_solved``, ``designs_failed``)."""
     part = Partitioner(inst)
     best, best_val = sol, evaluate(inst, sol)
     base = _chains_of(part, sol)
@@ -160,11 +162,12 @@ def widen(
             best, best_val = cand, val
 
     consider(base)
+    counts = {} if counts is None else counts
     if executor is None:
         with InlineExecutor() as inline:
-            designed = _designed(inst, round(best_val[0] * 1e6), deadline, inline)
+            designed = _designed(inst, round(best_val[0] * 1e6), deadline, inline, counts)
     else:
-        designed = _designed(inst, round(best_val[0] * 1e6), deadline, executor)
+        designed = _designed(inst, round(best_val[0] * 1e6), deadline, executor, counts)
     for start in (*designed, base, []):  # the designed plans first: the best starts
         chains = list(start)
         for order in (0, 1, 0):  # W3 by size then by speed, W4 again on what is left
@@ -210,7 +213,11 @@ def design_plan(
 
 
 def _designed(
-    inst: ReconfigInstance, upper: int, deadline: Deadline | None, pool: Executor
+    inst: ReconfigInstance,
+    upper: int,
+    deadline: Deadline | None,
+    pool: Executor,
+    counts: dict[str, float | str],
 ) -> list[list[Chain]]:
     """W6 (design.py): pipelines designed for target pipe times below ``upper``, from every
     surviving GPU (cut both ways, W1), as tasks on ``pool``: the targets of TARGETS, then a
@@ -219,7 +226,7 @@ def _designed(
     fractions = list(TARGETS)
     for rnd in range(2):
         ways = [(apart, f) for apart in (False, True) for f in fractions]
-        found.extend(_run_designs(inst, upper, ways, deadline, pool, len(found)))
+        found.extend(_run_designs(inst, upper, ways, deadline, pool, len(found), counts))
         if not found or rnd or (deadline is not None and deadline.expired()):
             break
         top = min(found, key=lambda x: (x[0], x[1]))[2]
@@ -235,6 +242,7 @@ def _run_designs(
     deadline: Deadline | None,
     pool: Executor,
     first: int,
+    counts: dict[str, float | str],
 ) -> list[tuple[tuple[float, ...], int, float, list[Chain]]]:
     """One round of W6's designs on ``pool``, each task ending by ``deadline`` (less the time
     to send its answer back); (value, order, fraction, chains) of the valid plans."""
@@ -248,7 +256,11 @@ def _run_designs(
                 given = budget(deadline, pool, left, JOIN_RESERVE_S)
             yield Task(f"design{first + k}", design_plan, (inst, apart, int(upper * f), given))
 
-    answers, _ = run_parts(pool, tasks(), deadline or Deadline(math.inf))
+    answers, stats = run_parts(pool, tasks(), deadline)
+    solved = counts.get("designs_solved", 0.0)
+    counts["designs_solved"] = float(solved) + float(stats["parts_solved"])
+    if "parts_failed" in stats:
+        counts["designs_failed"] = stats["parts_failed"]
     out = []
     for k, (_, f) in enumerate(ways):
         got = answers.get(f"design{first + k}")
