@@ -32,8 +32,8 @@ def _small():
 def test_parts_in_two_workers_give_the_inline_answer() -> None:
     inst = _small()
     before = procs.descendants()
-    inline = schedopt.solve(inst, "decomp:layer", time_limit_s=5, deterministic=True)
-    pooled = schedopt.solve(inst, "decomp:layer", time_limit_s=5, deterministic=True, params=POOL)
+    inline = schedopt.solve(inst, "decomp:layer", time_limit_s=20, deterministic=True)
+    pooled = schedopt.solve(inst, "decomp:layer", time_limit_s=20, deterministic=True, params=POOL)
     assert procs.descendants() <= before  # no worker left after a normal run
     assert pooled.stats["executor"] == "process" and pooled.stats["workers"] == 2
     assert inline.stats["executor"] == "inline"

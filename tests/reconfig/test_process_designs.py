@@ -32,9 +32,9 @@ def _small():
 def test_designs_in_two_workers_give_the_inline_answer() -> None:
     inst = _small()
     before = procs.descendants()
-    inline = schedopt.solve(inst, "decomp:physical", time_limit_s=5, deterministic=True)
+    inline = schedopt.solve(inst, "decomp:physical", time_limit_s=20, deterministic=True)
     pooled = schedopt.solve(
-        inst, "decomp:physical", time_limit_s=5, deterministic=True, params=POOL
+        inst, "decomp:physical", time_limit_s=20, deterministic=True, params=POOL
     )
     assert procs.descendants() <= before  # no worker left after a normal run
     assert pooled.stats["executor"] == "process" and inline.stats["executor"] == "inline"

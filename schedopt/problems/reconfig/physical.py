@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import time
 from collections.abc import Iterator
 
 from schedopt.core.stopping import Deadline
@@ -161,13 +162,18 @@ def widen(
         if val < best_val:
             best, best_val = cand, val
 
+    started = time.perf_counter()
     consider(base)
+    # a design ends as this did (a plan built, validated, evaluated), then sends it back: kept
+    # back from its budget, twice over, so that a pool does not kill it with its plan made
+    reserve_s = JOIN_RESERVE_S + 2 * (time.perf_counter() - started)
+    upper = round(best_val[0] * 1e6)
     counts = {} if counts is None else counts
     if executor is None:
         with InlineExecutor() as inline:
-            designed = _designed(inst, round(best_val[0] * 1e6), deadline, inline, counts)
+            designed = _designed(inst, upper, deadline, inline, counts, reserve_s)
     else:
-        designed = _designed(inst, round(best_val[0] * 1e6), deadline, executor, counts)
+        designed = _designed(inst, upper, deadline, executor, counts, reserve_s)
     for start in (*designed, base, []):  # the designed plans first: the best starts
         chains = list(start)
         for order in (0, 1, 0):  # W3 by size then by speed, W4 again on what is left
@@ -218,6 +224,7 @@ def _designed(
     deadline: Deadline | None,
     pool: Executor,
     counts: dict[str, float | str],
+    reserve_s: float,
 ) -> list[list[Chain]]:
     """W6 (design.py): pipelines designed for target pipe times below ``upper``, from every
     surviving GPU (cut both ways, W1), as tasks on ``pool``: the targets of TARGETS, then a
@@ -226,7 +233,8 @@ def _designed(
     fractions = list(TARGETS)
     for rnd in range(2):
         ways = [(apart, f) for apart in (False, True) for f in fractions]
-        found.extend(_run_designs(inst, upper, ways, deadline, pool, len(found), counts))
+        got = _run_designs(inst, upper, ways, deadline, pool, len(found), counts, reserve_s)
+        found.extend(got)
         if not found or rnd or (deadline is not None and deadline.expired()):
             break
         top = min(found, key=lambda x: (x[0], x[1]))[2]
@@ -243,17 +251,18 @@ def _run_designs(
     pool: Executor,
     first: int,
     counts: dict[str, float | str],
+    reserve_s: float,
 ) -> list[tuple[tuple[float, ...], int, float, list[Chain]]]:
-    """One round of W6's designs on ``pool``, each task ending by ``deadline`` (less the time
-    to send its answer back); (value, order, fraction, chains) of the valid plans."""
+    """One round of W6's designs on ``pool``, each task ending by ``deadline`` less
+    ``reserve_s`` (making its plan and sending it back); (value, order, fraction, chains) of
+    the valid plans."""
 
     def tasks() -> Iterator[Task]:
         for k, (apart, f) in enumerate(ways):
             if deadline is None:
                 given = Budget(math.inf)
             else:  # the whole time left: a design is cut short only by the deadline
-                left = deadline.remaining() - JOIN_RESERVE_S
-                given = budget(deadline, pool, left, JOIN_RESERVE_S)
+                given = budget(deadline, pool, deadline.remaining() - reserve_s, reserve_s)
             yield Task(f"design{first + k}", design_plan, (inst, apart, int(upper * f), given))
 
     answers, stats = run_parts(pool, tasks(), deadline)
