@@ -50,7 +50,8 @@ def test_a_part_that_raises_is_repaired_and_leaves_no_worker(monkeypatch) -> Non
     monkeypatch.setattr(decompose, "solve_part", failing_part)
     inst = _small()
     before = procs.descendants()
-    result = schedopt.solve(inst, "decomp:layer", time_limit_s=5, params=POOL)
+    # it ends early; 30 s so that the workers start and fail even beside a CPU burner
+    result = schedopt.solve(inst, "decomp:layer", time_limit_s=30, params=POOL)
     assert procs.descendants() <= before
     assert "RuntimeError: layer" in result.stats["parts_failed"]
     assert result.stats["parts_solved"] == 0

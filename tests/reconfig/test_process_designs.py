@@ -55,7 +55,8 @@ def test_a_design_that_raises_leaves_no_worker(monkeypatch, tmp_path) -> None:
     monkeypatch.setattr(physical, "design_plan", failing_design)
     inst = _small()
     before = procs.descendants()
-    result = schedopt.solve(inst, "decomp:physical", time_limit_s=5, params=POOL)
+    # it ends early; 30 s so that the workers start and fail even beside a CPU burner
+    result = schedopt.solve(inst, "decomp:physical", time_limit_s=30, params=POOL)
     assert procs.descendants() <= before
     assert int(pid_file.read_text()) != os.getpid()  # it failed in a worker
     assert "RuntimeError: a design failed" in result.stats["designs_failed"]
