@@ -24,17 +24,23 @@ to workers); each receives a :class:`Budget`, not a ``Deadline`` (a worker's clo
 
 from __future__ import annotations
 
+import numbers
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from schedopt.core.errors import InvalidInstanceError
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import MethodKind, MethodSpec, Outcome, Runner
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
-from schedopt.executor import Executor, Task, TaskResult, make_executor
+from schedopt.executor import EXECUTORS, Executor, Task, TaskResult, make_executor
 
+#: Most worker processes ``params["workers"]`` may ask for (the CLI's ``--jobs`` range), and
+#: most parts ``params["parts"]`` may ask for.
+MAX_WORKERS = 4096
+MAX_PARTS = 100_000
 #: Seconds kept back from the parts for joining and repairing their answers.
 JOIN_RESERVE_S = 0.05
 
@@ -214,12 +220,33 @@ def run(
 Split = Callable[[Any, SolveOptions, Deadline, bool], "Decomposition | Outcome"]
 
 
+def whole_param(options: SolveOptions, name: str, default: int, low: int, high: int) -> int:
+    """``options.params[name]`` as a whole number in ``[low, high]`` (``default`` without it);
+    any other value is refused with :class:`InvalidInstanceError` naming ``params.<name>``."""
+    value = options.params.get(name, default)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or not low <= int(value) <= high
+    ):
+        raise InvalidInstanceError(
+            f"params.{name}", f"must be a whole number in [{low}, {high}] (got {value!r})"
+        )
+    return int(value)
+
+
 def executor_choice(options: SolveOptions) -> tuple[str, int | None]:
     """The executor a decomposition's parts run on, from ``options.params``: ``executor``
     (``"inline"``, the default; ``"process"``, ``"ray"``) and ``workers`` (default: the
     executor's own, :func:`~schedopt.executor.make_executor`)."""
-    workers = options.params.get("workers")
-    return str(options.params.get("executor", "inline")), None if workers is None else int(workers)
+    kind = options.params.get("executor", "inline")
+    if kind not in EXECUTORS:
+        raise InvalidInstanceError(
+            "params.executor", f"must be one of {', '.join(EXECUTORS)} (got {kind!r})"
+        )
+    if options.params.get("workers") is None:
+        return kind, None
+    return kind, whole_param(options, "workers", 1, 1, MAX_WORKERS)
 
 
 def open_executor(options: SolveOptions) -> Executor:
