@@ -201,12 +201,18 @@ class StagedLp:
         h.cbSimplexInterrupt.subscribe(interrupt)
         self.h = h
 
-    def maximise(self, c: np.ndarray, time_limit_s: float) -> np.ndarray | None:
+    def maximise(
+        self, c: np.ndarray, time_limit_s: float, *, primal: bool = False
+    ) -> np.ndarray | None:
         """Maximise ``cᵀx`` over the rows so far; the optimal point, or None (not solved in
-        ``time_limit_s``)."""
+        ``time_limit_s``). ``primal``: by the primal simplex (else HiGHS's choice, the dual),
+        for a stage whose held rows the last point already satisfies, so that the last basis
+        stays feasible: on fair share's parts the L3 stage took 0.2 s instead of 0.5-0.7 s
+        (16,384 GPUs × 20,000 jobs, 4 of 8 parts; the L2 stage was slower so, 1.0 s for 0.4 s)."""
         if time_limit_s <= 0.0:
             return None
         h = self.h
+        h.setOptionValue("simplex_strategy", 4 if primal else 1)
         h.changeColsCost(self.n, np.arange(self.n, dtype=np.int32), -np.asarray(c, dtype=float))
         # (HiGHS's time_limit counts from its first run: this stage's limit comes on top)
         h.setOptionValue("time_limit", h.getRunTime() + max(0.01, time_limit_s))
