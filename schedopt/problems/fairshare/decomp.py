@@ -43,7 +43,7 @@ from .heuristics import (
     water_fill,
 )
 from .instance import FairshareInstance
-from .l3_bound import l1_settled, l3_lower_bound, need_gpus
+from .l3_bound import l1_settled, l2_upper_bound, l3_lower_bound, need_gpus
 from .lp_guide import lp_guide
 from .units import NotCounted
 
@@ -58,6 +58,8 @@ AUTO_DECOMP_JOBS = 5000
 #: at load 5 that starved them, L2 75% under B2 at 16,384 GPUs), and the relative slack on
 #: the plan's L2 in its floor (the validator sums the same e_jo in another order).
 B3L_MAX_S = 0.75
+#: Share of that time B2L (the L2 bound behind the plan's L1) takes first.
+B2L_SHARE = 0.3
 L2_FLOOR_TOL = 1e-9
 
 #: Seconds per job the join keeps for turning the joined state into a solution (measured:
@@ -267,9 +269,9 @@ def join(
 
 
 def l3_stats(state: _State, whole: Bounds, stop: Deadline) -> dict[str, float | str]:
-    """B3L (``l3_bound.py``) behind the joined plan, within B3L_MAX_S and ``stop``: over the
-    allocations at least as fair as the plan (``m_v(t̂)``) and, when t̂ is L1 of the optimum
-    (``l1_settled``), at least its effective throughput."""
+    """B2L and B3L (``l3_bound.py``) behind the joined plan, within B3L_MAX_S and ``stop``:
+    over the allocations at least as fair as the plan (``m_v(t̂)``) and, for B3L when t̂ is
+    L1 of the optimum (``l1_settled``), at least its effective throughput."""
     data = state.data
     started = time.perf_counter()
     t_hat = data.min_share([float(g) for g in state.unit_gpus])
@@ -283,8 +285,11 @@ def l3_stats(state: _State, whole: Bounds, stop: Deadline) -> dict[str, float | 
     # (not out of the finish kept back once more for solve(): under load it needs it, #16)
     left = stop.remaining() - finish_reserve_s(data.instance)
     budget = Deadline.after(max(0.0, min(B3L_MAX_S, left)))
-    value = l3_lower_bound(data, need_gpus(data, t_hat), floor, np.asarray(whole.prices), budget)
+    need, prices = need_gpus(data, t_hat), np.asarray(whole.prices)
+    l2_bound = l2_upper_bound(data, need, prices, Deadline.after(budget.share(B2L_SHARE)))
+    value = l3_lower_bound(data, need, floor, prices, budget)
     return {
+        "L2_bound": min(whole.l2, l2_bound),
         "L3_bound": max(whole.l3, value),
         "L3_bound_s": round(time.perf_counter() - started, 3),
         "L3_bound_rows": "L1 fix, L2 floor" if settled else "L1 fix",

@@ -238,4 +238,54 @@ def l3_lower_bound(
     return best
 
 
-__all__ = ["Arrays", "arrays", "l1_settled", "l3_lower_bound", "lagrangian", "need_gpus"]
+def l2_upper_bound(data: ModelData, need: np.ndarray, prices: np.ndarray, stop: Deadline) -> float:
+    """B2L: an upper bound on L2 over the allocations at least as fair as a solution
+    (``g_v ≥ m_v(t̂)``, ``need``), by relaxing those rows with ``ρ_v ≥ 0`` and C2 with
+    ``μ_g ≥ 0``: ``Σ_g μ_g F_g − Σ_v ρ_v m_v + Σ_j max(0, max_o e_jo − (μ_g − ρ_v) n_o)``
+    (formulations/fairshare.md, "B2L"). It is B3L's Lagrangian with no restart or host costs
+    and ``λ = 1`` (the L2 row as the objective), negated: ``μ`` from B2's ``prices`` (where
+    ``ρ = 0`` gives B2 itself), then each ``μ_g`` alone by golden sections, ``ρ`` exactly
+    enough at each point. The least value met before ``stop`` (+inf with no time)."""
+    a = arrays(data)
+    if not len(a.unit):
+        return 0.0
+    if len(prices) != len(a.capacity):
+        prices = np.zeros(len(a.capacity))
+    plain = Arrays(
+        a.unit, a.n, a.eff, a.gtype, np.where(np.isfinite(a.base), 0.0, np.inf), a.capacity, 0.0
+    )
+    near: list[np.ndarray | None] = [None]
+
+    def at(mu: np.ndarray) -> float:
+        # the lower bound on min −L2 at (1, μ, ρ): its negation bounds L2 from above
+        value, near[0] = lagrangian(plain, need, 0.0, 1.0, mu, near[0])
+        return value
+
+    if stop.expired():
+        return math.inf
+    mu = np.asarray(prices, dtype=np.float64).copy()
+    best = at(mu)
+    for g in range(len(mu)):
+        if stop.expired():
+            break
+
+        def with_price(p: float, g: int = g) -> float:
+            trial = mu.copy()
+            trial[g] = p
+            return at(trial)
+
+        value, price = _golden(with_price, 0.0, 2.0 * mu[g] + 1e-3, SCALE_STEPS, stop)
+        if value > best:
+            best, mu[g] = value, price
+    return -best
+
+
+__all__ = [
+    "Arrays",
+    "arrays",
+    "l1_settled",
+    "l2_upper_bound",
+    "l3_lower_bound",
+    "lagrangian",
+    "need_gpus",
+]
