@@ -4,7 +4,8 @@ suite: the monolithic MILP at 4,096 GPUs × 5,000 jobs given minutes per level, 
 
     python benchmarks/fairshare_l3_truth.py [SECONDS_PER_MIP] [GPUS TENANTS JOBS SEED]
 
-Stages, all with L1 held at the plan's (proven) value:
+Stages, all with L1 held at the plan's (proven) value as the exact models hold it (every
+counted unit at least the whole GPUs ``m_v`` that keep it there):
 - ``lp_l2``: the LP's largest L2 (an upper bound on L2*);
 - ``mip_l2``: the MILP's largest L2 from the plan (incumbent ℓ, bound u: ℓ ≤ L2* ≤ u);
 - ``mip_l3_plan_floor``: min L3 with L2 ≥ the plan's L2 (the rows B3L relaxes): its bound is
@@ -26,12 +27,12 @@ import numpy as np
 import schedopt
 from schedopt.core.options import SolveOptions
 from schedopt.model.emit_highs import HighsSession
-from schedopt.model.lexico import fix_block
 from schedopt.model.lp_bound import relax, solve_relaxation
-from schedopt.model.terms import Backend, RowBlock
+from schedopt.model.terms import RowBlock
 from schedopt.problems.fairshare import generate_custom
 from schedopt.problems.fairshare.codec import encode
 from schedopt.problems.fairshare.data import build_data
+from schedopt.problems.fairshare.exact import fix_min_share
 from schedopt.problems.fairshare.model import build_model
 from schedopt.problems.fairshare.placement import raw_from_solution
 
@@ -69,18 +70,19 @@ def main() -> None:
     )
     data = build_data(inst, check_size=False)
     fm = build_model(data)
-    lv1, lv2, lv3 = fm.model.levels
+    _, lv2, lv3 = fm.model.levels
     hint = encode(fm, raw_from_solution(data, r.solution))
     opts = SolveOptions(time_limit_s=seconds, mip_gap=1e-7)
-    l1_fix = fix_block(lv1, l1, Backend.MILP)
+    # L1 held as the exact models hold it (and as B3L's R1): g_v >= m_v(t) in whole GPUs, so
+    # that the LPs below are over the rows B3L relaxes, not over fractional GPUs per unit
+    fm.model.blocks.append(fix_min_share(fm, hint))
 
-    rel = relax(fm.model, lv2.expr, lv2.sense, [(lv1.expr, l1 - 1e-9, np.inf)])
+    rel = relax(fm.model, lv2.expr, lv2.sense)
     lp = solve_relaxation(rel, seconds)
     emit("lp_l2", bound=lp.bound, solved=lp.solved, s=round(lp.seconds, 2))
 
     def mip(stage: str, level, floors: list[RowBlock]) -> object:  # type: ignore[no-untyped-def]
         s = HighsSession(fm.model)
-        s.add_block(l1_fix)
         for b in floors:
             s.add_block(b)
         s.set_level(level)
@@ -107,7 +109,7 @@ def main() -> None:
             fm.model,
             lv3.expr,
             lv3.sense,
-            [(lv1.expr, l1 - 1e-9, np.inf), (lv2.expr, floor, np.inf)],
+            [(lv2.expr, floor, np.inf)],
         )
         lp3 = solve_relaxation(rel3, seconds)
         # (relax drops L3's constant and negates a minimum: L3 >= constant - bound)
