@@ -45,6 +45,7 @@ from .heuristics import (
 from .instance import FairshareInstance
 from .l3_bound import l1_settled, l2_upper_bound, l3_lower_bound, need_gpus
 from .lp_guide import lp_guide
+from .restore import restore_running
 from .units import NotCounted
 
 #: About this many jobs per part (the Gavel LP of 2,500 jobs solves in well under a second).
@@ -256,9 +257,15 @@ def join(
     # (water_fill first sorts every unit's jobs: not started without time for that)
     if any(state.board.type_free.values()) and stop.remaining() > SORT_S_PER_JOB * missing:
         water_fill(state, AstraeaParams(), wants=lambda unit: not stop.expired())
+    # running jobs back on their hosts where L1 and L2 do not fall (restore.py), then the
+    # GPUs that freed water-filled
+    restored = restore_running(state, stop)
+    if restored and any(state.board.type_free.values()):
+        water_fill(state, AstraeaParams(), wants=lambda unit: not stop.expired())
     stats: dict[str, float | str] = {
         "repair_added_gpus": float(sum(state.unit_gpus) - before),
         "parts_missing_jobs": float(missing),
+        "restored_jobs": float(restored),
     }
     if whole is not None:
         stats.update(l3_stats(state, whole, stop))
