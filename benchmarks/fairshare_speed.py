@@ -65,6 +65,8 @@ def main() -> None:
                 "split_s",
                 "bound_s",
                 "join_s",
+                "restore_s",
+                "restored_jobs",
                 "L3_bound_s",
                 "parts_slowest_s",
                 "parts_solved",

@@ -25,7 +25,9 @@ def _check(inst, params: AstraeaParams) -> int:
     if problem:
         return 0
     before = evaluate(inst, state.solution())
-    kept = restore_running(state, Deadline.after(30))
+    was = sum(1 for r in state.raw if r.keep)
+    restore_running(state, Deadline.after(30))
+    kept = sum(1 for r in state.raw if r.keep) - was
     after_solution = state.solution()
     assert validate(inst, after_solution) == []
     after = evaluate(inst, after_solution)

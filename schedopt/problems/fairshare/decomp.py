@@ -258,14 +258,20 @@ def join(
     if any(state.board.type_free.values()) and stop.remaining() > SORT_S_PER_JOB * missing:
         water_fill(state, AstraeaParams(), wants=lambda unit: not stop.expired())
     # running jobs back on their hosts where L1 and L2 do not fall (restore.py), then the
-    # GPUs that freed water-filled
-    restored = restore_running(state, stop)
-    if restored and any(state.board.type_free.values()):
-        water_fill(state, AstraeaParams(), wants=lambda unit: not stop.expired())
+    # GPUs that freed water-filled onto the jobs of the units involved
+    restore_started = time.perf_counter()
+    kept = sum(1 for r in state.raw if r.keep)
+    touched = restore_running(state, stop)
+    restored = sum(1 for r in state.raw if r.keep) - kept
+    if touched:  # (their units only: water_fill sorts every job of the units it is given)
+        units = [data.units[v] for v in sorted(touched)]
+        water_fill(state, AstraeaParams(), units=units, wants=lambda unit: not stop.expired())
+    restore_s = time.perf_counter() - restore_started
     stats: dict[str, float | str] = {
         "repair_added_gpus": float(sum(state.unit_gpus) - before),
         "parts_missing_jobs": float(missing),
         "restored_jobs": float(restored),
+        "restore_s": round(restore_s, 3),
     }
     if whole is not None:
         stats.update(l3_stats(state, whole, stop))

@@ -28,9 +28,10 @@ from .heuristics import _State
 EFF_TOL = 1e-12
 
 
-def restore_running(state: _State, stop: Deadline) -> int:
+def restore_running(state: _State, stop: Deadline) -> set[int]:
     """Keep running jobs on their previous hosts where the tests above pass (highest restart
-    cost first) until ``stop``; the number kept."""
+    cost first) until ``stop``; the units of the jobs kept or stopped (whose jobs may take
+    the GPUs freed)."""
     data = state.data
     t_hat = data.min_share([float(g) for g in state.unit_gpus])
     on_host: dict[str, set[int]] = {}
@@ -49,29 +50,38 @@ def restore_running(state: _State, stop: Deadline) -> int:
         )
     ]
     candidates.sort(key=lambda j: (-j.restart_cost, j.index))
-    kept = 0
+    touched: set[int] = set()
     for job in candidates:
         if stop.expired():
             break
-        stopped = _to_stop(state, job, on_host)
+        assert job.prev_option is not None
+        # what the stopped jobs' e may add up to before L2 would fall (most fail here)
+        margin = job.options[job.prev_option].eff - _eff(state, job.index) + EFF_TOL
+        if margin < 0.0:
+            continue
+        stopped = _to_stop(state, job, on_host, margin)
         if stopped is None or not _worth_it(state, job, stopped, t_hat):
             continue
         for i in [job.index, *stopped]:
             for h in state.hosts[i]:
                 on_host[h].discard(i)
             state.unset(data.jobs[i])
+            touched.add(data.jobs[i].unit)
         if not state.keep(job):  # the tests above make room: a failure is a bug
             raise RuntimeError(f"restore: job {job.id!r} does not fit its previous hosts")
         for h in job.prev_hosts:
             on_host.setdefault(h, set()).add(job.index)
-        kept += 1
-    return kept
+    return touched
 
 
-def _to_stop(state: _State, job: JobData, on_host: dict[str, set[int]]) -> list[int] | None:
-    """The jobs (not kept) to stop so that ``job`` fits its previous hosts, or None."""
+def _to_stop(
+    state: _State, job: JobData, on_host: dict[str, set[int]], margin: float
+) -> list[int] | None:
+    """The jobs (not kept) to stop so that ``job`` fits its previous hosts, or None (also when
+    their ``e`` would pass ``margin``)."""
     freed: dict[str, int] = dict(state.hosts[job.index])  # what the job itself gives back
     stopped: list[int] = []
+    lost = 0.0
     for h, n in job.prev_hosts.items():
         free = state.board.free[h] + freed.get(h, 0)
         if free >= n:
@@ -82,6 +92,9 @@ def _to_stop(state: _State, job: JobData, on_host: dict[str, set[int]]) -> list[
         for i in others:
             if free >= n:
                 break
+            lost += _eff(state, i)
+            if lost > margin:
+                return None
             stopped.append(i)
             for hh, m in state.hosts[i].items():
                 freed[hh] = freed.get(hh, 0) + m
