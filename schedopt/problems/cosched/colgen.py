@@ -35,6 +35,8 @@ MAX_NEW = 24
 EXACT_CHECK_S = 0.3
 #: Greedy pricing alone while a round adds at least this many groups; then exact pricing too.
 GREEDY_STALL = 8
+#: Weight of the best bound's duals in the duals exact pricing uses (0: the master's own).
+SMOOTH = 0.5
 #: Cost of the artificial column that covers one job (keeps the restricted master feasible).
 ARTIFICIAL = 1e7
 
@@ -250,6 +252,8 @@ def generate(
     solved = None
     best: float | None = None
     exact = False  # greedy pricing first; exact case bounds once it finds few new groups
+    center: tuple[np.ndarray, np.ndarray] | None = None  # the duals of the best bound
+    smooth = SMOOTH
     while not deadline.expired():
         rounds += 1
         solved = master.solve(deadline.remaining())
@@ -258,10 +262,20 @@ def generate(
         _, pi, y = solved
         proposed = price(data, combos, pi, y, levels, boxes, deadline, stack)
         if exact:
+            # Exact pricing at duals smoothed towards those of the best bound (Wentges):
+            # fewer rounds; any duals give a valid bound.
+            ps, ys = (
+                (pi, y)
+                if center is None
+                else (
+                    smooth * center[0] + (1 - smooth) * pi,
+                    smooth * center[1] + (1 - smooth) * y,
+                )
+            )
             found: list[tuple[tuple[int, int], ...]] = []
-            b = farley_bound(data, pi, y, deadline, deadline, found, combos)
+            b = farley_bound(data, ps, ys, deadline, deadline, found, combos)
             if b is not None and (best is None or b > best):
-                best = b
+                best, center = b, (ps, ys)
             proposed += [tuple((j, combos[j].options[c]) for j, c in f) for f in found]
         tasks = [Task(str(i), check, (data, m)) for i, m in enumerate(proposed)]
         added = 0
@@ -270,8 +284,12 @@ def generate(
                 added += master.add(res.value)
         if added < GREEDY_STALL:
             if not added and exact:
-                break
+                if center is None or smooth == 0:
+                    break  # exact pricing at the master's own duals found nothing
+                smooth = 0.0  # a mispricing: the next round prices at the master's duals
+                continue
             exact = True
+        smooth = SMOOTH
     # Any duals give a valid Farley bound; those of the final master give the strongest.
     solved = master.solve(bound_deadline.remaining()) or solved
     if solved is None:

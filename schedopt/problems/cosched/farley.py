@@ -11,8 +11,10 @@ at least ``θ z_RMP`` — a lower bound on L1 of the whole problem.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -119,7 +121,7 @@ def _mixes(P: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Case:
-    """A case (level, hosts) and its surrogate ratio ``c(h) / (U + y·h)``."""
+    """A case (level, hosts) and its least ratio ``c(h) / (Σ π + y·h)`` (before any U)."""
 
     ratio: float
     level: int
@@ -167,6 +169,30 @@ def farley_theta(
         top.append(max(need, -(-mem // data.memory_mib[p]) if data.memory_mib[p] else need))
     mix = _mixes(P)
     loads = stack.load @ mix.T  # (J, K, S): each combination's surrogate loads
+
+    def surrogate(idx: np.ndarray, ok: np.ndarray, level: int, h: tuple[int, ...]) -> float:
+        """The knapsack bound U of a case on its items ``idx`` (admissible ``ok``)."""
+        v = pi[idx]
+        okm = ok[..., None]
+        W = np.where(okm, loads[idx], _BIG).min(axis=1)  # (items, S)
+        M = np.where(okm, stack.mem[idx], _BIG).min(axis=1)  # (items, P)
+        U = float(v.sum())
+        # R3' (C11 with switches): in a group of two or more members, a pool every item
+        # uses in every admissible combination has two or more users, so its load with
+        # every member's switch is at most the cycle; another pool may have one user,
+        # whose switch is not paid: its load may exceed the cycle by that switch.
+        uses = np.where(okm, stack.load[idx] > 0, True).all(axis=(0, 1))  # (P,)
+        slack = np.where(uses, 0, int(switch[idx].max()))
+        # Surrogate knapsacks: for λ ≥ 0, Σ_p λ_p load_p ≤ Σ_p λ_p (ℓ + slack_p) holds in
+        # every group of two or more members of the case, so each λ bounds Σ π from above.
+        for s_ in range(len(mix)):
+            cap = int(mix[s_].sum()) * level + int(np.dot(mix[s_], slack))
+            U = min(U, _knapsack(v, W[:, s_], cap))
+        for p in range(P):
+            if data.memory_mib[p]:
+                U = min(U, _knapsack(v, M[:, p], data.memory_mib[p] * h[p]))
+        return max(U, float(v.max()))  # a group of one member: its own π
+
     theta = math.inf
     cases: list[_Case] = []
     lo = 0
@@ -186,38 +212,19 @@ def farley_theta(
             items = member & ok.any(axis=1)
             if not items.any():
                 continue
-            v = pi[items]
-            okm = ok[items][..., None]
-            W = np.where(okm, loads[items], _BIG).min(axis=1)  # (items, S)
-            M = np.where(okm, stack.mem[items], _BIG).min(axis=1)  # (items, P)
+            idx = np.flatnonzero(items)
             yh = float(np.dot(y, hv))
-            U = float(v.sum())
-            # Without ``exact`` a case cannot lower θ below the θ found; with it, below 1.
-            if U + yh <= 0 or cost / (U + yh) >= (1.0 if exact is not None else theta):
+            denom = float(pi[idx].sum()) + yh  # with U = Σ π: the least ratio of the case
+            if denom <= 1e-12 or cost / denom >= (1.0 if exact is not None else theta):
+                continue  # no group of the case can lower θ (below 1 with ``exact``)
+            if exact is not None:
+                cases.append(_Case(cost / denom, int(level), h, cost, yh, idx, ok[idx]))
                 continue
-            # R3' (C11 with switches): in a group of two or more members, a pool every item
-            # uses in every admissible combination has two or more users, so its load with
-            # every member's switch is at most the cycle; another pool may have one user,
-            # whose switch is not paid: its load may exceed the cycle by that switch.
-            uses = np.where(okm, stack.load[items] > 0, True).all(axis=(0, 1))  # (P,)
-            slack = np.where(uses, 0, int(switch[items].max()))
-            # Surrogate knapsacks: for λ ≥ 0, Σ_p λ_p load_p ≤ Σ_p λ_p (ℓ + slack_p) holds in
-            # every group of two or more members of the case, so each λ bounds Σ π from above.
-            for s_ in range(len(mix)):
-                surrogate = int(mix[s_].sum()) * int(level) + int(np.dot(mix[s_], slack))
-                U = min(U, _knapsack(v, W[:, s_], surrogate))
-            for p in range(P):
-                if data.memory_mib[p]:
-                    U = min(U, _knapsack(v, M[:, p], data.memory_mib[p] * h[p]))
-            U = max(U, float(v.max()))  # a group of one member: its own π
-            denom = U + yh
+            denom = surrogate(idx, ok[idx], int(level), h) + yh
             if denom > 1e-12:
                 theta = min(theta, cost / denom)
-                if exact is not None and cost / denom < 1.0:
-                    idx = np.flatnonzero(items)
-                    cases.append(_Case(cost / denom, int(level), h, cost, yh, idx, ok[idx]))
     if exact is not None and cases:
-        theta = _refine(data, pi, stack, slo, factor, switch, cases, exact, found)
+        theta = _refine(data, pi, stack, slo, factor, switch, cases, surrogate, exact, found)
     return 1.0 if theta == math.inf else min(1.0, theta)
 
 
@@ -229,22 +236,30 @@ def _refine(
     factor: np.ndarray,
     switch: np.ndarray,
     cases: list[_Case],
+    surrogate: Callable[[np.ndarray, np.ndarray, int, tuple[int, ...]], float],
     exact: Deadline,
     found: list[tuple[tuple[int, int], ...]] | None,
 ) -> float:
-    """θ over the cases, each case of least surrogate ratio first replaced by its exact ratio
-    (CP-SAT's bound :func:`.pricing.case_bound` ≤ the surrogate U, so its ratio only rises).
-    A case not refined keeps its surrogate ratio, so θ = min(refined, the first left) is valid
-    whenever the refinement stops."""
+    """θ over the cases, best first with lazy ratios: a case's key is a lower bound on its
+    ratio — first ``c(h) / (Σ π + y·h)``, then with the surrogate U, then with CP-SAT's exact
+    bound (:func:`.pricing.case_bound`); keys only rise. The least key popped with its exact
+    ratio while no other key is smaller is θ; stopped early, θ = the least key left, a lower
+    bound on every case's ratio, so valid whenever the refinement stops."""
     from .pricing import case_bound
 
-    cases.sort(key=lambda c: c.ratio)
+    heap = [(c.ratio, i, 0) for i, c in enumerate(cases)]
+    heapq.heapify(heap)
     best = 1.0
-    for case in cases:
-        if case.ratio >= best:
-            return best  # every case left has a larger ratio even before its refinement
+    while heap and heap[0][0] < best:
+        key, i, stage = heapq.heappop(heap)
         if exact.expired():
-            return case.ratio
+            return key
+        case = cases[i]
+        if stage == 0:  # the surrogate knapsacks
+            denom = surrogate(case.items, case.ok, case.level, case.h) + case.yh
+            if denom > 1e-12:
+                heapq.heappush(heap, (max(key, case.cost / denom), i, 1))
+            continue
         its = case.items
         load = stack.load[its]
         got = case_bound(
@@ -266,7 +281,7 @@ def _refine(
             found.append(tuple(got.found))
         denom = got.upper + case.yh
         if denom > 1e-12:  # else no group of the case has Σ π + y·h > 0: it binds no θ
-            best = min(best, max(case.ratio, case.cost / denom))
+            best = min(best, max(key, case.cost / denom))
     return best
 
 
