@@ -193,19 +193,27 @@ def boxes_of(data: ModelData, combos: list[Combos], most: int = 2) -> list[tuple
     return [h for h in itertools.product(*(range(t + 1) for t in tops)) if any(h)]
 
 
-def check(data: ModelData, members: Members) -> Column | None:
+def check(data: ModelData, members: Members, deadline: Deadline | None = None) -> Column | None:
     """The sub-solve: an explicit periodic schedule for the members (the heuristics'
     scheduler, fewest hosts; else the exact one of :mod:`.group_exact` for up to
-    :data:`EXACT_CHECK_S`), dropping the last-added member until one is found."""
+    :data:`EXACT_CHECK_S`), dropping the last-added member until one is found; within
+    ``deadline`` (the inline executor does not interrupt a task)."""
     group = list(members)
     while group:
-        built = build(data, [(data.jobs[j], opts) for j, opts in group], None)
+        if deadline is not None and deadline.expired():
+            return None
+        built = build(data, [(data.jobs[j], opts) for j, opts in group], deadline)
         if built is not None:
             return Column(tuple(group), tuple(built.hosts), built.planned)
         chosen = [(data.jobs[j], opts) for j, opts in group]
         hosts = host_counts(data, chosen)
-        if hosts is not None and all(n <= data.hosts[p] for p, n in enumerate(hosts)):
-            exact = schedule_exact(chosen, EXACT_CHECK_S)
+        seconds = EXACT_CHECK_S if deadline is None else min(EXACT_CHECK_S, deadline.remaining())
+        if (
+            seconds > 0.02
+            and hosts is not None
+            and all(n <= data.hosts[p] for p, n in enumerate(hosts))
+        ):
+            exact = schedule_exact(chosen, seconds)
             if exact:
                 return Column(tuple(group), tuple(hosts), exact)
         group.pop()
@@ -277,7 +285,7 @@ def generate(
             if b is not None and (best is None or b > best):
                 best, center = b, (ps, ys)
             proposed += [tuple((j, combos[j].options[c]) for j, c in f) for f in found]
-        tasks = [Task(str(i), check, (data, m)) for i, m in enumerate(proposed)]
+        tasks = [Task(str(i), check, (data, m, deadline)) for i, m in enumerate(proposed)]
         added = 0
         for res in executor.run(tasks, deadline=deadline):
             if res.ok and res.value is not None:
