@@ -109,22 +109,36 @@ def part_budget(deadline: Deadline, count: int, workers: int, reserve_s: float) 
     return max(0.0, PART_SHARE * (deadline.remaining() - reserve_s) / max(1, waves))
 
 
+def budget(deadline: Deadline, pool: Executor, seconds: float, reserve_s: float = 0.0) -> Budget:
+    """A task's :class:`Budget` of ``seconds``, ended (for ``pool``'s workers on this machine)
+    by ``deadline`` less ``reserve_s``, whatever its start-up and its wait in the queue took."""
+    local = pool.kind in LOCAL_EXECUTORS
+    until = time.monotonic() + deadline.remaining() - reserve_s if local else None
+    return Budget(seconds, until)
+
+
+def budgets(deadline: Deadline, count: int, pool: Executor, reserve_s: float) -> Iterator[Budget]:
+    """The budgets of ``count`` parts run by ``pool``, each fixed when it is asked for (zip
+    them lazily with the tasks: every part of a sequential run gets a fair share of what is
+    left then, :func:`part_budget`)."""
+    for p in range(count):
+        seconds = part_budget(deadline, count - p, pool.workers, reserve_s)
+        yield budget(deadline, pool, seconds, reserve_s)
+
+
 def _tasks(
     decomposition: Decomposition, deadline: Deadline, pool: Executor, reserve_s: float
 ) -> Iterator[Task]:
     """The parts' tasks, each made (and its budget fixed) when the executor asks for it."""
-    local = pool.kind in LOCAL_EXECUTORS
-    for p in range(decomposition.count):
-        left = decomposition.count - p
-        seconds = part_budget(deadline, left, pool.workers, reserve_s)
-        until = time.monotonic() + deadline.remaining() - reserve_s if local else None
-        yield decomposition.part(p, Budget(seconds, until))
+    for p, part_time in enumerate(budgets(deadline, decomposition.count, pool, reserve_s)):
+        yield decomposition.part(p, part_time)
 
 
 def run_parts(
-    executor: Executor, tasks: Iterable[Task], deadline: Deadline
+    executor: Executor, tasks: Iterable[Task], deadline: Deadline | None
 ) -> tuple[dict[str, Any], dict[str, float | str]]:
-    """The answers of the tasks that finished (by key) and what became of the others."""
+    """The answers of the tasks that finished (by key) and what became of the others
+    (``deadline`` None: no limit)."""
     answers: dict[str, Any] = {}
     stats: dict[str, float | str] = {}
     failed: list[str] = []
@@ -200,6 +214,21 @@ def run(
 Split = Callable[[Any, SolveOptions, Deadline, bool], "Decomposition | Outcome"]
 
 
+def executor_choice(options: SolveOptions) -> tuple[str, int | None]:
+    """The executor a decomposition's parts run on, from ``options.params``: ``executor``
+    (``"inline"``, the default; ``"process"``, ``"ray"``) and ``workers`` (default: the
+    executor's own, :func:`~schedopt.executor.make_executor`)."""
+    workers = options.params.get("workers")
+    return str(options.params.get("executor", "inline")), None if workers is None else int(workers)
+
+
+def open_executor(options: SolveOptions) -> Executor:
+    """The executor of :func:`executor_choice`, for a problem that runs several rounds of
+    tasks on one pool (its workers start once); close it (``with``) on every path."""
+    kind, workers = executor_choice(options)
+    return make_executor(kind, jobs=workers)
+
+
 def runner(split: Split, random: bool) -> Runner:
     """The method that splits with ``split`` and runs the parts (``options.params``:
     ``executor``, ``workers``; ``parts`` is the problem's)."""
@@ -210,12 +239,8 @@ def runner(split: Split, random: bool) -> Runner:
         if isinstance(d, Outcome):
             return d
         build_s = time.perf_counter() - t0
-        out = run(
-            d,
-            deadline,
-            executor=str(options.params.get("executor", "inline")),
-            workers=options.params.get("workers"),
-        )
+        kind, workers = executor_choice(options)
+        out = run(d, deadline, executor=kind, workers=workers)
         return replace(out, build_s=out.build_s + build_s)
 
     return by_parts
@@ -250,7 +275,11 @@ __all__ = [
     "Bound",
     "Budget",
     "Decomposition",
+    "budget",
+    "budgets",
+    "executor_choice",
     "methods",
+    "open_executor",
     "part_budget",
     "run",
     "run_parts",
