@@ -31,7 +31,7 @@ from .validate import validate
 #: model has 1.2 M nonzeros at 40 jobs and is refused; at 8 jobs it still runs).
 COLGEN_FROM_JOBS = 16
 #: Shares of the time left: column generation, then the Farley bound; the MIP gets the rest.
-CG_SHARE, BOUND_SHARE = 0.45, 0.25
+CG_SHARE, BOUND_SHARE = 0.7, 0.12
 #: Share of the time left for the packing plan when no hint is given.
 SEED_SHARE = 0.3
 #: Option combinations tried per job for its group alone, cheapest first.
