@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,8 @@ from schedopt.problems.cosched.data import aggregate_bound, build_data
 from schedopt.problems.cosched.decomp import route
 from schedopt.problems.cosched.farley import farley_bound
 from schedopt.problems.cosched.strategies import instances
+
+from tests.timing import promised_s
 
 from .bruteforce import least_cost
 
@@ -92,6 +95,54 @@ def test_auto_routes_to_colgen_from_sixteen_jobs() -> None:
     big = generate_custom(41, 41, 40, 40, 0, (0, 1), scale=4)
     assert route(big) == "colgen"
     assert "colgen" in SPEC.methods
+
+
+def test_auto_runs_colgen_first_and_answers_at_least_as_well_as_its_heuristics(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """#17: from 16 jobs ``auto`` runs ``colgen`` first with the whole limit (it seeds its
+    master with the packing plan itself); the heuristics only took its time before it. Its
+    answer is never worse than any heuristic's, each run alone (deterministic mode)."""
+    inst = generate_custom(16, 16, 16, 16, 0, (0, 1), scale=4)
+    heuristics = ["heuristic:packing", "heuristic:disaggregated", "heuristic:colocated"]
+    alone = {m: schedopt.solve(inst, m, time_limit_s=5, deterministic=True) for m in heuristics}
+    called: list[str] = []
+    for name in heuristics:
+        spec = SPEC.methods[name]
+
+        def spy(*args, _run=spec.run, _name=name, **kwargs):
+            called.append(_name)
+            return _run(*args, **kwargs)
+
+        monkeypatch.setitem(SPEC.methods, name, replace(spec, run=spy))
+    result = schedopt.solve(inst, "auto", time_limit_s=5, deterministic=True)
+    assert result.method == "auto(colgen)" and called == []
+    assert SPEC.validate(inst, result.solution) == []
+    for m, r in alone.items():
+        assert result.objectives[0] <= r.objectives[0] + 1e-6, m
+
+
+def test_colgen_falls_back_on_its_starting_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The packing plan colgen starts from is a column set of its master: when the master
+    MIP gives no plan (stopped early), colgen answers with that plan, not NO_SOLUTION."""
+    from schedopt.problems.cosched import decomp
+
+    monkeypatch.setattr(decomp, "_integer", lambda master, seconds: None)
+    inst = generate_custom(16, 16, 16, 16, 0, (0, 1), scale=4)
+    result = schedopt.solve(inst, "colgen", time_limit_s=3, deterministic=True)
+    packing = schedopt.solve(inst, "heuristic:packing", time_limit_s=3, deterministic=True)
+    assert result.status is Status.FEASIBLE and result.stats["seed_kept"] == 1.0
+    assert result.objectives == packing.objectives
+
+
+@pytest.mark.slow
+def test_auto_keeps_the_time_limit_at_656_gpus() -> None:
+    inst = generate_custom(41, 41, 40, 40, 0, (0, 1), scale=4)
+    started = time.perf_counter()
+    result = schedopt.solve(inst, "auto", time_limit_s=5)
+    assert time.perf_counter() - started <= promised_s(5.0), result.stats
+    assert result.method.startswith("auto(colgen")
+    assert result.best_bound is not None and result.objectives[0] >= result.best_bound
 
 
 @pytest.mark.slow

@@ -16,6 +16,7 @@ import numpy as np
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
+from schedopt.core.solve import lex_better
 from schedopt.core.stopping import Deadline
 from schedopt.executor import make_executor
 from schedopt.model.decompose import executor_choice
@@ -26,7 +27,7 @@ from .data import ModelData, aggregate_bound, build_data
 from .heuristics import alone, heuristic_data, solve_packing
 from .instance import CoschedInstance
 from .schedule import Planned
-from .validate import validate
+from .validate import TERMS, evaluate, validate
 
 #: ``auto`` runs ``colgen`` instead of the monolithic model from this many jobs (the exact
 #: model has 1.2 M nonzeros at 40 jobs and is refused; at 8 jobs it still runs).
@@ -101,11 +102,13 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
         )
     data = heuristic_data(inst)
     if options.hint is None:
-        # Alone (not from auto), seed the master with the packing plan, as auto does.
+        # No hint (called by name, or first by auto: MethodSpec.decomposition): the master
+        # starts from the packing plan.
         packed = solve_packing(
             inst, replace(options, params={}), Deadline.after(deadline.share(SEED_SHARE))
         )
         options = replace(options, hint=packed.solution)
+    seed = options.hint if options.hint is not None and not validate(inst, options.hint) else None
     start = _start(inst, data, options, Deadline.after(deadline.share(SEED_SHARE)))
     cg_dl = Deadline.after(deadline.share(CG_SHARE))
     bound_dl = Deadline.after(deadline.share(CG_SHARE + BOUND_SHARE))
@@ -123,14 +126,26 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
         "master_lp": float("nan") if gen.lp is None else gen.lp,
         "farley_bound": float("nan") if gen.bound is None else gen.bound,
     }
-    if chosen is None:
+    plan = None
+    if chosen is not None:
+        raw = Raw()
+        for col in chosen:
+            members = [j for j, _ in col.members]
+            raw.groups.append(RawGroup(members, list(col.hosts), col.planned.cycle))
+            for j, opts in col.members:
+                raw.option[j] = [o.index for o in opts]
+                raw.start[j] = list(col.planned.starts[j])
+        plan = assemble(inst, raw)
+    if seed is not None and (
+        plan is None or lex_better(evaluate(inst, seed), evaluate(inst, plan), TERMS)
+    ):
+        # The starting plan's groups are columns, so the MIP can only lose to it when stopped
+        # early (or on the later levels, which it does not price): never answer worse than
+        # the plan it started from (auto's promise to be at least as good as its heuristics).
+        stats["seed_kept"] = 1.0
+        plan = seed
+    if plan is None:
         return Outcome(
             Status.NO_SOLUTION, bound=bound, explanation="no plan from the columns", stats=stats
         )
-    raw = Raw()
-    for col in chosen:
-        raw.groups.append(RawGroup([j for j, _ in col.members], list(col.hosts), col.planned.cycle))
-        for j, opts in col.members:
-            raw.option[j] = [o.index for o in opts]
-            raw.start[j] = list(col.planned.starts[j])
-    return Outcome(Status.FEASIBLE, solution=assemble(inst, raw), bound=bound, stats=stats)
+    return Outcome(Status.FEASIBLE, solution=plan, bound=bound, stats=stats)

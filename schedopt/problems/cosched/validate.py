@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 
-from schedopt.core.result import Violation
+from schedopt.core.result import ObjectiveTerm, Sense, Violation
 
 from .instance import CoschedInstance, Job
 from .simulate import (
@@ -26,6 +26,14 @@ from .simulate import (
 )
 from .solution import CoschedSolution, Group, JobPlan
 
+#: The objectives, in their order (ProblemSpec.terms).
+TERMS = (
+    ObjectiveTerm("hourly cost of the hosts held", Sense.MINIMIZE, "$/h"),
+    ObjectiveTerm("weighted step times", Sense.MINIMIZE, "s"),
+    ObjectiveTerm(
+        "data moved (syncs across pools, state off current pools)", Sense.MINIMIZE, "GB"
+    ),
+)
 #: Steps unrolled per check: enough for every phase of step 0 (which may start up to
 #: (2+σ) cycles after the origin) to meet the occurrences of every other phase.
 UNROLL_STEPS = 6
