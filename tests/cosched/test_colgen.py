@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 
 import schedopt
 from schedopt.core.status import Status
+from schedopt.core.stopping import Deadline
 from schedopt.problems.cosched import SPEC, generate_custom
-from schedopt.problems.cosched.colgen import best_farley
+from schedopt.problems.cosched.colgen import best_farley, scaled_aggregate
 from schedopt.problems.cosched.data import aggregate_bound, build_data
 from schedopt.problems.cosched.decomp import route
 from schedopt.problems.cosched.farley import farley_bound
 from schedopt.problems.cosched.strategies import instances
-
 from tests.timing import promised_s
 
 from .bruteforce import least_cost
@@ -46,6 +46,20 @@ def test_the_farley_bound_of_any_duals_is_below_the_brute_force_optimum(inst, se
     y = -rng.uniform(0, 1, len(data.pools)) * scale * cost / 4
     bound = farley_bound(data, pi, y)
     assert bound is None or bound <= ref[0] + 1e-6, (bound, ref[0])
+
+
+@SETTINGS
+@given(inst=instances(max_jobs=3))
+def test_the_scaled_aggregate_farley_bound_is_between_the_aggregate_bound_and_the_optimum(inst):
+    """Farley at (1.5 π_agg, 0) (formulation, "Farley at the aggregate shares, scaled"): the
+    shares are dual feasible, so it is at least the aggregate bound, and never above L1*."""
+    ref = least_cost(inst)
+    data = build_data(inst)
+    agg = aggregate_bound(data)
+    bound = scaled_aggregate(data, Deadline.after(60))
+    if ref is None or agg is None or bound is None:
+        return
+    assert agg - 1e-6 <= bound <= ref[0] + 1e-6, (agg, bound, ref[0])
 
 
 @pytest.mark.parametrize("name", GOLDEN)

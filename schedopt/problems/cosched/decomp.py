@@ -15,8 +15,8 @@ import numpy as np
 
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
-from schedopt.core.status import Status
 from schedopt.core.solve import lex_better
+from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.executor import make_executor
 from schedopt.model.decompose import executor_choice

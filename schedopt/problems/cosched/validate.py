@@ -30,9 +30,7 @@ from .solution import CoschedSolution, Group, JobPlan
 TERMS = (
     ObjectiveTerm("hourly cost of the hosts held", Sense.MINIMIZE, "$/h"),
     ObjectiveTerm("weighted step times", Sense.MINIMIZE, "s"),
-    ObjectiveTerm(
-        "data moved (syncs across pools, state off current pools)", Sense.MINIMIZE, "GB"
-    ),
+    ObjectiveTerm("data moved (syncs across pools, state off current pools)", Sense.MINIMIZE, "GB"),
 )
 #: Steps unrolled per check: enough for every phase of step 0 (which may start up to
 #: (2+σ) cycles after the origin) to meet the occurrences of every other phase.
