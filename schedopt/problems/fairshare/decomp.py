@@ -322,7 +322,9 @@ def decomposition(
     data = build_data(inst, check_size=False, deadline=deadline)
     data_s = time.perf_counter() - t0
     split_started = time.perf_counter()
-    k = int(options.params.get("parts", max(1, round(len(data.jobs) / JOBS_PER_PART))))
+    k = decompose.whole_param(
+        options, "parts", max(1, round(len(data.jobs) / JOBS_PER_PART)), 1, decompose.MAX_PARTS
+    )
     groups = _host_groups(data, k, random, options.seed)
     job_parts = split(data, k, random, options.seed)
     pieces = scale_units(data, [part_data(data, ix, p, groups) for p, ix in enumerate(job_parts)])
