@@ -69,3 +69,15 @@ def test_a_wrong_executor_parameter_is_refused_by_name(problem, params, field):
     )
     with pytest.raises(InvalidInstanceError, match=field.replace(".", r"\.")):
         schedopt.solve(inst, "decomp", time_limit_s=10, params=params)
+
+
+@pytest.mark.parametrize(
+    ("params", "field"), [({"workers": 0}, "workers"), ({"executor": "x"}, "executor")]
+)
+def test_colgen_reads_the_executor_parameters_as_every_decomposition(params, field):
+    from schedopt.problems.cosched.generate import generate as generate_cosched
+
+    with pytest.raises(InvalidInstanceError, match=rf"params\.{field}"):
+        schedopt.solve(
+            generate_cosched(size="tiny", seed=0), "colgen", time_limit_s=10, params=params
+        )
