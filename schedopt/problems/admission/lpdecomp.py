@@ -2,7 +2,8 @@
 plan (``lp_round.py``), then CP-SAT over groups of jobs on the capacity the others leave
 (``repair.py``): first one pass of disjoint groups as parts (each with its own capacity share,
 so they can run in parallel workers), then, in the join, group after group in this process
-until the time is up (formulations/admission.md, "LP rounding and repair").
+until the time is up, every other pass on the LP's neighbourhoods (``neighbourhood.py``)
+(formulations/admission.md, "LP rounding and repair").
 
 Every step keeps C3 (the ledger or a group's own capacity) and C5 (the earlier guarantees are
 placed first, and a group's model keeps them): the joined plan is a plan of the instance, and
@@ -109,6 +110,7 @@ def decomposition(
         if value is None:  # neither the LP nor B1L in time (a busy machine): B0, milliseconds
             value = tier_bound(data, deadline, max(0.05, deadline.share(0.05)))
             stats["bound"] = "B0" if value is not None else "none"
+        state["lp"] = g.lp  # its point guides the repair's LP neighbourhoods
         state["start"] = _start(data, g.lp, options.hint, deadline)
         state["left"] = _shares(data, state["start"], groups)
         return decompose.Bound(value, stats)
@@ -132,7 +134,7 @@ def decomposition(
                     raw[i] = r
         before = guaranteed_value(data, raw)
         stop = dl.earlier(reserve)
-        raw, stats = repair(data, raw, stop, options.seed)
+        raw, stats = repair(data, raw, stop, options.seed, lp=state.get("lp"))
         stats_out: dict[str, float | str] = {**stats, "start_value": before / 1000}
         raw = refill_best_effort(data, raw, dl.earlier(finish))
         return assemble(data, raw, optimal_admission=False), stats_out
