@@ -2,7 +2,7 @@
 plan (``lp_round.py``), then CP-SAT over groups of jobs on the capacity the others leave
 (``repair.py``): first one pass of disjoint groups as parts (each with its own capacity share,
 so they can run in parallel workers), then, in the join, group after group in this process
-until the time is up, every other pass on the LP's neighbourhoods (``neighbourhood.py``)
+until the time is up, every third pass on the LP's neighbourhoods (``neighbourhood.py``)
 (formulations/admission.md, "LP rounding and repair").
 
 Every step keeps C3 (the ledger or a group's own capacity) and C5 (the earlier guarantees are

@@ -8,7 +8,7 @@ capacity ``κ_gs`` less what the fixed jobs take (``ModelData.slot_capacity``). 
 the group joins the fixed plans within C3 at every level, and C5 keeps the earlier guarantees
 inside the group. The group's current plans are CP-SAT's hint; a better L1 replaces them.
 Best-effort jobs are left out and re-planned greedily at the end (they do not enter L1).
-Given the LP point of the bound, every other pass takes its groups where the LP says value is
+Given the LP point of the bound, every third pass takes its groups where the LP says value is
 left instead (``neighbourhood.py``).
 """
 
@@ -60,10 +60,11 @@ def left_for(data: ModelData, raw: Sequence[RawPlan], group: set[int]):
 
 
 def improve_group(
-    sub: ModelData, start: list[RawPlan], seconds: float, seed: int
+    sub: ModelData, start: list[RawPlan], seconds: float, seed: int, deterministic: bool = False
 ) -> list[RawPlan] | None:
-    """CP-SAT on L1 of ``sub`` from ``start`` (a feasible plan of it) for ``seconds``: a plan
-    of strictly more value, or None."""
+    """CP-SAT on L1 of ``sub`` from ``start`` (a feasible plan of it) for ``seconds`` (of
+    CP-SAT's deterministic time with ``deterministic``): a plan of strictly more value, or
+    None."""
     from schedopt.model.emit_cpsat import CpsatSession  # the solver, on first use
 
     from .codec import decode, encode
@@ -77,7 +78,9 @@ def improve_group(
     session.set_hint(encode(am, start))
     run = session.run(
         max(0.01, deadline.remaining()),
-        SolveOptions(time_limit_s=max(0.01, seconds), seed=seed, threads=1),
+        SolveOptions(
+            time_limit_s=max(0.01, seconds), seed=seed, threads=1, deterministic=deterministic
+        ),
     )
     if run.values is None:
         return None
@@ -110,11 +113,13 @@ def groups(
 
 
 def _pass_kind(passes: int, guided: bool) -> str:
-    """Groups of pass ``passes`` (from 1): by deadline, then by slot, and with an LP guide
-    every other pass its neighbourhoods (deadline, lp, slot, lp, deadline, ...)."""
-    if not guided:
-        return "slot" if passes % 2 == 0 else "deadline"
-    return "lp" if passes % 2 == 0 else ("slot" if passes % 4 == 3 else "deadline")
+    """Groups of pass ``passes`` (from 1): by deadline, then by slot, in turn; with an LP
+    guide every third pass is its neighbourhoods (deadline, slot, lp, slot, deadline, lp): the
+    windows gain the most first (10 s at load 4 is about two passes), the LP's groups keep
+    gaining once the windows are a local optimum (benchmarks/RESULTS.md)."""
+    if guided and passes % 3 == 0:
+        return "lp"
+    return "slot" if passes % 2 == 0 else "deadline"
 
 
 def repair(
@@ -123,10 +128,15 @@ def repair(
     deadline: Deadline,
     seed: int = 0,
     lp: L1Bound | None = None,
+    *,
+    max_steps: int | None = None,
+    deterministic: bool = False,
 ) -> tuple[list[RawPlan], dict[str, float]]:
     """``raw`` (its SLO plans: best-effort plans are dropped) improved group by group until
-    ``deadline``; every step keeps the plan feasible. With ``lp`` (the LP point of the bound),
-    every other pass works on the LP's neighbourhoods (``neighbourhood.py``)."""
+    ``deadline`` (or ``max_steps`` CP-SAT steps); every step keeps the plan feasible. With
+    ``lp`` (the LP point of the bound), every third pass works on the LP's neighbourhoods
+    (``neighbourhood.py``). ``deterministic``: each step on CP-SAT's deterministic time, so
+    that a run with ``max_steps`` is reproducible (benchmarks/admission_repair.py)."""
     rng = np.random.default_rng(seed)
     current = [
         RawPlan(list(r.run), r.admitted, r.tier) if j.is_slo else RawPlan([None] * data.T)
@@ -137,6 +147,8 @@ def repair(
     guided = lp is not None and bool(lp.tier)
     idle_passes = passes = 0
     while deadline.remaining() > 0.15 and idle_passes < IDLE_PASSES:
+        if max_steps is not None and steps >= max_steps:
+            break
         gained_before = improved
         # after a pass without a gain, larger groups (a local optimum of the smaller ones)
         size = GROUP_JOBS * 2 ** min(idle_passes, 2)
@@ -149,7 +161,7 @@ def repair(
             batch = groups(data, current, size, rng, by_slot=kind == "slot")
         for indices in batch:
             seconds = min(STEP_S * size / GROUP_JOBS, deadline.remaining() - 0.1)
-            if seconds < 0.05:
+            if seconds < 0.05 or (max_steps is not None and steps >= max_steps):
                 break
             sub = data.subset(indices, slot_capacity=left_for(data, current, set(indices)))
             start = [current[i] for i in indices]
@@ -159,7 +171,11 @@ def repair(
                 rounded += hint is not start
                 seconds = min(seconds, deadline.remaining() - 0.1)  # the LP took its share
             try:
-                found = improve_group(sub, hint, seconds, seed + steps) if seconds > 0.02 else None
+                found = (
+                    improve_group(sub, hint, seconds, seed + steps, deterministic)
+                    if seconds > 0.02
+                    else None
+                )
             except DeadlineReached:
                 found = None
             steps += 1
