@@ -1,18 +1,21 @@
-"""Repair's LP-guided neighbourhoods (#17): every plan valid, earlier guarantees kept, the
-groups where the LP says value is left, each re-solved as an LP on the capacity left."""
+"""Repair's LP-guided neighbourhoods and ``decomp:lp``'s greedy floor (#17): every plan valid,
+earlier guarantees kept, the groups where the LP says value is left, and never below the
+tuned heuristics when ``decomp:lp`` runs without a hint."""
 
 from __future__ import annotations
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 
+import schedopt
 from schedopt.core.stopping import Deadline
-from schedopt.problems.admission import generate_custom
+from schedopt.problems.admission import generate, generate_custom
 from schedopt.problems.admission.assemble import RawPlan, assemble, guaranteed_value
 from schedopt.problems.admission.bound import l1_bound
 from schedopt.problems.admission.data import build_data
 from schedopt.problems.admission.heuristics import refill_best_effort
 from schedopt.problems.admission.lp_round import lp_round
+from schedopt.problems.admission.lpdecomp import greedy_plans
 from schedopt.problems.admission.neighbourhood import lp_groups, lp_start, value_left
 from schedopt.problems.admission.repair import left_for, repair
 from schedopt.problems.admission.strategies import instances
@@ -94,3 +97,23 @@ def test_repair_with_the_lp_works_on_its_neighbourhoods() -> None:
     # no time pressure: the repair stops by itself after passes without a gain
     _, stats = repair(data, start, Deadline.after(60.0), lp=lp)
     assert stats["repair_lp_steps"] > 0
+
+
+def test_decomp_lp_without_a_hint_is_never_below_the_tuned_heuristics() -> None:
+    # auto runs decomp:lp first with no hint: its start must still be at least the tuned
+    # greedy plans, however little of a short limit the LP gets (#17)
+    from schedopt.tuning import load_tuned
+
+    inst = generate("large", 1)
+    tuned = load_tuned("admission")
+    best = max(
+        schedopt.solve(inst, h, params=tuned.get(h, {})).objective
+        for h in ("heuristic:edf", "heuristic:slack")
+    )
+    for limit in (0.5, 1.0):
+        result = schedopt.solve(inst, "decomp:lp", time_limit_s=limit)
+        if result.solution is not None:
+            assert result.objective >= best, (limit, result.stats)
+    data = build_data(inst)
+    plans = greedy_plans(data, Deadline.after(10.0))
+    assert max(guaranteed_value(data, p) for p in plans) / 1000 >= best - 1e-6
