@@ -117,3 +117,16 @@ def test_decomp_lp_without_a_hint_is_never_below_the_tuned_heuristics() -> None:
     data = build_data(inst)
     plans = greedy_plans(data, Deadline.after(10.0))
     assert max(guaranteed_value(data, p) for p in plans) / 1000 >= best - 1e-6
+
+
+def test_a_deterministic_repair_with_a_step_cap_repeats_itself() -> None:
+    # benchmarks/admission_repair.py compares variants on this: the same plan on any load
+    _, data, lp, start = _contested()
+    runs = [
+        repair(data, start, Deadline.after(120.0), 0, lp, max_steps=4, deterministic=True)
+        for _ in range(2)
+    ]
+    assert runs[0][1]["repair_steps"] == 4
+    assert [(r.run, r.admitted, r.tier) for r in runs[0][0]] == [
+        (r.run, r.admitted, r.tier) for r in runs[1][0]
+    ]

@@ -71,13 +71,15 @@ def improve_group(
     from .exact import AdmissionHooks
     from .model import build_model
 
-    deadline = Deadline.after(seconds)
+    # deterministic: the build's wall time must not change CP-SAT's limit (the wall clock only
+    # caps a runaway step, as SolveOptions.deterministic does)
+    deadline = Deadline.after(10 * seconds + 10 if deterministic else seconds)
     am = build_model(sub, deadline=deadline)
     session = CpsatSession(am.model, AdmissionHooks.cpsat_linearization_level)
     session.set_level(am.model.levels[0])
     session.set_hint(encode(am, start))
     run = session.run(
-        max(0.01, deadline.remaining()),
+        seconds if deterministic else max(0.01, deadline.remaining()),
         SolveOptions(
             time_limit_s=max(0.01, seconds), seed=seed, threads=1, deterministic=deterministic
         ),
