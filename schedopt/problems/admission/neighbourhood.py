@@ -25,7 +25,7 @@ from schedopt.core.stopping import Deadline, DeadlineReached
 
 from .assemble import RawPlan, guaranteed_value
 from .bound import L1Bound, l1_bound
-from .data import JobData, ModelData
+from .data import ModelData
 from .lp_round import lp_round
 
 #: Seconds at most for a group's LP (a 60-job group's LP takes 10-30 ms).
@@ -50,12 +50,18 @@ def value_left(data: ModelData, raw: Sequence[RawPlan], lp: L1Bound) -> dict[int
     return out
 
 
-def _lp_slots(job: JobData, lp: L1Bound) -> set[int]:
-    """Slots where the LP runs ``job``, or every slot before its last deadline."""
-    slots = {t for (j, t, _), v in lp.run.items() if j == job.index and v > 1e-6}
-    if slots:
-        return slots
-    return set(range(job.arrival, max(t.slots_before for t in job.tiers)))
+def _lp_slots(data: ModelData, lp: L1Bound, jobs: set[int]) -> dict[int, set[int]]:
+    """Per job of ``jobs``: the slots where the LP runs it, or every slot before its last
+    deadline (one pass over the LP's point)."""
+    out: dict[int, set[int]] = {i: set() for i in jobs}
+    for (j, t, _), v in lp.run.items():
+        if v > 1e-6 and j in out:
+            out[j].add(t)
+    for i, slots in out.items():
+        if not slots:
+            job = data.jobs[i]
+            slots.update(range(job.arrival, max(t.slots_before for t in job.tiers)))
+    return out
 
 
 def lp_groups(
@@ -67,6 +73,7 @@ def lp_groups(
     if not left:
         return []
     seeds = sorted(left, key=lambda i: (-left[i], rng.random()))
+    lp_slots = _lp_slots(data, lp, set(left))
     run_slots = {
         j.index: [(t, j.options[o]) for t, o in enumerate(raw[j.index].run) if o is not None]
         for j in data.jobs
@@ -80,15 +87,15 @@ def lp_groups(
         if first in used:
             continue
         # seeds that share the first one's LP slots, most value left first
-        slots = _lp_slots(data.jobs[first], lp)
+        slots = lp_slots[first]
         group = [first]
         for i in seeds:
             if len(group) >= per_group:
                 break
-            if i not in used and i != first and _lp_slots(data.jobs[i], lp) & slots:
+            if i not in used and i != first and lp_slots[i] & slots:
                 group.append(i)
         used.update(group)
-        wanted = set().union(*(_lp_slots(data.jobs[i], lp) for i in group))
+        wanted = set().union(*(lp_slots[i] for i in group))
         score = {}
         for i, plan in run_slots.items():
             if i in group:
