@@ -7,8 +7,10 @@ start, not a method's answer. Per instance the LP guide and the start are comput
 ``--steps`` CP-SAT steps on CP-SAT's deterministic time (``--step-s`` a step at most, 60-job
 groups), once with ``lp=None`` (the windows only: the repair before the neighbourhoods) and
 once with the LP point, in one process. The same command gives the same values on any load;
-only the wall time depends on the machine. Rows go to
-benchmarks/results/admission_repair.jsonl.
+only the wall time depends on the machine. With ``--wall S`` the repair instead runs S seconds
+of wall time (CP-SAT on the wall clock, as in ``decomp:lp``), ``--repeat`` times per variant,
+the variants alternating (windows first, then the LP first): a comparison at equal time, which
+the load moves. Rows go to benchmarks/results/admission_repair.jsonl.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--steps", default="18,60", help="step caps, comma-separated")
     ap.add_argument("--guide-s", type=float, default=30.0)
+    ap.add_argument("--wall", type=float, default=None, help="seconds of wall time instead")
+    ap.add_argument("--repeat", type=int, default=1)
     args = ap.parse_args(argv)
     for shape in args.shapes.split(","):
         hosts, jobs = SHAPES[shape]
@@ -48,29 +52,42 @@ def main(argv: list[str] | None = None) -> int:
             g = guide(data, args.guide_s, far)
             start = _start(data, g.lp, None, far)
             assert start is not None and g.bound is not None
-            for steps in (int(s) for s in args.steps.split(",")):
-                for variant, lp in (("windows", None), ("windows+lp", g.lp)):
-                    load0 = os.getloadavg()[0]
-                    t = time.perf_counter()
-                    out, stats = repair(
-                        data, start, far, 0, lp, max_steps=steps, deterministic=True
-                    )
-                    value = guaranteed_value(data, out) / 1000
-                    row = {
-                        "instance": f"{shape}-s{seed}",
-                        "variant": variant,
-                        "max_steps": steps,
-                        "bound": g.bound,
-                        "start": guaranteed_value(data, start) / 1000,
-                        "value": value,
-                        "gap": (g.bound - value) / g.bound,
-                        "wall_s": round(time.perf_counter() - t, 2),
-                        "load_before": load0,
-                        "load_after": os.getloadavg()[0],
-                        "stats": stats,
-                    }
-                    print(json.dumps(row), flush=True)
-                    append_rows("admission_repair", [row], argv)
+            pair = [("windows", None), ("windows+lp", g.lp)]
+            if args.wall is None:
+                runs = [(v, lp, int(n)) for n in args.steps.split(",") for v, lp in pair]
+            else:
+                runs = [
+                    (v, lp, None) for r in range(args.repeat) for v, lp in pair[:: 1 - 2 * (r % 2)]
+                ]
+            for variant, lp, steps in runs:
+                load0 = os.getloadavg()[0]
+                t = time.perf_counter()
+                out, stats = repair(
+                    data,
+                    start,
+                    far if args.wall is None else Deadline.after(args.wall),
+                    0,
+                    lp,
+                    max_steps=steps,
+                    deterministic=args.wall is None,
+                )
+                value = guaranteed_value(data, out) / 1000
+                row = {
+                    "instance": f"{shape}-s{seed}",
+                    "variant": variant,
+                    "max_steps": steps,
+                    "wall_limit_s": args.wall,
+                    "bound": g.bound,
+                    "start": guaranteed_value(data, start) / 1000,
+                    "value": value,
+                    "gap": (g.bound - value) / g.bound,
+                    "wall_s": round(time.perf_counter() - t, 2),
+                    "load_before": load0,
+                    "load_after": os.getloadavg()[0],
+                    "stats": stats,
+                }
+                print(json.dumps(row), flush=True)
+                append_rows("admission_repair", [row], argv)
     return 0
 
 
