@@ -121,7 +121,13 @@ def decomposition(
     # One process (the inline executor): no parallel pass, the join's repair gets the time
     # (it sees every group's gain at once); with workers, a pass of disjoint groups first.
     parallel = str(options.params.get("executor", "inline")) != "inline"
-    k = int(options.params.get("parts", math.ceil(len(slo) / GROUP_JOBS) if parallel else 0))
+    k = decompose.whole_param(
+        options,
+        "parts",
+        math.ceil(len(slo) / GROUP_JOBS) if parallel else 0,
+        0,
+        decompose.MAX_PARTS,
+    )
     size = max(1, math.ceil(len(slo) / max(1, k)))
     groups = [[j.index for j in slo[a : a + size]] for a in range(0, len(slo), size)] if k else []
     k = len(groups)

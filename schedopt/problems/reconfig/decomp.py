@@ -16,6 +16,7 @@ from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline, DeadlineReached
+from schedopt.model.decompose import open_executor
 from schedopt.model.method import ExactBackend, exact_runner
 
 from .data import build_data
@@ -101,9 +102,10 @@ PHYSICAL_NOTE = (
 
 
 def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
-    """``decomp:physical``: the template answer widened to the physical space (W1–W6) where
-    that lowers L1, with Q7–Q8's bound over the physical space as its bound; an answer left as
-    it was keeps its template-space status, with the physical bound beside it."""
+    """``decomp:physical``: the template answer widened to the physical space (W1–W6, its
+    designs on the executor ``options.params`` names) where that lowers L1, with Q7–Q8's
+    bound over the physical space as its bound; an answer left as it was keeps its
+    template-space status, with the physical bound beside it."""
     from .physical import widen
 
     t0 = time.perf_counter()
@@ -112,17 +114,23 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
     )
     if out.solution is None or deadline.expired():
         return with_stage_bound(inst, out, deadline)
-    wide = widen(inst, out.solution, deadline.earlier(deadline.share(1 - WIDEN_SHARE)))
+    ran_on: dict[str, float | str] = {}
+    with open_executor(options) as pool:  # W6's designs (params: executor, workers)
+        stop = deadline.earlier(deadline.share(1 - WIDEN_SHARE))
+        wide = widen(inst, out.solution, stop, pool, ran_on)
+        ran_on.update(pool.describe())
     if evaluate(inst, wide) >= evaluate(inst, out.solution):
         # not widened: the template answer, now with the hand-over proving L2 and L3
         again = dataclasses.replace(options, hint=out.solution)
         out = solve_templates(inst, again, deadline.earlier(deadline.share(PHYSICAL_SHARE)))
+        out = dataclasses.replace(out, stats={**out.stats, **ran_on})
         return with_stage_bound(inst, out, deadline)
     stats = {
         **{k: v for k, v in out.stats.items() if k not in ("first_level_proven", "proven_over")},
         "plan_space": "physical",
         "proven_over": "physical plan space",
         "widened": 1.0,
+        **ran_on,
     }
     ours = Outcome(Status.FEASIBLE, wide, build_s=out.build_s, stats=stats)
     ours = with_stage_bound(inst, ours, deadline)
