@@ -28,7 +28,7 @@ from schedopt.problems.admission import generate_custom
 from schedopt.problems.admission.assemble import guaranteed_value
 from schedopt.problems.admission.data import build_data
 from schedopt.problems.admission.guide import guide
-from schedopt.problems.admission.lpdecomp import _start
+from schedopt.problems.admission.lpdecomp import start_plan
 from schedopt.problems.admission.repair import repair
 
 SHAPES = {"256x800": (32, 800), "1024x3200": (128, 3200)}
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             far = Deadline.after(3600)
             data = build_data(inst, check_size=False, deadline=far)
             g = guide(data, args.guide_s, far)
-            start = _start(data, g.lp, None, far)
+            start = start_plan(data, g.lp, None, far)
             assert start is not None and g.bound is not None
             pair = [("windows", None), ("windows+lp", g.lp)]
             if args.wall is None:

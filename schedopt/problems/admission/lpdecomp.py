@@ -74,7 +74,7 @@ def greedy_plans(data: ModelData, stop: Deadline) -> list[list[RawPlan]]:
     return [raw for raw, broken in (edf, slack) if not broken]
 
 
-def _start(
+def start_plan(
     data: ModelData,
     lp: L1Bound,
     hint: Any,
@@ -147,7 +147,7 @@ def decomposition(
             value = tier_bound(data, deadline, max(0.05, deadline.share(0.05)))
             stats["bound"] = "B0" if value is not None else "none"
         state["lp"] = g.lp  # its point guides the repair's LP neighbourhoods
-        state["start"] = _start(data, g.lp, options.hint, deadline, greedy)
+        state["start"] = start_plan(data, g.lp, options.hint, deadline, greedy)
         state["left"] = _shares(data, state["start"], groups)
         return decompose.Bound(value, stats)
 
