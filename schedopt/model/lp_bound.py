@@ -297,6 +297,10 @@ def lagrangian_bound(
     return best
 
 
+#: Kelley's steps stop when the cuts promise less than this much more (relative).
+CUTS_REL_TOL = 1e-6
+
+
 def cutting_plane_ascent(
     evaluate: Callable[[np.ndarray], tuple[float, np.ndarray]],
     start: np.ndarray,
@@ -348,7 +352,10 @@ def cutting_plane_ascent(
         h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             break
-        y = np.maximum(np.asarray(h.getSolution().col_value[:n], dtype=np.float64), 0.0)
+        point = np.asarray(h.getSolution().col_value, dtype=np.float64)
+        if point[n] - best <= CUTS_REL_TOL * max(1.0, abs(best)):
+            break  # the cuts promise no more within the box: converged there
+        y = np.maximum(point[:n], 0.0)
     return best, best_y
 
 
