@@ -73,7 +73,8 @@ def test_colgen_returns_within_the_limit_at_200_jobs(limit: float, workers: int)
     included) and the Farley bound keep the promise at 4,096 GPUs × 200 jobs."""
     inst = _largest()
     started = time.perf_counter()
-    r = schedopt.solve(inst, "colgen", time_limit_s=limit, params={"workers": workers})
+    params = {"workers": workers} if workers else {}  # 0 (inline) is refused since c01f24a
+    r = schedopt.solve(inst, "colgen", time_limit_s=limit, params=params)
     assert time.perf_counter() - started <= promised_s(limit), r.stats
     assert r.status in (Status.FEASIBLE, Status.NO_SOLUTION)
     if r.solution is not None and r.best_bound is not None:
