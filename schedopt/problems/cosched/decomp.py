@@ -1,10 +1,12 @@
 """``colgen``: groups as columns (formulations/cosched.md, "Column-generation bound on L1").
 
-Start from the hint's groups (``auto`` hands over the packing plan) and every job alone; rounds
-of restricted master LP and pricing add groups whose schedules the sub-solves build (through
-:mod:`schedopt.executor`); the Farley bound of the last duals is proven over the relaxed space
-R; the restricted master MIP over the scheduled groups picks the plan. The answer is FEASIBLE
-with its gap against ``max(aggregate, Farley)``, never OPTIMAL (the bound is not shown attained).
+Start from the hint's groups (without a hint, the packing plan's: ``auto`` runs ``colgen``
+first, MethodSpec.decomposition) and every job alone; rounds of restricted master LP and pricing
+add groups whose schedules the sub-solves build (through :mod:`schedopt.executor`); the Farley
+bound is proven over the relaxed space R'; the restricted master MIP over the scheduled groups
+picks the plan, or the starting plan when the MIP gives none or a worse one. The answer is
+FEASIBLE with its gap against ``max(aggregate, Farley)``, never OPTIMAL (the bound is not shown
+attained).
 """
 
 from __future__ import annotations
