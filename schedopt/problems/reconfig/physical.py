@@ -1,13 +1,14 @@
 """``decomp:physical``: the template plan widened to the physical plan space (formulations/
-reconfig.md, W1–W6; #17 item 3), with the stage-position bound (Q7–Q8) beside it.
+reconfig.md, W1–W7; #17 item 3), with the stage-position bound (Q7–Q9) beside it.
 
 The template space gives every pipeline one TP degree and at most one slow group, so the
 GPUs of damaged hosts (a failed GPU leaves 7: no group of 8) and most slow GPUs stay idle.
 Here the GPUs a plan leaves idle are packed, host by host, into the largest allowed groups
 (slow GPUs in the groups as they are), chained into new pipelines with TP differing between
 stages and the layers split by each stage's own speed and memory at its position, and added
-where they lower L1; the micro-batches are then handed out again by min-max. Every plan is
-checked by the validator (V1–V8 unchanged).
+where they lower L1; the micro-batches are then handed out again by min-max. Whole plans
+also come from pipeline columns priced by the bound's dynamic program (W7, ``columns.py``),
+at targets climbing from the bound. Every plan is checked by the validator (V1–V8 unchanged).
 """
 
 from __future__ import annotations
@@ -128,11 +129,15 @@ def new_chains(
 
 
 def widen(
-    inst: ReconfigInstance, sol: ReconfigSolution, deadline: Deadline | None = None
+    inst: ReconfigInstance,
+    sol: ReconfigSolution,
+    deadline: Deadline | None = None,
+    lower: int | None = None,
 ) -> ReconfigSolution:
-    """W1–W6: the plan, re-split per stage (W2), with pipelines from its idle GPUs added while
-    they lower L1 (W3, W4), from scratch too (W5); the best valid plan of these, never worse
-    than ``sol`` (the validator's own evaluation decides)."""
+    """W1–W7: the plan, re-split per stage (W2), with pipelines from its idle GPUs added while
+    they lower L1 (W3, W4), from scratch too (W5), designed (W6) and from priced columns (W7,
+    targets from ``lower``, a proven bound in µs, if known); the best valid plan of these,
+    never worse than ``sol`` (the validator's own evaluation decides)."""
     part = Partitioner(inst)
     best, best_val = sol, evaluate(inst, sol)
     base = _chains_of(part, sol)
@@ -147,8 +152,12 @@ def widen(
             best, best_val = cand, val
 
     consider(base)
+    own = None if deadline is None else deadline.earlier(deadline.share(1 - COLUMN_SHARE))
+    columned = _columned(inst, part, round(best_val[0] * 1e6), own, lower)
+    for chains in columned:
+        consider(chains)
     designed = _designed(inst, part, round(best_val[0] * 1e6), deadline)
-    for start in (*designed, base, []):  # the designed plans first: the best starts
+    for start in (*columned[:1], *designed, base, []):  # W7's and W6's plans: the best starts
         chains = list(start)
         for order in (0, 1, 0):  # W3 by size then by speed, W4 again on what is left
             if deadline is not None and deadline.expired():
@@ -168,6 +177,54 @@ def widen(
         if dealt:
             consider(dealt)
     return best
+
+
+#: W7's share of the widening's time (the first thing it runs).
+COLUMN_SHARE = 0.6
+#: W7's first target, without a bound: this fraction of the start's L1; its step up.
+COLUMN_FLOOR = 0.7
+COLUMN_STEP = 0.03
+
+
+def _columned(
+    inst: ReconfigInstance,
+    part: Partitioner,
+    upper: int,
+    deadline: Deadline | None,
+    lower: int | None = None,
+) -> list[list[Chain]]:
+    """W7 (columns.py): whole pipelines from priced columns over each W1 cut of every
+    surviving GPU, at targets climbing from just above ``lower`` (a proven bound) by
+    ``COLUMN_STEP`` until the columns hold ``M``, then bisected below the plan found; the
+    plans found, best first."""
+    from .columns import Columns  # HiGHS, on first use
+    from .stage_bound import stage_data
+
+    sd = stage_data(inst, True, deadline)
+    if sd is None:
+        return []
+    found: list[tuple[tuple[float, ...], list[Chain]]] = []
+    hi = upper - 1
+    start = int(lower * (1 + COLUMN_STEP / 3)) if lower else int(upper * COLUMN_FLOOR)
+    for apart in (False, True):
+        cols = Columns(sd, part, idle_groups(inst, set(), apart))
+        lam, failed = min(start, hi), start - 1
+        while failed < hi and hi - failed > 1e-3 * hi:
+            if deadline is not None and deadline.expired():
+                break
+            chains = cols.plan(lam, deadline)
+            plan = _plan(inst, chains) if chains else None
+            if plan is None or validate(inst, plan):
+                failed = lam
+            else:
+                val = evaluate(inst, plan)
+                found.append((val, chains))  # type: ignore[arg-type]
+                hi = min(lam, round(val[0] * 1e6)) - 1
+            # climb while nothing is found, then bisect below the best plan
+            lam = (failed + hi + 1) // 2 if found else int(failed * (1 + COLUMN_STEP)) + 1
+            lam = min(lam, hi)
+    found.sort(key=lambda x: x[0])
+    return [chains for _, chains in found[:3]]
 
 
 #: W6's target pipe times, as fractions of the start's L1 (then a finer pass around the best).

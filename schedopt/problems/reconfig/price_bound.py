@@ -1,4 +1,4 @@
-"""The priced stage-position bound (formulations/reconfig.md, Q7–Q8; #17 item 3).
+"""The priced stage-position bound (formulations/reconfig.md, Q7–Q9; #17 item 3).
 
 Q4's LP aggregates pipelines into bands of micro-batches and is slow to solve (seconds at
 256 GPUs). Its dual says what a TP group of each type is worth; with such prices ``μ`` fixed,
@@ -60,42 +60,93 @@ def _caps(sd: StageData, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | No
     return m[ok], caps[ok]
 
 
-def _least_cost(sd: StageData, mu: np.ndarray, caps: np.ndarray) -> np.ndarray:
+def _least_cost(
+    sd: StageData, mu: np.ndarray, caps: np.ndarray, keep: bool = False
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Q7: the least price of one pipeline per row of ``caps``: one type per position with
     ``cap ≥ 1``, the capacities summing to ≥ L; exact, by dynamic programming over the
-    positions and the layers held (capped at L), for every m at once."""
+    positions and the layers held (capped at L), for every m at once. ``keep``: also the
+    choices ``[position, row, layers held]`` (the type taken), for ``cheapest_types``."""
     nm, p, nt = caps.shape
     L = sd.L
     cost = np.full((nm, L + 1), np.inf)
     cost[:, 0] = 0.0
     held = np.arange(L + 1)[None, :]
     rows = np.arange(nm)[:, None]
+    args = np.full((p, nm, L + 1), -1, dtype=np.int16) if keep else None
     for i in range(p):
         new = np.full((nm, L + 1), np.inf)
         for j in range(nt):
             cap = caps[:, i, j]
             cand = cost[rows, np.clip(held - cap[:, None], 0, L)] + mu[j]
             cand[cap < 1] = np.inf
+            if args is not None:
+                args[i][cand < new] = j
             np.minimum(new, cand, out=new)
         cost = new
-    return cost[:, L]
+    return cost[:, L], args
 
 
-def priced_out(sd: StageData, lam: int, mu: np.ndarray, supply: float) -> bool:
-    """Q7: True when the prices prove that no physical plan has L1 ≤ ``lam``."""
-    if supply <= 0:
-        return False
-    ratio = 0.0
+def cheapest_types(sd: StageData, caps: np.ndarray, args: np.ndarray, row: int) -> list[int]:
+    """The types (indices of ``sd.types``, first stage first) of row ``row``'s least price."""
+    p = caps.shape[1]
+    out, held = [0] * p, sd.L
+    for i in range(p - 1, -1, -1):
+        j = int(args[i, row, held])
+        out[i] = j
+        held = max(0, held - int(caps[row, i, j]))
+    return out
+
+
+def least_per_count(sd: StageData, lam: int, mu: np.ndarray) -> np.ndarray:
+    """Q9: ``C*(m)`` for m = 0..M, the least price of a pipeline of any depth running at least
+    ``m`` micro-batches under ``lam`` (∞ where none can)."""
+    best = np.full(sd.M + 1, np.inf)
     for p in sd.depths:
         found = _caps(sd, p, lam)
         if found is None:
             continue
         m, caps = found
-        cost = _least_cost(sd, mu, caps)
-        if (cost <= 1e-12).any():
+        np.minimum.at(best, m, _least_cost(sd, mu, caps)[0])
+    return np.minimum.accumulate(best[::-1])[::-1]  # running fewer is always possible
+
+
+def counted_out(sd: StageData, c: np.ndarray, supply: float, k_max: int) -> bool:
+    """Q9: True when, for every number of pipelines ``k = 1..k_max``, the least price of ``k``
+    pipelines running ``M`` micro-batches between them exceeds ``S(μ)``: no physical plan has
+    L1 ≤ Λ (``c`` is ``least_per_count`` at Λ). One min-plus pass per ``k`` over the
+    micro-batch counts."""
+    M = sd.M
+    ms = np.flatnonzero(np.isfinite(c[1:])) + 1
+    if not len(ms):
+        return True
+    room = supply + 1e-6 * max(1.0, abs(supply))
+    F = np.full(M + 1, np.inf)  # least price of the pipelines so far, by micro-batches (≥ M at M)
+    F[0] = 0.0
+    for _ in range(k_max):
+        G = np.full(M + 1, np.inf)
+        for m in ms:
+            np.minimum(G[m:], F[: M + 1 - m] + c[m], out=G[m:])
+            G[M] = min(G[M], float(F[M + 1 - m :].min()) + c[m])
+        F = G
+        if F[M] <= room:
             return False
-        ratio = max(ratio, float((m / cost).max()))
-    return ratio * supply < sd.M * (1 - 1e-6)
+    return True
+
+
+def priced_out(
+    sd: StageData, lam: int, mu: np.ndarray, supply: float, k_max: int | None = None
+) -> bool:
+    """Q7 (and Q9 with ``k_max``, the most pipelines a plan can have): True when the prices
+    prove that no physical plan has L1 ≤ ``lam``."""
+    c = least_per_count(sd, lam, mu)
+    m = np.flatnonzero(np.isfinite(c[1:])) + 1
+    if not len(m):
+        return True  # no pipeline of any depth holds every layer under lam
+    q7 = supply > 0 and (c[m] > 1e-12).all()
+    if q7 and float((m / c[m]).max()) * supply < sd.M * (1 - 1e-6):
+        return True  # Q7
+    return k_max is not None and counted_out(sd, c, supply, k_max)
 
 
 def lp_prices(sd: StageData, lam: int, deadline: Deadline | None) -> np.ndarray | None:
@@ -128,10 +179,13 @@ def priced_bound_us(
     upper_us: int | None,
     deadline: Deadline | None = None,
     rel_tol: float = 1e-3,
+    counts: bool = True,
 ) -> tuple[int | None, dict[str, float]]:
-    """Q7–Q8: from P1–P6's bound, prices from the LP at 10% above it, then a bisection over
-    ``Λ`` with the priced test, below ``upper_us``; then prices again at the bound reached,
-    while time is left. Anytime. (None, …): no physical plan exists."""
+    """Q7–Q9: from P1–P6's bound, prices from the LP at 10% above it, then a bisection over
+    ``Λ`` with the priced test (Q7, and Q9 over every number of pipelines unless ``counts`` is
+    False), below ``upper_us``; then prices again at the bound reached, while time is left.
+    Anytime: each probe covers every number of pipelines at once, so the bound is valid
+    whenever the deadline stops it. (None, …): no physical plan exists."""
     stats: dict[str, float] = {"q_lps": 0.0, "q_priced": 0.0}
     sd = stage_data(inst, True, deadline)
     if sd is None:
@@ -139,6 +193,9 @@ def priced_bound_us(
     base = physical_bound_us(inst)
     assert base is not None
     lo = base
+    # P2: every pipeline holds the model state on at least G_mem surviving GPUs
+    survivors = inst.cluster.num_gpus - len(set(inst.failed_gpus))
+    k_max = min(sd.M, survivors // sd.g_mem) if counts else None
     hi = upper_us if upper_us is not None else 4 * base + 1
     probe = min(hi, int(lo * 1.1) + 1)
     for _ in range(PRICE_ROUNDS):
@@ -156,7 +213,7 @@ def priced_bound_us(
                 break
             mid = (lo + top) // 2
             stats["q_priced"] += 1
-            if priced_out(sd, mid, mu, supply):
+            if priced_out(sd, mid, mu, supply, k_max):
                 lo = mid + 1
             else:
                 top = mid
