@@ -83,3 +83,14 @@ def test_column_plans_are_valid_and_never_below_the_physical_optimum(doc: dict) 
             assert round(evaluate(inst, plan)[0] * 1e6) >= found[0]
             planned += 1
     assume(planned)
+
+
+def test_w7_out_of_time_while_packing_the_hosts_gives_no_plan_rather_than_raising() -> None:
+    # stage_data's Ticker raises DeadlineReached mid-packing; W7 must give way, not lose the
+    # answer decomp:physical already holds (auto at 3 s fell back to a heuristic's plan)
+    from schedopt.core.stopping import Deadline
+    from schedopt.problems.reconfig.generate import generate_custom
+    from schedopt.problems.reconfig.physical import _columned
+
+    inst = generate_custom(32, 8, "llama2-70b", 512, 16, 16, seed=0)
+    assert _columned(inst, Partitioner(inst), 17_000_000, Deadline.after(0.0)) == []

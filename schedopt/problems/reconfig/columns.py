@@ -15,17 +15,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-import highspy
 import numpy as np
 
-from schedopt.backends.highs_pulp import swallow_highs_banner
 from schedopt.core.stopping import Deadline
 
 from .design import Chain, Partitioner
+from .master import solve_master
 from .price_bound import _caps, _least_cost, cheapest_types
 from .stage_bound import StageData
 
-INF = highspy.kHighsInf
 #: Column-generation rounds per target, and columns entering per depth and round.
 ROUNDS = 6
 PER_DEPTH = 6
@@ -102,39 +100,17 @@ class Columns:
             return 0
         return int(min(self.sd.M, max(0, (lam - shape[1]) // shape[0] - len(seq) + 1)))
 
-    def _need(self, col: Column) -> np.ndarray:
-        return np.bincount(np.array(col[1]), minlength=len(self.sd.types)).astype(float)
-
-    def _solve(self, cols: list[Column], integer: bool, deadline: Deadline | None):
-        """max min(M, Σ m_j y_j) s.t. Σ need_j y_j ≤ supply; (value, y, row duals)."""
-        swallow_highs_banner()
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        n = len(cols)
-        h.addVars(n + 1, np.zeros(n + 1), np.array([INF] * n + [float(self.sd.M)]))
-        h.changeColCost(n, -1.0)
-        if integer:
-            h.changeColsIntegrality(n, np.arange(n, dtype=np.int32), np.ones(n, dtype=np.uint8))
-            h.setOptionValue("objective_bound", -float(self.sd.M) + 0.5)
-        need = np.array([self._need(c) for c in cols])
-        for j in range(len(self.sd.types)):
-            idx = np.flatnonzero(need[:, j])
-            h.addRow(-INF, self.supply[j], len(idx), idx.astype(np.int32), need[idx, j])
-        idx = np.arange(n + 1, dtype=np.int32)
-        vals = np.array([float(c[0]) for c in cols] + [-1.0])
-        h.addRow(0.0, INF, n + 1, idx, vals)  # z ≤ Σ m_j y_j
-        if deadline is not None:
-            left = deadline.remaining()
-            if left <= 0:
-                return 0.0, None, None
-            h.setOptionValue("time_limit", left)
-        h.run()
-        if h.getInfo().primal_solution_status != 2:
-            return 0.0, None, None
-        sol = h.getSolution()
-        y = np.array(sol.col_value)[:n]
-        duals = -np.array(sol.row_dual)[: len(self.sd.types)] if not integer else None
-        return -h.getInfo().objective_function_value, y, duals
+    def _solve(
+        self, cols: list[Column], integer: bool, deadline: Deadline | None
+    ) -> tuple[float, np.ndarray | None, np.ndarray | None]:
+        """The master over ``cols`` and the cut's supply: (held, y, prices)."""
+        need = np.zeros((len(cols), len(self.sd.types)))
+        for i, (_, seq) in enumerate(cols):
+            np.add.at(need[i], list(seq), 1.0)
+        values = np.array([float(c[0]) for c in cols])
+        # the LP uncapped (capped at M its prices vanish once it holds M); the MILP capped
+        cap = float(self.sd.M) if integer else None
+        return solve_master(values, need, self.sd.types, self.supply, integer, cap, deadline)
 
     def plan(self, lam: int, deadline: Deadline | None) -> list[Chain] | None:
         """Whole pipelines holding ``M`` micro-batches under ``lam``, realised on the cut's

@@ -75,7 +75,10 @@ def with_stage_bound(
     from .price_bound import priced_bound_us  # HiGHS, on first use
 
     upper = round(evaluate(inst, outcome.solution)[0] * 1e6)
-    q_us, counts = known if known is not None else priced_bound_us(inst, upper, deadline)
+    try:
+        q_us, counts = known if known is not None else priced_bound_us(inst, upper, deadline)
+    except DeadlineReached:  # out of time while packing the hosts: the answer as it is
+        return outcome
     stats: dict[str, object] = {**outcome.stats, **counts}
     bound = outcome.bound
     if bound is not None:
@@ -105,8 +108,14 @@ PHYSICAL = "decomp:physical"
 #: the bound over the physical space (Q7–Q9) BOUND_SHARE of what is left, widening (W1–W7,
 #: its targets from that bound) WIDEN_SHARE of the rest (all of it but the final check).
 TEMPLATE_SHARE = 0.25
-BOUND_SHARE = 0.45
+BOUND_SHARE = 0.4
 WIDEN_SHARE = 0.95
+#: With less than this left after the template answer, widening runs first (its share
+#: SHORT_WIDEN_SHARE, W7 SHORT_COLUMN_SHARE of that) and the bound gets the rest: the
+#: bound's first prices take about a second at 256 GPUs, and W6 finds plans sooner than W7.
+BOUND_FIRST_S = 5.0
+SHORT_WIDEN_SHARE = 0.5
+SHORT_COLUMN_SHARE = 0.3
 PHYSICAL_NOTE = (
     "a plan of the physical plan space (TP differing between stages, slow GPUs in groups as "
     "they are, pipelines from priced columns and from the GPUs the template plan leaves idle; "
@@ -129,14 +138,29 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
     if out.solution is None or deadline.expired():
         return with_stage_bound(inst, out, deadline)
     upper = round(evaluate(inst, out.solution)[0] * 1e6)
-    known = priced_bound_us(inst, upper, deadline.earlier(deadline.share(1 - BOUND_SHARE)))
-    wide = widen(
-        inst, out.solution, deadline.earlier(deadline.share(1 - WIDEN_SHARE)), lower=known[0]
-    )
+    known: tuple[int | None, dict[str, float]] | None = None
+    if deadline.remaining() >= BOUND_FIRST_S:  # the bound first, W7's targets from it
+        try:
+            known = priced_bound_us(inst, upper, deadline.earlier(deadline.share(1 - BOUND_SHARE)))
+        except DeadlineReached:  # its share ran out while packing the hosts
+            known = None
+        lower = None if known is None else known[0]
+        wide = widen(inst, out.solution, deadline.earlier(deadline.share(1 - WIDEN_SHARE)), lower)
+    else:  # short of time: widening first (W7 a smaller part of it), the bound last
+        share = deadline.earlier(deadline.share(1 - SHORT_WIDEN_SHARE))
+        wide = widen(inst, out.solution, share, None, SHORT_COLUMN_SHARE)
     if evaluate(inst, wide) >= evaluate(inst, out.solution):
-        # not widened: the template answer, now with the hand-over proving L2 and L3
+        # not widened: the template answer, with the hand-over proving L2 and L3 in the time
+        # left (kept as it was if that time is too short to answer again)
         again = dataclasses.replace(options, hint=out.solution)
-        out = solve_templates(inst, again, deadline)
+        try:
+            handed = solve_templates(inst, again, deadline)
+        except DeadlineReached:
+            handed = out
+        if handed.solution is not None and evaluate(inst, handed.solution) <= evaluate(
+            inst, out.solution
+        ):
+            out = handed
         return with_stage_bound(inst, out, deadline, known)
     stats = {
         **{k: v for k, v in out.stats.items() if k not in ("first_level_proven", "proven_over")},

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import heapq
 
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, DeadlineReached
 
 from .design import Chain, Partitioner
 from .instance import Pipeline, ReconfigInstance, Stage
@@ -133,10 +133,12 @@ def widen(
     sol: ReconfigSolution,
     deadline: Deadline | None = None,
     lower: int | None = None,
+    column_share: float | None = None,
 ) -> ReconfigSolution:
     """W1–W7: the plan, re-split per stage (W2), with pipelines from its idle GPUs added while
     they lower L1 (W3, W4), from scratch too (W5), designed (W6) and from priced columns (W7,
-    targets from ``lower``, a proven bound in µs, if known); the best valid plan of these,
+    targets from ``lower``, a proven bound in µs, if known; ``column_share`` of the time,
+    ``COLUMN_SHARE`` by default); the best valid plan of these,
     never worse than ``sol`` (the validator's own evaluation decides)."""
     part = Partitioner(inst)
     best, best_val = sol, evaluate(inst, sol)
@@ -152,7 +154,8 @@ def widen(
             best, best_val = cand, val
 
     consider(base)
-    own = None if deadline is None else deadline.earlier(deadline.share(1 - COLUMN_SHARE))
+    share = COLUMN_SHARE if column_share is None else column_share
+    own = None if deadline is None else deadline.earlier(deadline.share(1 - share))
     columned = _columned(inst, part, round(best_val[0] * 1e6), own, lower)
     for chains in columned:
         consider(chains)
@@ -180,9 +183,11 @@ def widen(
 
 
 #: W7's share of the widening's time (the first thing it runs).
-COLUMN_SHARE = 0.6
-#: W7's first target, without a bound: this fraction of the start's L1; its step up.
-COLUMN_FLOOR = 0.7
+COLUMN_SHARE = 0.8
+#: W7's first target: this much above the bound, and at least this fraction of the start's
+#: L1 (a bound cut short by the time is far below); its step up while nothing is found.
+COLUMN_FIRST = 0.01
+COLUMN_FLOOR = 0.8
 COLUMN_STEP = 0.03
 
 
@@ -194,22 +199,27 @@ def _columned(
     lower: int | None = None,
 ) -> list[list[Chain]]:
     """W7 (columns.py): whole pipelines from priced columns over each W1 cut of every
-    surviving GPU, at targets climbing from just above ``lower`` (a proven bound) by
+    surviving GPU, at targets climbing from ``COLUMN_FIRST`` above ``lower`` (a proven bound;
+    at least ``COLUMN_FLOOR·upper``) by
     ``COLUMN_STEP`` until the columns hold ``M``, then bisected below the plan found; the
     plans found, best first."""
     from .columns import Columns  # HiGHS, on first use
     from .stage_bound import stage_data
 
-    sd = stage_data(inst, True, deadline)
+    try:
+        sd = stage_data(inst, True, deadline)
+    except DeadlineReached:  # its share ran out while packing the hosts: no plan from here
+        return []
     if sd is None:
         return []
     found: list[tuple[tuple[float, ...], list[Chain]]] = []
-    hi = upper - 1
-    start = int(lower * (1 + COLUMN_STEP / 3)) if lower else int(upper * COLUMN_FLOOR)
+    hi = upper - 1  # the highest target still worth trying: below the best plan found
+    floor = lower or int(upper * COLUMN_FLOOR)  # no plan below a proven bound
+    start = max(int((lower or 0) * (1 + COLUMN_FIRST)), int(upper * COLUMN_FLOOR))
     for apart in (False, True):
         cols = Columns(sd, part, idle_groups(inst, set(), apart))
-        lam, failed = min(start, hi), start - 1
-        while failed < hi and hi - failed > 1e-3 * hi:
+        failed, lam = floor - 1, min(start, hi)  # ``failed``: the highest target that failed
+        while hi - failed > max(1.0, 1e-3 * hi):
             if deadline is not None and deadline.expired():
                 break
             chains = cols.plan(lam, deadline)
@@ -220,7 +230,7 @@ def _columned(
                 val = evaluate(inst, plan)
                 found.append((val, chains))  # type: ignore[arg-type]
                 hi = min(lam, round(val[0] * 1e6)) - 1
-            # climb while nothing is found, then bisect below the best plan
+            # climb while nothing is found, then bisect between the failures and the best plan
             lam = (failed + hi + 1) // 2 if found else int(failed * (1 + COLUMN_STEP)) + 1
             lam = min(lam, hi)
     found.sort(key=lambda x: x[0])
