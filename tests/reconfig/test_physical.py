@@ -130,7 +130,7 @@ def test_the_stage_position_bound_is_below_the_physical_optimum(doc: dict) -> No
 @settings(derandomize=True, deadline=None, max_examples=40, suppress_health_check=list(HealthCheck))
 @given(doc=instance_dicts(max_hosts=2, max_layers=4))
 def test_the_priced_bound_is_below_the_physical_optimum(doc: dict) -> None:
-    # Q7-Q8: prices from the LP, then every probe they rule out is below the optimum
+    # Q7-Q9: prices (Q8' then Q8), then every probe they rule out is below the optimum
     inst = _no_plan(doc)
     assume(len(inst.cluster.gpus()) - len(inst.failed_gpus) <= 5)
     found = physical_best(inst)

@@ -1,4 +1,4 @@
-"""``decomp:physical`` (formulations/reconfig.md, W1-W6; #17 item 3): a template plan widened to
+"""``decomp:physical`` (formulations/reconfig.md, W1-W7; #17 item 3): a template plan widened to
 the physical plan space is valid (V1-V8 unchanged), never worse than the plan it starts from,
 and its bound (Q1-Q6) is below every physical plan, the brute-force optimum included."""
 
