@@ -34,20 +34,28 @@ Column = tuple[int, tuple[int, ...]]  # (micro-batches, type index per position,
 
 
 class Columns:
-    """Pipeline columns over a fixed supply of groups (a W1 cut), at targets ``Λ``."""
+    """Pipeline columns over a fixed supply of groups (a W1 cut, ``groups``) or, with
+    ``groups=None``, over the hosts' packings (Q4's supply: the master chooses how each host
+    is cut, and its groups are realised host by host), at targets ``Λ``."""
 
-    def __init__(self, sd: StageData, part: Partitioner, groups: list[tuple[str, ...]]):
+    def __init__(
+        self, sd: StageData, part: Partitioner, groups: list[tuple[str, ...]] | None
+    ) -> None:
         self.sd, self.part = sd, part
         self.pools: dict[int, list[tuple[str, ...]]] = defaultdict(list)
         index = {g: j for j, g in enumerate(sd.types)}
-        for g in groups:
+        for g in groups or ():
             j = index.get((len(g), part.kappa(g)))
             if j is not None:
                 self.pools[j].append(g)
-        self.supply = np.array([len(self.pools[j]) for j in range(len(sd.types))], float)
+        self.packed = groups is None
+        if self.packed:
+            self.supply = np.array([float(sd.offered.get(g, 0)) for g in sd.types])
+        else:
+            self.supply = np.array([len(self.pools[j]) for j in range(len(sd.types))], float)
         self.depths = [p for p in sd.depths if p <= part.inst.max_stages]
         self._shape: dict[tuple[int, ...], tuple[int, int] | None] = {}  # (τ, all-reduce)
-        self.offered = np.flatnonzero(self.supply > 0)  # the types the cut offers
+        self.offered = np.flatnonzero(self.supply > 0)  # the types the supply offers
         self.seqs: set[tuple[int, ...]] = set()  # every sequence priced so far, at any target
 
     def _caps(self, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -93,8 +101,10 @@ class Columns:
         """The most micro-batches (≤ M) a pipeline of these group types runs under ``lam``
         (its split and stage time do not depend on ``lam``: W2 once per sequence)."""
         if seq not in self._shape:
-            ch = self.part.chain([self.pools[j][0] for j in seq])
-            self._shape[seq] = None if ch is None else (ch.tau, self.part.c.sync_us(ch.gpus))
+            kinds = [self.sd.types[j] for j in seq]
+            found = self.part.split(kinds)
+            gpus = sum(t for t, _ in kinds)
+            self._shape[seq] = None if found is None else (found[1], self.part.c.sync_us(gpus))
         shape = self._shape[seq]
         if shape is None:
             return 0
@@ -110,7 +120,8 @@ class Columns:
         values = np.array([float(c[0]) for c in cols])
         # the LP uncapped (capped at M its prices vanish once it holds M); the MILP capped
         cap = float(self.sd.M) if integer else None
-        return solve_master(values, need, self.sd.types, self.supply, integer, cap, deadline)
+        supply = self.sd.classes if self.packed else self.supply
+        return solve_master(values, need, self.sd.types, supply, integer, cap, deadline)
 
     def plan(self, lam: int, deadline: Deadline | None) -> list[Chain] | None:
         """Whole pipelines holding ``M`` micro-batches under ``lam``, realised on the cut's
@@ -137,15 +148,53 @@ class Columns:
         value, y, _ = self._solve(cols, True, deadline)
         if y is None or value < sd.M - 0.5:
             return None
-        pools = {j: list(gs) for j, gs in self.pools.items()}
+        x = np.rint(y).astype(int)
+        pools = self.realise(x[len(cols) :]) if self.packed else None
+        if pools is None:
+            pools = {j: list(gs) for j, gs in self.pools.items()}
         chains = []
-        for col, copies in zip(cols, np.rint(y).astype(int), strict=True):
+        for col, copies in zip(cols, x[: len(cols)], strict=True):
             for _ in range(copies):
+                if any(not pools.get(j) for j in col[1]):
+                    return None  # a packing not realised on its hosts (it cannot happen)
                 groups = [pools[j].pop() for j in col[1]]
                 ch = self.part.chain(groups)
                 if ch is not None:
                     chains.append(ch)
         return chains
+
+    def realise(self, g: np.ndarray) -> dict[int, list[tuple[str, ...]]]:
+        """The groups of ``g`` hosts of each class packed by each packing, on concrete hosts:
+        a host's groups, most demanding speed first, each take the slowest of its GPUs that
+        are fast enough (eligibility is nested, so this fills every group a packing of the
+        host's speeds allows); a group whose members all beat its type's κ only runs faster."""
+        inst, slow = self.part.inst, self.part.inst.slow_factor
+        failed = set(inst.failed_gpus)
+        hosts: dict[tuple[float, ...], list[str]] = defaultdict(list)
+        for h in inst.cluster.hosts():
+            gpus = [x for x in inst.cluster.gpus_on(h) if x not in failed]
+            if gpus:
+                hosts[tuple(sorted(slow.get(x, 1.0) for x in gpus))].append(h)
+        index = {t: j for j, t in enumerate(self.sd.types)}
+        pools: dict[int, list[tuple[str, ...]]] = defaultdict(list)
+        at = 0
+        for (_, packs), key in zip(self.sd.classes, sorted(hosts), strict=True):
+            free = list(hosts[key])
+            for pk in packs:
+                for _ in range(int(g[at])):
+                    h = free.pop()
+                    left = sorted(
+                        (x for x in inst.cluster.gpus_on(h) if x not in failed),
+                        key=lambda x: slow.get(x, 1.0),
+                    )
+                    for t, kappa in sorted(pk.elements(), key=lambda tk: -tk[1]):
+                        fit = [x for x in left if slow.get(x, 1.0) >= kappa][:t]
+                        if len(fit) < t:
+                            break
+                        pools[index[(t, kappa)]].append(tuple(fit))
+                        left = [x for x in left if x not in fit]
+                at += 1
+        return pools
 
     def gpus(self) -> float:
         return float(sum(t * n for (t, _), n in zip(self.sd.types, self.supply, strict=True)))

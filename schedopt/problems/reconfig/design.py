@@ -76,13 +76,17 @@ class Partitioner:
         return max(0, min(int(np.searchsorted(arr, tau, "right")) - 1, mem))
 
     def chain(self, groups: list[tuple[str, ...]]) -> Chain | None:
-        """The split with the least stage time, or None if none fits. The capacities change
-        only at the stage times of whole layers, so the least such time that fits is found
-        among them, every position at once."""
-        p = len(groups)
+        """The split with the least stage time, or None if none fits."""
+        found = self.split([(len(g), self.kappa(g)) for g in groups])
+        return None if found is None else Chain(tuple(groups), *found)
+
+    def split(self, kinds: list[tuple[int, float]]) -> tuple[tuple[int, ...], int] | None:
+        """W2 for groups of these (t, κ) in stage order: (layers per stage, stage time), or
+        None. The capacities change only at the stage times of whole layers, so the least
+        such time that fits is found among them, every position at once."""
+        p = len(kinds)
         if p > self.L:
             return None
-        kinds = [(len(g), self.kappa(g)) for g in groups]
         arrs = [self._arr(t, k, i == p - 1, p) for i, (t, k) in enumerate(kinds)]
         mems = np.array([self._mem_cap(t, p - i, p) for i, (t, _) in enumerate(kinds)])
         cand = np.unique(np.concatenate(arrs))
@@ -101,7 +105,7 @@ class Partitioner:
             self.c.stage_us(n, i == p - 1, t, p, k)
             for i, (n, (t, k)) in enumerate(zip(sizes, kinds, strict=True))
         )
-        return Chain(tuple(groups), tuple(sizes), tau)
+        return tuple(sizes), tau
 
 
 class Designer:

@@ -32,8 +32,9 @@ def solve_master(
     cap: float | None,
     deadline: Deadline | None,
 ) -> tuple[float, np.ndarray | None, np.ndarray | None]:
-    """(value, y, prices μ ≥ 0 per type, from the LP's duals; None for a MILP). ``need`` is
-    (columns × types); ``supply`` a vector per type or the hosts' packings."""
+    """(value, x, prices μ ≥ 0 per type, from the LP's duals; None for a MILP): ``x`` the
+    columns' ``y``, then the packings' ``g`` in ``supply``'s order. ``need`` is (columns ×
+    types); ``supply`` a vector per type or the hosts' packings."""
     swallow_highs_banner()  # stdout stays clean (--json)
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
@@ -78,6 +79,6 @@ def solve_master(
     if h.getInfo().primal_solution_status != 2:
         return 0.0, None, None
     sol = h.getSolution()
-    y = np.array(sol.col_value)[:ny]
+    y = np.array(sol.col_value)[:z]  # the columns, then the packings' hosts (if any)
     mu = None if integer else np.maximum(-np.array(sol.row_dual)[first : first + nt], 0.0)
     return -h.getInfo().objective_function_value, y, mu

@@ -199,10 +199,10 @@ def _columned(
     lower: int | None = None,
 ) -> list[list[Chain]]:
     """W7 (columns.py): whole pipelines from priced columns over each W1 cut of every
-    surviving GPU, at targets climbing from ``COLUMN_FIRST`` above ``lower`` (a proven bound;
-    at least ``COLUMN_FLOOR·upper``) by
-    ``COLUMN_STEP`` until the columns hold ``M``, then bisected below the plan found; the
-    plans found, best first."""
+    surviving GPU, then over the hosts' packings (the master cuts the hosts), at targets
+    climbing from ``COLUMN_FIRST`` above ``lower`` (a proven bound; at least
+    ``COLUMN_FLOOR·upper``) by ``COLUMN_STEP`` until the columns hold ``M``, then bisected
+    below the plan found; the plans found, best first."""
     from .columns import Columns  # HiGHS, on first use
     from .stage_bound import stage_data
 
@@ -216,13 +216,14 @@ def _columned(
     hi = upper - 1  # the highest target still worth trying: below the best plan found
     floor = lower or int(upper * COLUMN_FLOOR)  # no plan below a proven bound
     start = max(int((lower or 0) * (1 + COLUMN_FIRST)), int(upper * COLUMN_FLOOR))
-    for apart in (False, True):
-        cols = Columns(sd, part, idle_groups(inst, set(), apart))
+    for apart in (False, True, None):  # each W1 cut, then the hosts' packings
+        cols = Columns(sd, part, None if apart is None else idle_groups(inst, set(), apart))
+        own = deadline
         failed, lam = floor - 1, min(start, hi)  # ``failed``: the highest target that failed
         while hi - failed > max(1.0, 1e-3 * hi):
-            if deadline is not None and deadline.expired():
+            if own is not None and own.expired():
                 break
-            chains = cols.plan(lam, deadline)
+            chains = cols.plan(lam, own)
             plan = _plan(inst, chains) if chains else None
             if plan is None or validate(inst, plan):
                 failed = lam
