@@ -26,7 +26,7 @@ from pathlib import Path
 from common import append_rows
 
 ROOT = Path(__file__).resolve().parent.parent
-SHAPES = {"256x800": (32, 800), "1024x3200": (128, 3200)}
+SHAPES = {"256x800": (32, 800), "1024x3200": (128, 3200), "1024x1000": (128, 1000)}
 
 ROW = """
 import json, os, sys, time

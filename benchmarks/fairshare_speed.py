@@ -54,6 +54,10 @@ def main() -> None:
         "B2": b2,
         "L2gap": round(100 * (b2 - o[1]) / o[1], 2) if o and b2 else None,
         "L3": o[2] if o else None,
+        "B3L": st.get("L3_bound"),
+        "L3gap": round(100 * (o[2] - st["L3_bound"]) / o[2], 2)
+        if o and o[2] and st.get("L3_bound") is not None
+        else None,
         **{
             k: st.get(k)
             for k in (
@@ -61,6 +65,8 @@ def main() -> None:
                 "split_s",
                 "bound_s",
                 "join_s",
+                "restore_s",
+                "restored_jobs",
                 "L3_bound_s",
                 "parts_slowest_s",
                 "parts_solved",

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from schedopt.bench.runner import method_label
 from schedopt.bench.scale import scale_series, scale_svg
 from schedopt.bench.svg import line_chart
 
@@ -82,7 +83,7 @@ def time_costs(rows: Iterable[Mapping[str, Any]]) -> dict[Any, dict[str, float]]
     out: dict[Any, dict[str, float]] = defaultdict(dict)
     for r in rows:
         ok = _proven(r)
-        out[_instance(r)][r["method"]] = max(float(r["wall_s"]), 1e-3) if ok else INF
+        out[_instance(r)][method_label(r)] = max(float(r["wall_s"]), 1e-3) if ok else INF
     return dict(out)
 
 
@@ -98,7 +99,7 @@ def quality_costs(rows: Iterable[Mapping[str, Any]]) -> dict[Any, dict[str, floa
         if values:
             best = max(values) if solved[0]["senses"][0] == "max" else min(values)
         out[p] = {
-            r["method"]: (
+            method_label(r): (
                 1 + abs(float(r["objectives"][0]) - best) / max(abs(best), 1.0)
                 if _solved(r)
                 else INF
@@ -115,7 +116,7 @@ def gap_over_time(rows: Iterable[Mapping[str, Any]]) -> dict[str, list[tuple[flo
         if r.get("status") in ("skipped", "drift"):
             continue
         gap = r.get("gap")
-        gaps[r["method"]][float(r["time_limit_s"])].append(
+        gaps[method_label(r)][float(r["time_limit_s"])].append(
             100.0 if gap is None else min(100.0, 100.0 * float(gap))
         )
     return {
@@ -139,10 +140,12 @@ def markdown(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] = ()) -> 
         "| suite | recipe | method | limit s | seed | status | L1 | bound | gap | wall s |",
         "|---|---|---|---:|---:|---|---:|---:|---:|---:|",
     ]
-    for r in sorted(rows, key=lambda r: (r["suite"], r["recipe"], r["time_limit_s"], r["method"])):
+    for r in sorted(
+        rows, key=lambda r: (r["suite"], r["recipe"], r["time_limit_s"], method_label(r))
+    ):
         objectives = r.get("objectives")
         gap = r.get("gap")
-        method = r["method"]
+        method = method_label(r)
         used = r.get("method_used")
         if used and used != method:
             method = used if used.startswith(method) else f"{method} ({used})"
@@ -156,7 +159,7 @@ def markdown(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] = ()) -> 
     lines.append("|---|---:|---:|---:|---:|---:|")
     by_method: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for r in rows:
-        by_method[r["method"]].append(r)
+        by_method[method_label(r)].append(r)
     for m, group in sorted(by_method.items()):
         gaps = [100.0 if r.get("gap") is None else 100.0 * r["gap"] for r in group]
         walls = [float(r["wall_s"]) for r in group if r.get("wall_s") is not None]
@@ -168,7 +171,7 @@ def markdown(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] = ()) -> 
     if columns:
         lines += ["", "| recipe | method | limit s | " + " | ".join(columns) + " |"]
         lines.append("|---|---|---:|" + "---:|" * len(columns))
-        for r in sorted(rows, key=lambda r: (r["recipe"], r["time_limit_s"], r["method"])):
+        for r in sorted(rows, key=lambda r: (r["recipe"], r["time_limit_s"], method_label(r))):
             figures = {**r, **(r.get("stats") or {}), **(r.get("metrics") or {})}
             cells = " | ".join(_fmt(figures.get(c), 5) for c in columns)
             lines.append(f"| {r['recipe']} | {r['method']} | {r['time_limit_s']:g} | {cells} |")

@@ -1,7 +1,8 @@
 """The runner behind ``schedopt bench``: suites × methods × time limits × seeds on an executor,
 one JSON line per row, resumable.
 
-A row is keyed by (suite, recipe, method, time limit, seed) (:func:`row_key`); rows already in
+A row is keyed by (suite, recipe, method, time limit, seed, and the method parameters when
+there are any: ``schedopt bench --param``) (:func:`row_key`); rows already in
 the output file are skipped, so a run killed part-way (Ctrl-C, a lost Ray node) is resumed by
 running the same command again. A row is written as soon as its task finishes, and only for a
 task that ran to its end (an error inside the solve is a row; a worker that died under the
@@ -49,18 +50,52 @@ class Job:
     time_limit_s: float
     seed: int
     threads: int = 1
+    #: method parameters (``SolveOptions.params``), as sorted (key, value) pairs
+    params: tuple[tuple[str, Any], ...] = ()
 
     @property
     def key(self) -> str:
-        return row_key(self.suite, self.recipe.name, self.method, self.time_limit_s, self.seed)
+        return row_key(
+            self.suite, self.recipe.name, self.method, self.time_limit_s, self.seed, self.params
+        )
 
 
-def row_key(suite: str, recipe: str, method: str, time_limit_s: float, seed: int) -> str:
-    return f"{suite}/{recipe}/{method}/{float(time_limit_s):g}/{seed}"
+def params_text(params: Iterable[tuple[str, Any]] | Mapping[str, Any] | None) -> str:
+    """``key=value,...`` in key order (JSON values), "" without parameters."""
+    pairs = sorted((params.items() if isinstance(params, Mapping) else params) or ())
+    return ",".join(f"{k}={json.dumps(v, sort_keys=True)}" for k, v in pairs)
+
+
+def row_key(
+    suite: str,
+    recipe: str,
+    method: str,
+    time_limit_s: float,
+    seed: int,
+    params: Iterable[tuple[str, Any]] | Mapping[str, Any] | None = None,
+) -> str:
+    """A row's key; rows without parameters keep the key they had before parameters existed."""
+    text = params_text(params)
+    return f"{suite}/{recipe}/{method}/{float(time_limit_s):g}/{seed}" + (
+        f"/{text}" if text else ""
+    )
 
 
 def key_of(row: dict[str, Any]) -> str:
-    return row_key(row["suite"], row["recipe"], row["method"], row["time_limit_s"], row["seed"])
+    return row_key(
+        row["suite"],
+        row["recipe"],
+        row["method"],
+        row["time_limit_s"],
+        row["seed"],
+        row.get("params"),
+    )
+
+
+def method_label(row: Mapping[str, Any]) -> str:
+    """The method of a row as tables and plots name it: with its parameters, if any."""
+    text = params_text(row.get("params"))
+    return f"{row['method']} [{text}]" if text else str(row["method"])
 
 
 def plan(
@@ -70,11 +105,13 @@ def plan(
     time_limits: Sequence[float] | None = None,
     seeds: Sequence[int] = (0,),
     threads: int = 1,
+    params: Mapping[str, Any] | None = None,
 ) -> list[Job]:
     """Every row of a run, in a stable order; ``methods``/``time_limits`` default to each
-    suite's own."""
+    suite's own; ``params`` go to every row's solve."""
+    pairs = tuple(sorted((params or {}).items()))
     return [
-        Job(suite.name, recipe, method, limit, seed, threads)
+        Job(suite.name, recipe, method, limit, seed, threads, pairs)
         for suite in suites
         for recipe in suite.recipes
         for limit in (time_limits or (suite.time_limit_s,))
@@ -133,6 +170,7 @@ def _base(job: Job) -> dict[str, Any]:
         "seed": job.seed,
         "threads": job.threads,
         "checksum": job.recipe.checksum or None,
+        **({"params": dict(job.params)} if job.params else {}),
     }
 
 
@@ -153,7 +191,12 @@ def run_row(job: Job) -> dict[str, Any]:
     row["checksum"] = checksum
     generate_s = time.perf_counter() - started
     r = solve(
-        instance, job.method, time_limit_s=job.time_limit_s, seed=job.seed, threads=job.threads
+        instance,
+        job.method,
+        time_limit_s=job.time_limit_s,
+        seed=job.seed,
+        threads=job.threads,
+        params=dict(job.params) or None,
     )
     return {
         **row,
@@ -279,6 +322,8 @@ __all__ = [
     "commit",
     "key_of",
     "machine",
+    "method_label",
+    "params_text",
     "plan",
     "read_rows",
     "row_key",

@@ -8,10 +8,12 @@ an "internal error" from deep inside a solver after minutes of solving.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from schedopt.core.options import MAX_SEED, MAX_THREADS, MAX_TIME_LIMIT_S
 from schedopt.core.registry import get_problem, problem_names
@@ -112,6 +114,32 @@ def check_writable(path: str | os.PathLike[str], what: str, make_dirs: bool = Fa
     except OSError as err:
         return f"{what} {path}: cannot write in {parent} ({err.strerror or err})"
     return None
+
+
+def param(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE``: a method parameter; VALUE is read as JSON (``2``, ``true``, ``[1, 2]``)
+    when it is JSON, else kept as text (``process``)."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE (got {text!r})")
+    try:
+        return key.strip(), json.loads(value)
+    except ValueError:
+        return key.strip(), value
+
+
+def add_params(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--param KEY=VALUE``, repeatable: method parameters (``SolveOptions.params``)."""
+    parser.add_argument(
+        "--param",
+        type=param,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=f"a method parameter for {what}, repeatable (e.g. --param executor=process "
+        "--param workers=2: a decomposition's parts on 2 processes; docs/api.md lists "
+        "the parameters each method reads)",
+    )
 
 
 def add_executor(parser: argparse.ArgumentParser, what: str) -> None:

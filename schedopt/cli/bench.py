@@ -38,6 +38,7 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seeds", type=_ints, default=[0], help="comma-separated solver seeds (0)")
     cli_args.add_executor(p, "rows")
     cli_args.add_int(p, "--threads", 1, 256, 1, "solver threads per worker (1)")
+    cli_args.add_params(p, "every row (rows with other parameters are other rows)")
     p.add_argument(
         "--deadline",
         type=cli_args.time_limit,
@@ -156,6 +157,7 @@ def run_bench(args: argparse.Namespace) -> int:
         time_limits=args.time_limits,
         seeds=args.seeds,
         threads=args.threads,
+        params=dict(args.param),
     )
     out = Path(args.out or f"bench-results/{'+'.join(args.suites)}.jsonl")
     err = err_console()

@@ -48,7 +48,8 @@ COMMANDS: tuple[Command, ...] = (
         "3 invalid instance.",
         "  schedopt solve small.json --method cpsat --time-limit 30 --out small-sol.json\n"
         "  schedopt solve small.json --json | jq .objectives\n"
-        "  schedopt solve small.json --tuned ~/.config/schedopt/params/admission.json\n",
+        "  schedopt solve small.json --tuned ~/.config/schedopt/params/admission.json\n"
+        "  schedopt solve big.json --method decomp --param executor=process --param workers=2\n",
         solve.add_solve_arguments,
         solve.run_solve,
     ),
@@ -155,6 +156,7 @@ COMMANDS: tuple[Command, ...] = (
         "  schedopt bench --list\n"
         "  schedopt bench admission-small --executor process --jobs 2 --time-limits 1,10\n"
         "  schedopt bench admission-paper --executor ray --address ray://head:10001\n"
+        "  schedopt bench moe_placement-paper --methods decomp:layer --param executor=process\n"
         "  schedopt bench admission-small --checksums\n"
         "  schedopt bench admission-paper --plot scale --out rows.jsonl\n",
         bench.add_bench_arguments,

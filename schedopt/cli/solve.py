@@ -70,6 +70,7 @@ def add_solve_arguments(p: argparse.ArgumentParser) -> None:
         metavar="PARAMS.json",
         help="heuristic parameters saved by `schedopt tune --save` (default: the shipped ones)",
     )
+    cli_args.add_params(p, "the method")
     p.add_argument(
         "--out", metavar="SOLUTION.json", help="write the solution as JSON (checked first)"
     )
@@ -152,6 +153,7 @@ def run_solve(args: argparse.Namespace) -> int:
         "mip_gap": args.gap,
         "verbose": args.verbose,
         "tuned": args.tuned,
+        "params": dict(args.param) or None,
     }
     guard = _stdout_to_stderr() if args.json else contextlib.nullcontext()
     with guard, display(args) as on_progress:

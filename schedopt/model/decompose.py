@@ -24,17 +24,23 @@ to workers); each receives a :class:`Budget`, not a ``Deadline`` (a worker's clo
 
 from __future__ import annotations
 
+import numbers
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from schedopt.core.errors import InvalidInstanceError
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import MethodKind, MethodSpec, Outcome, Runner
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
-from schedopt.executor import Executor, Task, TaskResult, make_executor
+from schedopt.executor import EXECUTORS, Executor, Task, TaskResult, make_executor
 
+#: Most worker processes ``params["workers"]`` may ask for (the CLI's ``--jobs`` range), and
+#: most parts ``params["parts"]`` may ask for.
+MAX_WORKERS = 4096
+MAX_PARTS = 100_000
 #: Seconds kept back from the parts for joining and repairing their answers.
 JOIN_RESERVE_S = 0.05
 
@@ -109,22 +115,36 @@ def part_budget(deadline: Deadline, count: int, workers: int, reserve_s: float) 
     return max(0.0, PART_SHARE * (deadline.remaining() - reserve_s) / max(1, waves))
 
 
+def budget(deadline: Deadline, pool: Executor, seconds: float, reserve_s: float = 0.0) -> Budget:
+    """A task's :class:`Budget` of ``seconds``, ended (for ``pool``'s workers on this machine)
+    by ``deadline`` less ``reserve_s``, whatever its start-up and its wait in the queue took."""
+    local = pool.kind in LOCAL_EXECUTORS
+    until = time.monotonic() + deadline.remaining() - reserve_s if local else None
+    return Budget(seconds, until)
+
+
+def budgets(deadline: Deadline, count: int, pool: Executor, reserve_s: float) -> Iterator[Budget]:
+    """The budgets of ``count`` parts run by ``pool``, each fixed when it is asked for (zip
+    them lazily with the tasks: every part of a sequential run gets a fair share of what is
+    left then, :func:`part_budget`)."""
+    for p in range(count):
+        seconds = part_budget(deadline, count - p, pool.workers, reserve_s)
+        yield budget(deadline, pool, seconds, reserve_s)
+
+
 def _tasks(
     decomposition: Decomposition, deadline: Deadline, pool: Executor, reserve_s: float
 ) -> Iterator[Task]:
     """The parts' tasks, each made (and its budget fixed) when the executor asks for it."""
-    local = pool.kind in LOCAL_EXECUTORS
-    for p in range(decomposition.count):
-        left = decomposition.count - p
-        seconds = part_budget(deadline, left, pool.workers, reserve_s)
-        until = time.monotonic() + deadline.remaining() - reserve_s if local else None
-        yield decomposition.part(p, Budget(seconds, until))
+    for p, part_time in enumerate(budgets(deadline, decomposition.count, pool, reserve_s)):
+        yield decomposition.part(p, part_time)
 
 
 def run_parts(
-    executor: Executor, tasks: Iterable[Task], deadline: Deadline
+    executor: Executor, tasks: Iterable[Task], deadline: Deadline | None
 ) -> tuple[dict[str, Any], dict[str, float | str]]:
-    """The answers of the tasks that finished (by key) and what became of the others."""
+    """The answers of the tasks that finished (by key) and what became of the others
+    (``deadline`` None: no limit)."""
     answers: dict[str, Any] = {}
     stats: dict[str, float | str] = {}
     failed: list[str] = []
@@ -200,6 +220,42 @@ def run(
 Split = Callable[[Any, SolveOptions, Deadline, bool], "Decomposition | Outcome"]
 
 
+def whole_param(options: SolveOptions, name: str, default: int, low: int, high: int) -> int:
+    """``options.params[name]`` as a whole number in ``[low, high]`` (``default`` without it);
+    any other value is refused with :class:`InvalidInstanceError` naming ``params.<name>``."""
+    value = options.params.get(name, default)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or not low <= int(value) <= high
+    ):
+        raise InvalidInstanceError(
+            f"params.{name}", f"must be a whole number in [{low}, {high}] (got {value!r})"
+        )
+    return int(value)
+
+
+def executor_choice(options: SolveOptions) -> tuple[str, int | None]:
+    """The executor a decomposition's parts run on, from ``options.params``: ``executor``
+    (``"inline"``, the default; ``"process"``, ``"ray"``) and ``workers`` (default: the
+    executor's own, :func:`~schedopt.executor.make_executor`)."""
+    kind = options.params.get("executor", "inline")
+    if kind not in EXECUTORS:
+        raise InvalidInstanceError(
+            "params.executor", f"must be one of {', '.join(EXECUTORS)} (got {kind!r})"
+        )
+    if options.params.get("workers") is None:
+        return kind, None
+    return kind, whole_param(options, "workers", 1, 1, MAX_WORKERS)
+
+
+def open_executor(options: SolveOptions) -> Executor:
+    """The executor of :func:`executor_choice`, for a problem that runs several rounds of
+    tasks on one pool (its workers start once); close it (``with``) on every path."""
+    kind, workers = executor_choice(options)
+    return make_executor(kind, jobs=workers)
+
+
 def runner(split: Split, random: bool) -> Runner:
     """The method that splits with ``split`` and runs the parts (``options.params``:
     ``executor``, ``workers``; ``parts`` is the problem's)."""
@@ -210,12 +266,8 @@ def runner(split: Split, random: bool) -> Runner:
         if isinstance(d, Outcome):
             return d
         build_s = time.perf_counter() - t0
-        out = run(
-            d,
-            deadline,
-            executor=str(options.params.get("executor", "inline")),
-            workers=options.params.get("workers"),
-        )
+        kind, workers = executor_choice(options)
+        out = run(d, deadline, executor=kind, workers=workers)
         return replace(out, build_s=out.build_s + build_s)
 
     return by_parts
@@ -250,7 +302,11 @@ __all__ = [
     "Bound",
     "Budget",
     "Decomposition",
+    "budget",
+    "budgets",
+    "executor_choice",
     "methods",
+    "open_executor",
     "part_budget",
     "run",
     "run_parts",

@@ -201,12 +201,18 @@ class StagedLp:
         h.cbSimplexInterrupt.subscribe(interrupt)
         self.h = h
 
-    def maximise(self, c: np.ndarray, time_limit_s: float) -> np.ndarray | None:
+    def maximise(
+        self, c: np.ndarray, time_limit_s: float, *, primal: bool = False
+    ) -> np.ndarray | None:
         """Maximise ``cᵀx`` over the rows so far; the optimal point, or None (not solved in
-        ``time_limit_s``)."""
+        ``time_limit_s``). ``primal``: by the primal simplex (else HiGHS's choice, the dual),
+        for a stage whose held rows the last point already satisfies, so that the last basis
+        stays feasible: on fair share's parts the L3 stage took 0.2 s instead of 0.5-0.7 s
+        (16,384 GPUs × 20,000 jobs, 4 of 8 parts; the L2 stage was slower so, 1.0 s for 0.4 s)."""
         if time_limit_s <= 0.0:
             return None
         h = self.h
+        h.setOptionValue("simplex_strategy", 4 if primal else 1)
         h.changeColsCost(self.n, np.arange(self.n, dtype=np.int32), -np.asarray(c, dtype=float))
         # (HiGHS's time_limit counts from its first run: this stage's limit comes on top)
         h.setOptionValue("time_limit", h.getRunTime() + max(0.01, time_limit_s))
@@ -291,12 +297,75 @@ def lagrangian_bound(
     return best
 
 
+#: Kelley's steps stop when the cuts promise less than this much more (relative).
+CUTS_REL_TOL = 1e-6
+
+
+def cutting_plane_ascent(
+    evaluate: Callable[[np.ndarray], tuple[float, np.ndarray]],
+    start: np.ndarray,
+    stop_at: float,
+    *,
+    max_steps: int = 60,
+) -> tuple[float, np.ndarray]:
+    """Maximise a concave function of ``y ≥ 0`` from its values and supergradients
+    (``evaluate(y)`` gives both): Kelley's cutting planes, each step the best point of the
+    cuts so far within a box around the best point met (the box widens by half after a step
+    that improved, halves after one that did not; its unit is ``|start|`` per coordinate, at
+    least 10⁻³). Until ``max_steps`` or ``stop_at`` (``time.perf_counter()``); the best value
+    met and its point. For a Lagrangian dual every evaluation is a valid bound: a cut from an
+    inexact supergradient only steers the search. (Fair share's B3L, four multipliers: 99.9%
+    of the LP's value in 40 steps where coordinate-wise golden sections stalled at 94%.)"""
+    import highspy  # imported when first solved (start-up imports no solver)
+
+    from schedopt.backends.highs_pulp import swallow_highs_banner
+
+    swallow_highs_banner()
+    y = np.maximum(np.asarray(start, dtype=np.float64), 0.0)
+    n = len(y)
+    unit = np.maximum(np.abs(y), 1e-3)
+    best, best_y = -math.inf, y.copy()
+    cuts: list[tuple[float, np.ndarray, np.ndarray]] = []
+    width = 1.0
+    idx = np.arange(n + 1, dtype=np.int32)
+    for _ in range(max_steps):
+        if time.perf_counter() >= stop_at:
+            break
+        value, grad = evaluate(y)
+        cuts.append((value, np.asarray(grad, dtype=np.float64), y.copy()))
+        if value > best:
+            best, best_y, width = value, y.copy(), min(1.5 * width, 4.0)
+        else:
+            width *= 0.5
+        # max θ : θ ≤ value_k + grad_k·(y − y_k) for every cut, y in the box
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        lo = np.maximum(0.0, best_y - width * unit)
+        h.addVars(
+            n + 1,
+            np.append(lo, -highspy.kHighsInf),
+            np.append(best_y + width * unit, highspy.kHighsInf),
+        )
+        h.changeColsCost(n + 1, idx, np.append(np.zeros(n), -1.0))
+        for v, g, at in cuts:
+            h.addRow(-highspy.kHighsInf, v - float(g @ at), n + 1, idx, np.append(-g, 1.0))
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            break
+        point = np.asarray(h.getSolution().col_value, dtype=np.float64)
+        if point[n] - best <= CUTS_REL_TOL * max(1.0, abs(best)):
+            break  # the cuts promise no more within the box: converged there
+        y = np.maximum(point[:n], 0.0)
+    return best, best_y
+
+
 __all__ = [
     "LagrangianBound",
     "LpBound",
     "Oracle",
     "Relaxation",
     "StagedLp",
+    "cutting_plane_ascent",
     "dual_bound",
     "lagrangian_bound",
     "relax",

@@ -261,3 +261,27 @@ def test_a_row_keeps_bounds_step_seconds_and_named_counts_of_the_stats():
         }
     )
     assert kept == {"L2_bound": 3.5, "join_s": 0.25, "proven_over": "template plan space"}
+
+
+def test_method_parameters_reach_the_solve_and_make_their_own_rows(tmp_path):
+    """``schedopt bench --param``: the parameters go to every row's solve, are kept in the row
+    and its key (rows with other parameters are other rows; rows without keep their old key),
+    and the report names them beside the method."""
+    plain = runner.plan([TINY], methods=["decomp"])
+    assert plain[0].key == "test-tiny/tiny-s0/decomp/30/0"  # the key before parameters existed
+    good = runner.plan([TINY], methods=["decomp"], params={"executor": "inline", "parts": 2})
+    bad = runner.plan([TINY], methods=["decomp"], params={"executor": "nope"})
+    assert good[0].key == 'test-tiny/tiny-s0/decomp/30/0/executor="inline",parts=2'
+    assert len({j.key for j in plain + good + bad}) == 3 * len(plain)
+    out = tmp_path / "rows.jsonl"
+    with InlineExecutor() as ex:
+        rows = runner.run(plain + good + bad, ex, out)
+    by_key = {runner.key_of(r): r for r in rows}
+    assert all(by_key[j.key]["status"] in ("optimal", "feasible") for j in plain + good)
+    assert all(by_key[j.key]["params"] == {"executor": "inline", "parts": 2} for j in good)
+    for j in bad:  # the solve saw the parameter: it refused it, naming it
+        row = by_key[j.key]
+        assert row["status"] == runner.ERROR and "params.executor" in row["reason"]
+    assert "params" not in by_key[plain[0].key]
+    assert runner.method_label(by_key[good[0].key]) == 'decomp [executor="inline",parts=2]'
+    assert 'decomp [executor="inline",parts=2]' in report.markdown(rows)

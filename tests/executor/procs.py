@@ -91,3 +91,39 @@ def nested_pool_sleep(seconds: float, pid_file: str) -> None:
 
     with ProcessExecutor(1) as inner:
         list(inner.run([Task("inner", write_pid_and_sleep, (seconds, pid_file))]))
+
+
+def worker_pids(root: int) -> set[int]:
+    """The process executor's workers now running below ``root``."""
+    out = set()
+    for pid in descendants(root):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if b"schedopt.executor._worker" in cmdline:
+            out.add(pid)
+    return out
+
+
+def signal_while_workers_run(script: str, sig: int, workers: int, within_s: float) -> set[int]:
+    """Run ``script`` in a fresh interpreter (this checkout first on its path), wait until
+    ``workers`` of its worker processes run, send it ``sig`` and wait for it to end; the
+    workers still alive 5 s later (the workers' watchdog checks every 0.5 s)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    parent = subprocess.Popen([sys.executable, "-c", script], env=env)
+    try:
+        until = time.monotonic() + within_s
+        seen: set[int] = set()
+        while len(seen) < workers:
+            assert parent.poll() is None, f"the solve ended (exit {parent.returncode}) first"
+            assert time.monotonic() < until, f"{len(seen)} workers after {within_s} s"
+            seen = worker_pids(parent.pid)
+            time.sleep(0.05)
+        parent.send_signal(sig)
+        parent.wait(timeout=30)
+        return wait_gone(seen, 5.0)
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()

@@ -3,6 +3,8 @@ multipliers it searches and at any others; L1 settled only where it is the optim
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,6 +18,7 @@ from schedopt.problems.fairshare.data import build_data
 from schedopt.problems.fairshare.l3_bound import (
     arrays,
     l1_settled,
+    l2_upper_bound,
     l3_lower_bound,
     lagrangian,
     need_gpus,
@@ -89,3 +92,54 @@ def test_decomp_reports_b3l_behind_its_plan() -> None:
     l3 = result.objectives[2]
     assert result.stats["L3_bound_rows"] == "L1 fix, L2 floor"  # B1 settles L1 here
     assert 0 < result.stats["L3_bound"] <= l3
+
+
+@SETTINGS
+@given(inst=instances(max_jobs=5))
+def test_b2l_is_at_least_the_optimums_l2(inst) -> None:
+    # behind the optimum's own L1 and behind a heuristic's (lower) one: both hold L2*
+    best = _optimum(inst)
+    if best is None:
+        return
+    l1, l2, _ = best.objectives
+    data = build_data(inst, check_size=False)
+    whole = bounds(data)
+    shares = [l1]
+    worse = schedopt.solve(inst, "heuristic:astraea", time_limit_s=5)
+    if worse.solution is not None:
+        shares.append(worse.objectives[0])
+    for t_hat in shares:
+        value = l2_upper_bound(
+            data, need_gpus(data, t_hat), np.asarray(whole.prices), Deadline.after(30)
+        )
+        assert value >= l2 - 1e-6 * max(1.0, l2)
+
+
+@SETTINGS
+@given(
+    inst=instances(max_jobs=5),
+    mu=st.lists(st.floats(0.0, 100.0), min_size=4, max_size=4),
+)
+def test_b2l_at_any_prices(inst, mu: list[float]) -> None:
+    best = _optimum(inst)
+    if best is None:
+        return
+    l1, l2, _ = best.objectives
+    data = build_data(inst, check_size=False)
+    a = arrays(data)
+    value, _ = lagrangian(
+        replace(a, base=np.where(np.isfinite(a.base), 0.0, np.inf), restart_constant=0.0),
+        need_gpus(data, l1),
+        0.0,
+        1.0,
+        np.asarray(mu[: len(a.capacity)]),
+    )
+    assert -value >= l2 - 1e-6 * max(1.0, l2)
+
+
+def test_decomp_reports_b2l_below_b2() -> None:
+    inst = generate_custom(gpus=256, tenants=12, jobs=300, seed=0)
+    result = schedopt.solve(inst, "decomp", time_limit_s=30, params={"parts": 2})
+    assert result.solution is not None
+    b2 = bounds(build_data(inst, check_size=False)).l2
+    assert result.objectives[1] <= result.stats["L2_bound"] < b2

@@ -207,7 +207,7 @@ def decomposition(
     data = build_data(inst, check_size=False, deadline=deadline)
     data_s = time.perf_counter() - started
     hosts = len({h for h, _ in inst.free_gpus_by_group})
-    k = int(options.params.get("parts", part_count(data, hosts)))
+    k = decompose.whole_param(options, "parts", part_count(data, hosts), 1, decompose.MAX_PARTS)
     parts = split(data, k, random, options.seed)
 
     def task(p: int, budget: decompose.Budget) -> Task:

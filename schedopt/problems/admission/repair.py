@@ -8,6 +8,8 @@ capacity ``κ_gs`` less what the fixed jobs take (``ModelData.slot_capacity``). 
 the group joins the fixed plans within C3 at every level, and C5 keeps the earlier guarantees
 inside the group. The group's current plans are CP-SAT's hint; a better L1 replaces them.
 Best-effort jobs are left out and re-planned greedily at the end (they do not enter L1).
+Given the LP point of the bound, every third pass takes its groups where the LP says value is
+left instead (``neighbourhood.py``).
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from schedopt.core.options import SolveOptions
 from schedopt.core.stopping import Deadline, DeadlineReached
 
 from .assemble import RawPlan, guaranteed_value
+from .bound import L1Bound
 from .data import JobData, ModelData
 from .heuristics import Ledger
+from .neighbourhood import lp_groups, lp_start
 
 #: SLO jobs per group: CP-SAT proves or nearly proves a group this size in a fraction of a
 #: second (benchmarks/RESULTS.md, "LP rounding and repair").
@@ -56,24 +60,29 @@ def left_for(data: ModelData, raw: Sequence[RawPlan], group: set[int]):
 
 
 def improve_group(
-    sub: ModelData, start: list[RawPlan], seconds: float, seed: int
+    sub: ModelData, start: list[RawPlan], seconds: float, seed: int, deterministic: bool = False
 ) -> list[RawPlan] | None:
-    """CP-SAT on L1 of ``sub`` from ``start`` (a feasible plan of it) for ``seconds``: a plan
-    of strictly more value, or None."""
+    """CP-SAT on L1 of ``sub`` from ``start`` (a feasible plan of it) for ``seconds`` (of
+    CP-SAT's deterministic time with ``deterministic``): a plan of strictly more value, or
+    None."""
     from schedopt.model.emit_cpsat import CpsatSession  # the solver, on first use
 
     from .codec import decode, encode
     from .exact import AdmissionHooks
     from .model import build_model
 
-    deadline = Deadline.after(seconds)
+    # deterministic: the build's wall time must not change CP-SAT's limit (the wall clock only
+    # caps a runaway step, as SolveOptions.deterministic does)
+    deadline = Deadline.after(10 * seconds + 10 if deterministic else seconds)
     am = build_model(sub, deadline=deadline)
     session = CpsatSession(am.model, AdmissionHooks.cpsat_linearization_level)
     session.set_level(am.model.levels[0])
     session.set_hint(encode(am, start))
     run = session.run(
-        max(0.01, deadline.remaining()),
-        SolveOptions(time_limit_s=max(0.01, seconds), seed=seed, threads=1),
+        seconds if deterministic else max(0.01, deadline.remaining()),
+        SolveOptions(
+            time_limit_s=max(0.01, seconds), seed=seed, threads=1, deterministic=deterministic
+        ),
     )
     if run.values is None:
         return None
@@ -105,39 +114,80 @@ def groups(
     return [[j.index for j in g] for g in out if g]
 
 
+def _pass_kind(passes: int, guided: bool) -> str:
+    """Groups of pass ``passes`` (from 1): by deadline, then by slot, in turn; with an LP
+    guide every third pass is its neighbourhoods (deadline, slot, lp, slot, deadline, lp): the
+    windows gain the most first (10 s at load 4 is about two passes), the LP's groups keep
+    gaining once the windows are a local optimum (benchmarks/RESULTS.md)."""
+    if guided and passes % 3 == 0:
+        return "lp"
+    return "slot" if passes % 2 == 0 else "deadline"
+
+
 def repair(
-    data: ModelData, raw: list[RawPlan], deadline: Deadline, seed: int = 0
+    data: ModelData,
+    raw: list[RawPlan],
+    deadline: Deadline,
+    seed: int = 0,
+    lp: L1Bound | None = None,
+    *,
+    max_steps: int | None = None,
+    deterministic: bool = False,
 ) -> tuple[list[RawPlan], dict[str, float]]:
     """``raw`` (its SLO plans: best-effort plans are dropped) improved group by group until
-    ``deadline``; every step keeps the plan feasible."""
+    ``deadline`` (or ``max_steps`` CP-SAT steps); every step keeps the plan feasible. With
+    ``lp`` (the LP point of the bound), every third pass works on the LP's neighbourhoods
+    (``neighbourhood.py``). ``deterministic``: each step on CP-SAT's deterministic time, so
+    that a run with ``max_steps`` is reproducible (benchmarks/admission_repair.py)."""
     rng = np.random.default_rng(seed)
     current = [
         RawPlan(list(r.run), r.admitted, r.tier) if j.is_slo else RawPlan([None] * data.T)
         for j, r in zip(data.jobs, raw, strict=True)
     ]
-    steps = improved = 0
+    steps = improved = lp_steps = lp_improved = rounded = 0
     gained = 0
+    guided = lp is not None and bool(lp.tier)
     idle_passes = passes = 0
     while deadline.remaining() > 0.15 and idle_passes < IDLE_PASSES:
+        if max_steps is not None and steps >= max_steps:
+            break
         gained_before = improved
         # after a pass without a gain, larger groups (a local optimum of the smaller ones)
         size = GROUP_JOBS * 2 ** min(idle_passes, 2)
         passes += 1
-        for indices in groups(data, current, size, rng, by_slot=passes % 2 == 0):
+        kind = _pass_kind(passes, guided)
+        if kind == "lp":
+            assert lp is not None
+            batch = lp_groups(data, current, lp, size, rng)
+        else:
+            batch = groups(data, current, size, rng, by_slot=kind == "slot")
+        for indices in batch:
             seconds = min(STEP_S * size / GROUP_JOBS, deadline.remaining() - 0.1)
-            if seconds < 0.05:
+            if seconds < 0.05 or (max_steps is not None and steps >= max_steps):
                 break
             sub = data.subset(indices, slot_capacity=left_for(data, current, set(indices)))
             start = [current[i] for i in indices]
+            hint = start
+            if kind == "lp":
+                hint = lp_start(sub, start, deadline.earlier(0.1))
+                rounded += hint is not start
+                seconds = min(seconds, deadline.remaining() - 0.1)  # the LP took its share
             try:
-                found = improve_group(sub, start, seconds, seed + steps)
+                found = (
+                    improve_group(sub, hint, seconds, seed + steps, deterministic)
+                    if seconds > 0.02
+                    else None
+                )
             except DeadlineReached:
                 found = None
             steps += 1
+            lp_steps += kind == "lp"
+            found = found or (hint if hint is not start else None)
             if found is None:
                 continue
             gained += guaranteed_value(sub, found) - guaranteed_value(sub, start)
             improved += 1
+            lp_improved += kind == "lp"
             for i, r in zip(indices, found, strict=True):
                 current[i] = r
         idle_passes = 0 if improved > gained_before else idle_passes + 1
@@ -145,7 +195,14 @@ def repair(
         "repair_steps": float(steps),
         "repair_improved": float(improved),
         "repair_gain": gained / 1000,
+        "repair_passes": float(passes),
     }
+    if guided:
+        stats.update(
+            repair_lp_steps=float(lp_steps),
+            repair_lp_improved=float(lp_improved),
+            repair_lp_rounded=float(rounded),
+        )
     return current, stats
 
 

@@ -19,9 +19,10 @@ from schedopt.core.stopping import Deadline
 from schedopt.executor import Executor, Task
 
 from .data import ModelData, OptionData, aggregate_shares
-from .farley import LEVELS, Combos, farley_bound
+from .farley import LEVELS, Combos, Stack, farley_bound
+from .group_exact import schedule_exact
 from .heuristics import build
-from .schedule import Planned
+from .schedule import Planned, host_counts
 
 if TYPE_CHECKING:
     import highspy
@@ -30,6 +31,12 @@ if TYPE_CHECKING:
 PRICE_TOL = 1e-6
 #: Columns proposed per round, most negative reduced cost first.
 MAX_NEW = 24
+#: Seconds the exact scheduler may take on a group the heuristic one could not schedule.
+EXACT_CHECK_S = 0.3
+#: Greedy pricing alone while a round adds at least this many groups; then exact pricing too.
+GREEDY_STALL = 8
+#: Weight of the best bound's duals in the duals exact pricing uses (0: the master's own).
+SMOOTH = 0.5
 #: Cost of the artificial column that covers one job (keeps the restricted master feasible).
 ARTIFICIAL = 1e7
 
@@ -113,47 +120,59 @@ def price(
     levels: list[int],
     boxes: list[tuple[int, ...]],
     deadline: Deadline | None = None,
+    stack: Stack | None = None,
 ) -> list[Members]:
-    """Groups of R with a negative reduced cost, found greedily (a heuristic: the bound never
+    """Groups of R' with a negative reduced cost, found greedily (a heuristic: the bound never
     depends on it). Per case (SLO level, hosts ``h``): the admissible jobs, each on its
     combination of least normalised load, join in decreasing ``π_j`` per normalised load while
-    the pool loads (R3) and memory (R2) fit; the case's group is kept if its reduced cost
-    ``c(h) − y·h − Σ π_j`` is negative."""
+    the pool loads (R3', with every switch once two jobs share a pool) and memory (R2) fit;
+    the case's group is kept if its reduced cost ``c(h) − y·h − Σ π_j`` is negative."""
     P = len(data.pools)
-    s_bar = max(j.switch for j in data.jobs)
     memory = np.array(data.memory_mib)
     y = np.minimum(y, 0.0)
+    stack = stack or Stack(combos, P)
+    slo = np.array([j.slo for j in data.jobs])
+    factor = 1 + np.array([j.sigma for j in data.jobs])
+    switch = [j.switch for j in data.jobs]
+    on = stack.load > 0  # (J, K, P)
     found: dict[tuple[int, ...], tuple[float, Members]] = {}
     for level in levels:
-        cap = float(level + s_bar)
-        cand = [j for j, job in enumerate(data.jobs) if job.slo >= level and pi[j] > 0]
+        cand = (slo >= level) & (pi > 0)
+        chain_ok = cand[:, None] & stack.real & (stack.chain <= factor[:, None] * level)
         for h in boxes:
             if deadline is not None and deadline.expired():
                 break
             hv = np.array(h)
             room = np.maximum(memory * hv, 0)
             fixed = float(np.dot(np.array(data.cost) - y, hv))
-            items = []
-            for j in cand:
-                c = combos[j]
-                ok = (c.need <= hv).all(axis=1) & (c.chain <= (1 + data.jobs[j].sigma) * level)
-                ok &= (c.mem <= room).all(axis=1)
-                if not ok.any():
-                    continue
-                size = (c.load / cap).max(axis=1) + (c.mem / np.maximum(room, 1)).max(axis=1)
-                size = np.where(ok, size, np.inf)
-                i = int(np.argmin(size))
-                items.append((pi[j] / max(size[i], 1e-9), j, i))
-            items.sort(reverse=True)
-            load = np.zeros(P)
-            mem = np.zeros(P)
+            ok = chain_ok & (stack.need <= hv).all(axis=2) & (stack.mem <= room).all(axis=2)
+            jobs = np.flatnonzero(ok.any(axis=1))
+            if not len(jobs):
+                continue
+            size = (stack.load[jobs] / level).max(axis=2) + (
+                stack.mem[jobs] / np.maximum(room, 1)
+            ).max(axis=2)
+            size = np.where(ok[jobs], size, np.inf)
+            pick = size.argmin(axis=1)
+            ratio = pi[jobs] / np.maximum(size[np.arange(len(jobs)), pick], 1e-9)
+            load = [0] * P
+            mem = [0] * P
+            users = [0] * P
             chosen = []
             value = 0.0
-            for _, j, i in items:
-                c = combos[j]
-                if (load + c.load[i] <= cap).all() and (mem + c.mem[i] <= room).all():
-                    load += c.load[i]
-                    mem += c.mem[i]
+            for t in np.argsort(-ratio, kind="stable"):
+                j, i = int(jobs[t]), int(pick[t])
+                cl, cm, co = stack.load[j, i].tolist(), stack.mem[j, i].tolist(), on[j, i].tolist()
+                # R3': a pool's only user pays no switch; once two use it, every one is paid
+                if all(
+                    mem[p] + cm[p] <= room[p]
+                    and (not co[p] or load[p] + cl[p] <= level + (switch[j] if not users[p] else 0))
+                    for p in range(P)
+                ):
+                    for p in range(P):
+                        users[p] += co[p]
+                        load[p] += cl[p]
+                        mem[p] += cm[p]
                     chosen.append((j, i))
                     value += pi[j]
             rc = fixed - value
@@ -174,14 +193,29 @@ def boxes_of(data: ModelData, combos: list[Combos], most: int = 2) -> list[tuple
     return [h for h in itertools.product(*(range(t + 1) for t in tops)) if any(h)]
 
 
-def check(data: ModelData, members: Members) -> Column | None:
+def check(data: ModelData, members: Members, deadline: Deadline | None = None) -> Column | None:
     """The sub-solve: an explicit periodic schedule for the members (the heuristics'
-    scheduler, fewest hosts), dropping the last-added member until one is found."""
+    scheduler, fewest hosts; else the exact one of :mod:`.group_exact` for up to
+    :data:`EXACT_CHECK_S`), dropping the last-added member until one is found; within
+    ``deadline`` (the inline executor does not interrupt a task)."""
     group = list(members)
     while group:
-        built = build(data, [(data.jobs[j], opts) for j, opts in group], None)
+        if deadline is not None and deadline.expired():
+            return None
+        built = build(data, [(data.jobs[j], opts) for j, opts in group], deadline)
         if built is not None:
             return Column(tuple(group), tuple(built.hosts), built.planned)
+        chosen = [(data.jobs[j], opts) for j, opts in group]
+        hosts = host_counts(data, chosen)
+        seconds = EXACT_CHECK_S if deadline is None else min(EXACT_CHECK_S, deadline.remaining())
+        if (
+            seconds > 0.02
+            and hosts is not None
+            and all(n <= data.hosts[p] for p, n in enumerate(hosts))
+        ):
+            exact = schedule_exact(chosen, seconds)
+            if exact:
+                return Column(tuple(group), tuple(hosts), exact)
         group.pop()
     return None
 
@@ -210,39 +244,72 @@ def generate(
     executor: Executor,
     bound_deadline: Deadline,
 ) -> Generated:
-    """Rounds of restricted master LP and greedy pricing (columns checked through
-    ``executor``) until no checked column is new or ``deadline``; then the Farley bound of the
-    last duals, by ``bound_deadline``."""
+    """Rounds of restricted master LP and pricing (columns checked through ``executor``)
+    until no checked column is new or ``deadline``; then the Farley bound of the last duals,
+    by ``bound_deadline``. Each round prices greedily and proves the Farley bound of its duals
+    over R', whose exact case bounds (CP-SAT, :mod:`.pricing`) also find groups: the best
+    bound of any round is valid, and when exact pricing finds no group it equals the LP."""
     master = Master(data)
     for col in start:
         master.add(col)
     combos = [Combos(data, j) for j in data.jobs]
     levels = levels_of(data)
     boxes = boxes_of(data, combos)
+    stack = Stack(combos, len(data.pools))
     rounds = 0
     solved = None
+    best: float | None = None
+    exact = False  # greedy pricing first; exact case bounds once it finds few new groups
+    center: tuple[np.ndarray, np.ndarray] | None = None  # the duals of the best bound
+    smooth = SMOOTH
     while not deadline.expired():
         rounds += 1
         solved = master.solve(deadline.remaining())
         if solved is None:
             break
         _, pi, y = solved
-        tasks = [
-            Task(str(i), check, (data, m))
-            for i, m in enumerate(price(data, combos, pi, y, levels, boxes, deadline))
-        ]
+        proposed = price(data, combos, pi, y, levels, boxes, deadline, stack)
+        if exact:
+            # Exact pricing at duals smoothed towards those of the best bound (Wentges):
+            # fewer rounds; any duals give a valid bound.
+            ps, ys = (
+                (pi, y)
+                if center is None
+                else (
+                    smooth * center[0] + (1 - smooth) * pi,
+                    smooth * center[1] + (1 - smooth) * y,
+                )
+            )
+            found: list[tuple[tuple[int, int], ...]] = []
+            b = farley_bound(data, ps, ys, deadline, deadline, found, combos)
+            if b is not None and (best is None or b > best):
+                best, center = b, (ps, ys)
+            proposed += [tuple((j, combos[j].options[c]) for j, c in f) for f in found]
+        tasks = [Task(str(i), check, (data, m, deadline)) for i, m in enumerate(proposed)]
         added = 0
         for res in executor.run(tasks, deadline=deadline):
             if res.ok and res.value is not None:
                 added += master.add(res.value)
-        if not added:
-            break
+        if added < GREEDY_STALL:
+            if not added and exact:
+                if center is None or smooth == 0:
+                    break  # exact pricing at the master's own duals found nothing
+                smooth = 0.0  # a mispricing: the next round prices at the master's duals
+                continue
+            exact = True
+        smooth = SMOOTH
     # Any duals give a valid Farley bound; those of the final master give the strongest.
     solved = master.solve(bound_deadline.remaining()) or solved
     if solved is None:
-        return Generated(None, None, rounds, master.columns)
+        return Generated(best, None, rounds, master.columns)
     lp, pi, y = solved
-    return Generated(best_farley(data, pi, y, bound_deadline), lp, rounds, master.columns)
+    for b in (
+        farley_bound(data, pi, y, bound_deadline, bound_deadline),
+        best_farley(data, pi, y, bound_deadline),
+    ):
+        if b is not None and (best is None or b > best):
+            best = b
+    return Generated(best, lp, rounds, master.columns)
 
 
 #: Weights α of the master's duals in the duals the Farley bound is tried with, the rest on

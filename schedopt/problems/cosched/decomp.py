@@ -18,6 +18,7 @@ from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.executor import make_executor
+from schedopt.model.decompose import executor_choice
 
 from .assemble import Raw, RawGroup, assemble, raw_from_solution
 from .colgen import Column, Master, generate
@@ -31,7 +32,7 @@ from .validate import validate
 #: model has 1.2 M nonzeros at 40 jobs and is refused; at 8 jobs it still runs).
 COLGEN_FROM_JOBS = 16
 #: Shares of the time left: column generation, then the Farley bound; the MIP gets the rest.
-CG_SHARE, BOUND_SHARE = 0.45, 0.25
+CG_SHARE, BOUND_SHARE = 0.7, 0.12
 #: Share of the time left for the packing plan when no hint is given.
 SEED_SHARE = 0.3
 #: Option combinations tried per job for its group alone, cheapest first.
@@ -85,8 +86,11 @@ def _integer(master: Master, seconds: float) -> list[Column] | None:
 
 
 def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
-    # ``params={"workers": k}``: k processes for the sub-solves (0, the default: this one).
-    workers = int(options.params.get("workers", 0))
+    # ``params``: ``executor`` and ``workers`` as every decomposition reads them (checked and
+    # refused by name there); ``{"workers": k}`` alone means k processes, as it always has.
+    kind, workers = executor_choice(options)
+    if workers and "executor" not in options.params:
+        kind = "process"
     exact = build_data(inst)
     aggregate = aggregate_bound(exact)
     if exact.scenarios:
@@ -105,8 +109,7 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
     start = _start(inst, data, options, Deadline.after(deadline.share(SEED_SHARE)))
     cg_dl = Deadline.after(deadline.share(CG_SHARE))
     bound_dl = Deadline.after(deadline.share(CG_SHARE + BOUND_SHARE))
-    kind = "process" if workers > 0 else "inline"
-    with make_executor(kind, jobs=workers or None) as executor:
+    with make_executor(kind, jobs=workers) as executor:
         gen = generate(data, start, cg_dl, executor, bound_dl)
     master = Master(data)
     for col in gen.columns:

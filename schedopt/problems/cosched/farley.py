@@ -11,8 +11,11 @@ at least ``θ z_RMP`` — a lower bound on L1 of the whole problem.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -25,6 +28,8 @@ BUCKETS = 400
 #: SLO levels the cases are grouped into (a case admits every job whose SLO reaches the level
 #: below it and caps the cycle at its own level: a relaxation of each exact SLO).
 LEVELS = 16
+#: Seconds CP-SAT may take on one case's exact bound (stopped, its proven bound still holds).
+CASE_S = 0.25
 #: Option combinations listed per job; a job with more makes the bound fall back to the
 #: aggregate one (the generator's jobs have at most 18).
 MAX_COMBOS = 512
@@ -64,7 +69,7 @@ class Combos:
 _BIG = np.int64(1) << 60
 
 
-class _Stack:
+class Stack:
     """The jobs' combinations stacked into (jobs, K, pools) arrays, padded (``real`` False)."""
 
     def __init__(self, combos: list[Combos], P: int):
@@ -114,19 +119,42 @@ def _mixes(P: int) -> np.ndarray:
     return np.array(rows)
 
 
+@dataclass(frozen=True)
+class _Case:
+    """A case (level, hosts) and its least ratio ``c(h) / (Σ π + y·h)`` (before any U)."""
+
+    ratio: float
+    level: int
+    h: tuple[int, ...]
+    cost: float
+    yh: float
+    items: np.ndarray  # job indices
+    ok: np.ndarray  # (items, K) admissible combinations
+
+
 def farley_theta(
-    data: ModelData, pi: np.ndarray, y: np.ndarray, deadline: Deadline | None = None
+    data: ModelData,
+    pi: np.ndarray,
+    y: np.ndarray,
+    deadline: Deadline | None = None,
+    exact: Deadline | None = None,
+    found: list[tuple[tuple[int, int], ...]] | None = None,
+    combos: list[Combos] | None = None,
 ) -> float | None:
-    """``θ`` with ``θ (π, y)`` feasible for the dual of the master over R (None: out of time).
-    ``y`` must be ≤ 0 (the capacity rows' duals of a minimisation)."""
+    """``θ`` with ``θ (π, y)`` feasible for the dual of the master over R' (None: out of time).
+    ``y`` must be ≤ 0 (the capacity rows' duals of a minimisation). With ``exact``, the cases
+    of least surrogate ratio get CP-SAT's exact bound (:mod:`.pricing`) until that deadline or
+    until no case left can lower θ; the groups CP-SAT finds go to ``found`` as (job,
+    combination) pairs."""
     P = len(data.pools)
     s_bar = max(j.switch for j in data.jobs)
-    combos = [Combos(data, j) for j in data.jobs]
+    combos = combos or [Combos(data, j) for j in data.jobs]
     if not all(c.complete for c in combos):
         return None
-    stack = _Stack(combos, P)
+    stack = Stack(combos, P)  # (≈ 1 ms at 40 jobs)
     slo = np.array([j.slo for j in data.jobs])
     factor = 1 + np.array([j.sigma for j in data.jobs])
+    switch = np.array([j.switch for j in data.jobs])
     levels = sorted(set(np.quantile(slo, np.linspace(0, 1, LEVELS)).astype(np.int64)) | {slo.max()})
     # Beyond N_p hosts of pool p no job's devices or the members' memory gain anything: the
     # case's U stops growing while c(h) grows and y·h falls, so larger h are never the minimum.
@@ -141,10 +169,34 @@ def farley_theta(
         top.append(max(need, -(-mem // data.memory_mib[p]) if data.memory_mib[p] else need))
     mix = _mixes(P)
     loads = stack.load @ mix.T  # (J, K, S): each combination's surrogate loads
+
+    def surrogate(idx: np.ndarray, ok: np.ndarray, level: int, h: tuple[int, ...]) -> float:
+        """The knapsack bound U of a case on its items ``idx`` (admissible ``ok``)."""
+        v = pi[idx]
+        okm = ok[..., None]
+        W = np.where(okm, loads[idx], _BIG).min(axis=1)  # (items, S)
+        M = np.where(okm, stack.mem[idx], _BIG).min(axis=1)  # (items, P)
+        U = float(v.sum())
+        # R3' (C11 with switches): in a group of two or more members, a pool every item
+        # uses in every admissible combination has two or more users, so its load with
+        # every member's switch is at most the cycle; another pool may have one user,
+        # whose switch is not paid: its load may exceed the cycle by that switch.
+        uses = np.where(okm, stack.load[idx] > 0, True).all(axis=(0, 1))  # (P,)
+        slack = np.where(uses, 0, int(switch[idx].max()))
+        # Surrogate knapsacks: for λ ≥ 0, Σ_p λ_p load_p ≤ Σ_p λ_p (ℓ + slack_p) holds in
+        # every group of two or more members of the case, so each λ bounds Σ π from above.
+        for s_ in range(len(mix)):
+            cap = int(mix[s_].sum()) * level + int(np.dot(mix[s_], slack))
+            U = min(U, _knapsack(v, W[:, s_], cap))
+        for p in range(P):
+            if data.memory_mib[p]:
+                U = min(U, _knapsack(v, M[:, p], data.memory_mib[p] * h[p]))
+        return max(U, float(v.max()))  # a group of one member: its own π
+
     theta = math.inf
+    cases: list[_Case] = []
     lo = 0
     for level in levels:
-        cap = int(level) + s_bar
         member = (slo >= lo) & (pi > 0)
         lo = int(level) + 1
         chain_ok = stack.real & (stack.chain <= factor[:, None] * int(level))
@@ -156,27 +208,81 @@ def farley_theta(
                 continue
             hv = np.array(h)
             ok = chain_ok & (stack.need <= hv).all(axis=2)  # (J, K)
+            ok &= (stack.mem <= np.array(data.memory_mib) * hv).all(axis=2)  # R2 alone
             items = member & ok.any(axis=1)
             if not items.any():
                 continue
-            v = pi[items]
-            okm = ok[items][..., None]
-            W = np.where(okm, loads[items], _BIG).min(axis=1)  # (items, S)
-            M = np.where(okm, stack.mem[items], _BIG).min(axis=1)  # (items, P)
-            U = float(v.sum())
-            if U + float(np.dot(y, hv)) <= 0 or cost / (U + float(np.dot(y, hv))) >= theta:
-                continue  # no knapsack can bring this case below the θ found
-            # Surrogate knapsacks: for λ ≥ 0, Σ_p λ_p load_p ≤ (Σ λ) · cap holds in every
-            # group of the case (R3 per pool), so each λ bounds Σ π from above.
-            for s_ in range(len(mix)):
-                U = min(U, _knapsack(v, W[:, s_], int(mix[s_].sum()) * cap))
-            for p in range(P):
-                if data.memory_mib[p]:
-                    U = min(U, _knapsack(v, M[:, p], data.memory_mib[p] * h[p]))
-            denom = U + float(np.dot(y, hv))
+            idx = np.flatnonzero(items)
+            yh = float(np.dot(y, hv))
+            denom = float(pi[idx].sum()) + yh  # with U = Σ π: the least ratio of the case
+            if denom <= 1e-12 or cost / denom >= (1.0 if exact is not None else theta):
+                continue  # no group of the case can lower θ (below 1 with ``exact``)
+            if exact is not None:
+                cases.append(_Case(cost / denom, int(level), h, cost, yh, idx, ok[idx]))
+                continue
+            denom = surrogate(idx, ok[idx], int(level), h) + yh
             if denom > 1e-12:
                 theta = min(theta, cost / denom)
+    if exact is not None and cases:
+        theta = _refine(data, pi, stack, slo, factor, switch, cases, surrogate, exact, found)
     return 1.0 if theta == math.inf else min(1.0, theta)
+
+
+def _refine(
+    data: ModelData,
+    pi: np.ndarray,
+    stack: Stack,
+    slo: np.ndarray,
+    factor: np.ndarray,
+    switch: np.ndarray,
+    cases: list[_Case],
+    surrogate: Callable[[np.ndarray, np.ndarray, int, tuple[int, ...]], float],
+    exact: Deadline,
+    found: list[tuple[tuple[int, int], ...]] | None,
+) -> float:
+    """θ over the cases, best first with lazy ratios: a case's key is a lower bound on its
+    ratio — first ``c(h) / (Σ π + y·h)``, then with the surrogate U, then with CP-SAT's exact
+    bound (:func:`.pricing.case_bound`); keys only rise. The least key popped with its exact
+    ratio while no other key is smaller is θ; stopped early, θ = the least key left, a lower
+    bound on every case's ratio, so valid whenever the refinement stops."""
+    from .pricing import case_bound
+
+    heap = [(c.ratio, i, 0) for i, c in enumerate(cases)]
+    heapq.heapify(heap)
+    best = 1.0
+    while heap and heap[0][0] < best:
+        key, i, stage = heapq.heappop(heap)
+        if exact.expired():
+            return key
+        case = cases[i]
+        if stage == 0:  # the surrogate knapsacks
+            denom = surrogate(case.items, case.ok, case.level, case.h) + case.yh
+            if denom > 1e-12:
+                heapq.heappush(heap, (max(key, case.cost / denom), i, 1))
+            continue
+        its = case.items
+        load = stack.load[its]
+        got = case_bound(
+            pi,
+            its,
+            case.ok,
+            load - np.where(load > 0, switch[its][:, None, None], 0),
+            load,
+            stack.mem[its],
+            stack.chain[its],
+            slo,
+            factor,
+            switch,
+            case.level,
+            np.array(data.memory_mib) * np.array(case.h),
+            min(CASE_S, exact.remaining()),
+        )
+        if found is not None and got.found and case.cost - case.yh - got.value < 0:
+            found.append(tuple(got.found))
+        denom = got.upper + case.yh
+        if denom > 1e-12:  # else no group of the case has Σ π + y·h > 0: it binds no θ
+            best = min(best, max(key, case.cost / denom))
+    return best
 
 
 def farley_bound(
@@ -184,12 +290,15 @@ def farley_bound(
     pi: np.ndarray,
     y: np.ndarray,
     deadline: Deadline | None = None,
+    exact: Deadline | None = None,
+    found: list[tuple[tuple[int, int], ...]] | None = None,
+    combos: list[Combos] | None = None,
 ) -> float | None:
     """``θ (Σ π + Σ y H)``: a lower bound on L1 (formulation); None if out of time. The dual
     objective is recomputed from the duals themselves (``y`` clipped to ≤ 0)."""
     y = np.minimum(y, 0.0)
     dual = float(pi.sum() + np.dot(y, np.array(data.hosts, dtype=float)))
-    theta = farley_theta(data, pi, y, deadline)
+    theta = farley_theta(data, pi, y, deadline, exact, found, combos)
     if theta is None:
         return None
     return theta * dual if dual > 0 else None

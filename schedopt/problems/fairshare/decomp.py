@@ -43,8 +43,9 @@ from .heuristics import (
     water_fill,
 )
 from .instance import FairshareInstance
-from .l3_bound import l1_settled, l3_lower_bound, need_gpus
+from .l3_bound import l1_settled, l2_upper_bound, l3_lower_bound, need_gpus
 from .lp_guide import lp_guide
+from .restore import restore_running
 from .units import NotCounted
 
 #: About this many jobs per part (the Gavel LP of 2,500 jobs solves in well under a second).
@@ -58,6 +59,8 @@ AUTO_DECOMP_JOBS = 5000
 #: at load 5 that starved them, L2 75% under B2 at 16,384 GPUs), and the relative slack on
 #: the plan's L2 in its floor (the validator sums the same e_jo in another order).
 B3L_MAX_S = 0.75
+#: Share of that time B2L (the L2 bound behind the plan's L1) takes first.
+B2L_SHARE = 0.3
 L2_FLOOR_TOL = 1e-9
 
 #: Seconds per job the join keeps for turning the joined state into a solution (measured:
@@ -254,9 +257,21 @@ def join(
     # (water_fill first sorts every unit's jobs: not started without time for that)
     if any(state.board.type_free.values()) and stop.remaining() > SORT_S_PER_JOB * missing:
         water_fill(state, AstraeaParams(), wants=lambda unit: not stop.expired())
+    # running jobs back on their hosts where L1 and L2 do not fall (restore.py), then the
+    # GPUs that freed water-filled onto the jobs of the units involved
+    restore_started = time.perf_counter()
+    kept = sum(1 for r in state.raw if r.keep)
+    touched = restore_running(state, stop)
+    restored = sum(1 for r in state.raw if r.keep) - kept
+    if touched:  # (their units only: water_fill sorts every job of the units it is given)
+        units = [data.units[v] for v in sorted(touched)]
+        water_fill(state, AstraeaParams(), units=units, wants=lambda unit: not stop.expired())
+    restore_s = time.perf_counter() - restore_started
     stats: dict[str, float | str] = {
         "repair_added_gpus": float(sum(state.unit_gpus) - before),
         "parts_missing_jobs": float(missing),
+        "restored_jobs": float(restored),
+        "restore_s": round(restore_s, 3),
     }
     if whole is not None:
         stats.update(l3_stats(state, whole, stop))
@@ -267,9 +282,9 @@ def join(
 
 
 def l3_stats(state: _State, whole: Bounds, stop: Deadline) -> dict[str, float | str]:
-    """B3L (``l3_bound.py``) behind the joined plan, within B3L_MAX_S and ``stop``: over the
-    allocations at least as fair as the plan (``m_v(t̂)``) and, when t̂ is L1 of the optimum
-    (``l1_settled``), at least its effective throughput."""
+    """B2L and B3L (``l3_bound.py``) behind the joined plan, within B3L_MAX_S and ``stop``:
+    over the allocations at least as fair as the plan (``m_v(t̂)``) and, for B3L when t̂ is
+    L1 of the optimum (``l1_settled``), at least its effective throughput."""
     data = state.data
     started = time.perf_counter()
     t_hat = data.min_share([float(g) for g in state.unit_gpus])
@@ -283,8 +298,11 @@ def l3_stats(state: _State, whole: Bounds, stop: Deadline) -> dict[str, float | 
     # (not out of the finish kept back once more for solve(): under load it needs it, #16)
     left = stop.remaining() - finish_reserve_s(data.instance)
     budget = Deadline.after(max(0.0, min(B3L_MAX_S, left)))
-    value = l3_lower_bound(data, need_gpus(data, t_hat), floor, np.asarray(whole.prices), budget)
+    need, prices = need_gpus(data, t_hat), np.asarray(whole.prices)
+    l2_bound = l2_upper_bound(data, need, prices, Deadline.after(budget.share(B2L_SHARE)))
+    value = l3_lower_bound(data, need, floor, prices, budget)
     return {
+        "L2_bound": min(whole.l2, l2_bound),
         "L3_bound": max(whole.l3, value),
         "L3_bound_s": round(time.perf_counter() - started, 3),
         "L3_bound_rows": "L1 fix, L2 floor" if settled else "L1 fix",
@@ -304,7 +322,9 @@ def decomposition(
     data = build_data(inst, check_size=False, deadline=deadline)
     data_s = time.perf_counter() - t0
     split_started = time.perf_counter()
-    k = int(options.params.get("parts", max(1, round(len(data.jobs) / JOBS_PER_PART))))
+    k = decompose.whole_param(
+        options, "parts", max(1, round(len(data.jobs) / JOBS_PER_PART)), 1, decompose.MAX_PARTS
+    )
     groups = _host_groups(data, k, random, options.seed)
     job_parts = split(data, k, random, options.seed)
     pieces = scale_units(data, [part_data(data, ix, p, groups) for p, ix in enumerate(job_parts)])

@@ -116,6 +116,17 @@ class _State:
         self.unit_gpus[job.unit] += job.options[o].n
         self.tenant_gpus[job.tenant] += job.options[o].n
 
+    def unset(self, job: JobData) -> None:
+        """Stop ``job``: its GPUs back to the board, it idle."""
+        r = self.raw[job.index]
+        if r.option is None:
+            return
+        self.board.release(self.hosts[job.index])
+        self.unit_gpus[job.unit] -= job.options[r.option].n
+        self.tenant_gpus[job.tenant] -= job.options[r.option].n
+        self.raw[job.index] = Raw()
+        self.hosts[job.index] = {}
+
     def solution(self) -> FairshareSolution:
         allocations = []
         for job, r in zip(self.data.jobs, self.raw, strict=True):

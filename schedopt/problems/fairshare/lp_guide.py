@@ -8,12 +8,11 @@ import numpy as np
 
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
-from schedopt.model import Expr, Sense
-from schedopt.model.lp_bound import StagedLp, relax, relax_objective
+from schedopt.model.lp_bound import StagedLp
 
 from .data import ModelData
 from .gavel import STAGE1_TOL, GavelAllocation, JobFractions
-from .model import build_model
+from .lp_rows import Linear, part_lp
 
 #: The part's L3 LP holds L2 at the L2 LP's value less this fraction of it.
 L2_HOLD = 1e-6
@@ -24,37 +23,36 @@ def lp_guide(part: ModelData, time_limit_s: float) -> tuple[GavelAllocation, lis
     (``k_j ≥ 1/2``): the LP relaxation of the model (C1–C7), L1, then L2 with L1 held, then
     L3 with both held (so that the LP keeps running jobs where L2 does not need them moved),
     solved by HiGHS without PuLP (its build took 2/3 of a part's time, measured on 2,500-job
-    parts), as one LP whose later stages start from the last basis (``StagedLp``)."""
+    parts), as one LP whose later stages start from the last basis (``StagedLp``). The LP is
+    built straight into arrays (``lp_rows.part_lp``), not relaxed from the whole model."""
     deadline = Deadline.after(time_limit_s)
     none = GavelAllocation(Status.NO_SOLUTION, 0.0, 0.0, (), {}, {})
-    fm = build_model(part, deadline=deadline)
-    l1, l2, l3 = fm.model.levels
-    lp = StagedLp(relax(fm.model, l1.expr, l1.sense))
+    p = part_lp(part)
+    deadline.check("building the part's LP")
+    n = len(p.relaxation.c)
+    lp = StagedLp(p.relaxation)
 
-    def objective(expr: Expr, sense: Sense) -> np.ndarray:
-        return relax_objective(fm.model, expr, sense)
+    def hold(expr: Linear, value: float, tol: float) -> None:
+        lo = value - expr.constant - tol * max(1.0, abs(value))
+        lp.hold(expr.cols, expr.coefs, lo, np.inf)
 
-    def hold(expr: Expr, value: float, tol: float) -> None:
-        cols, coefs = np.asarray(expr.cols), np.asarray(expr.coefs, dtype=np.float64)
-        lp.hold(cols, coefs, value - expr.constant - tol * max(1.0, abs(value)), np.inf)
-
-    x = lp.maximise(objective(l1.expr, l1.sense), deadline.share(0.5))
+    x = lp.maximise(p.l1.objective(n, True), deadline.share(0.5))
     if x is None:
         return none, []
-    best = l1.expr.value(x)
-    hold(l1.expr, best, STAGE1_TOL)
+    best = p.l1.value(x)
+    hold(p.l1, best, STAGE1_TOL)
     # (L2 first: the L3 stage only gets what L2 leaves, and a tenth when L2 is slow)
-    second = lp.maximise(objective(l2.expr, l2.sense), deadline.share(0.9))
+    second = lp.maximise(p.l2.objective(n, True), deadline.share(0.9))
     if second is not None:
         x = second
-        hold(l2.expr, l2.expr.value(x), L2_HOLD)
-        third = lp.maximise(objective(l3.expr, l3.sense), deadline.remaining())
+        hold(p.l2, p.l2.value(x), L2_HOLD)
+        # (L2's point satisfies both held rows: the primal simplex starts feasible from it)
+        third = lp.maximise(p.l3.objective(n, False), deadline.remaining(), primal=True)
         if third is not None:
             x = third
-    keep = [j.index for j in part.jobs if j.keepable and x[fm.k[j.index,]] >= 0.5]
-    # x's columns are one block, job by job and option by option (build_model's keys): read
-    # them as one list, not one key look-up per option
-    xs = x[fm.x.start : fm.x.start + len(fm.x)].tolist()
+    keep = [j.index for j in part.jobs if j.keepable and x[p.k_col[j.index]] >= 0.5]
+    # x's columns are one block, job by job and option by option: read them as one list
+    xs = x[: len(p.l2.cols)].tolist()
     jobs, at = [], 0
     for job in part.jobs:
         ends = at + len(job.options)

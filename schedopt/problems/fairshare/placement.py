@@ -54,6 +54,11 @@ class Board:
                 raise RuntimeError(f"placement failed: host {h!r} cannot keep {n} GPUs (C4)")
             self._set(h, self.free[h] - n)
 
+    def release(self, hosts: dict[str, int]) -> None:
+        """Give back GPUs a job held (it is moved or stopped)."""
+        for h, n in hosts.items():
+            self._set(h, self.free[h] + n)
+
     def _best_fit(self, g: str, n: int) -> str | None:
         b = self.buckets.get(g)
         if b is None:

@@ -2,11 +2,17 @@
 ``formulations/moe_placement.md``), structured partition → solve part → join/repair → bound:
 
 1. identical GPUs: replica budgets from the bound's exact split, each layer in bins
-   (``layer_bins.py``, parts through ``schedopt.executor``), the bins joined onto the GPUs;
+   (``layer_bins.py``), the bins joined onto the GPUs;
 2. any shape: every layer's own model with the best plan's memory per GPU fixed
-   (``layer_parts.py``; :func:`solve_part`, module-level with picklable input, so a process
-   pool is one argument of ``make_executor``), joined and repaired (:func:`join`);
+   (``layer_parts.py``; :func:`solve_part`, module-level with picklable input), joined and
+   repaired (:func:`join`);
 3. the local search across layers in the time left; never worse than the hint.
+
+The parts of 1 and 2 are :class:`~schedopt.executor.Task` objects run on the executor that
+``params`` names, as for every decomposition (``{"executor": "process", "workers": k}``;
+``schedopt.model.decompose.executor_choice``; inline by default), one pool for both rounds,
+so its workers start once; each part's :class:`~schedopt.model.decompose.Budget` is its share
+of the parts' time, ending by their deadline whatever the workers' start-up took.
 
 The bound is the whole instance's (``ModelData.lower_bound``, and the exact split of the replica
 slots when it fits the time): per-layer bounds with the memory coupling relaxed, valid whatever
@@ -24,7 +30,7 @@ import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -32,8 +38,9 @@ from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
-from schedopt.executor import Task, make_executor
+from schedopt.executor import Executor, Task
 from schedopt.model import solve_levels
+from schedopt.model.decompose import Budget, budgets, open_executor, run_parts
 
 from .codec import decode, encode
 from .data import BUILD_S_PER_VARIABLE, LEX_REL_TOL, ModelData, Plan, build_data
@@ -86,12 +93,11 @@ def auto_route(inst: MoePlacementInstance) -> str:
 @dataclass(frozen=True)
 class PartInput:
     """Everything a part needs, picklable: the layer's data (one layer on its group's GPUs,
-    memory fixed), the part, and its time (seconds, and a wall-clock end as a backstop)."""
+    memory fixed), the part, and its time."""
 
     sub: ModelData
     part: LayerPart
-    seconds: float
-    end_wall: float
+    budget: Budget
     seed: int = 0
 
 
@@ -153,7 +159,7 @@ def _solve_model(sub: ModelData, start: Plan, seconds: float, seed: int) -> Plan
 def solve_part(inp: PartInput) -> PartAnswer | None:
     """Solve one layer (module docstring); None when not even the greedy fits its memory."""
     started = time.perf_counter()
-    end = started + max(0.0, min(inp.seconds, inp.end_wall - time.time()))
+    end = started + inp.budget.deadline().remaining()
     sub, part = inp.sub, inp.part
     packed = pack_layer(
         sub.work(0),
@@ -243,37 +249,40 @@ def solve_decomposed(
     bound = max(data.lower_bound(), data.split_bound(SPLIT_CELLS) if split else -math.inf)
     mark("bound")
     build_s = time.perf_counter() - t0
-    binned = bins_round(data, deadline, SPLIT_CELLS if split else 0, BINS_SHARE)
-    mark("bins")
-    warm = hint
-    if warm is None and binned is None and identical_slots(data) is None:
-        # EPLB's pass is not interrupted between layers' steps (1.2 s past its deadline at load
-        # 18 on the DeepSeek-V3 shape): only where the bins do not apply at all
-        warm = run_eplb(data, EplbParams(), deadline)  # past the deadline: DeadlineReached
-        if warm is not None:
-            warm = improve(
-                data, warm, LocalSearchParams(), deadline.earlier(0.9 * deadline.remaining())
+    with open_executor(options) as pool:  # one pool for both rounds; closed on every path
+        binned = bins_round(data, deadline, SPLIT_CELLS if split else 0, BINS_SHARE, pool)
+        mark("bins")
+        warm = hint
+        if warm is None and binned is None and identical_slots(data) is None:
+            # EPLB's pass is not interrupted between layers' steps (1.2 s past its deadline at
+            # load 18 on the DeepSeek-V3 shape): only where the bins do not apply at all
+            warm = run_eplb(data, EplbParams(), deadline)  # past the deadline: DeadlineReached
+            if warm is not None:
+                warm = improve(
+                    data, warm, LocalSearchParams(), deadline.earlier(0.9 * deadline.remaining())
+                )
+        starts = [(n, p) for n, p in (("bins", binned), ("warm start", warm)) if p is not None]
+        if not starts:
+            return Outcome(
+                Status.NO_SOLUTION,
+                bound=bound,
+                build_s=build_s,
+                explanation="no placement found in the time left (the bins' round needs more, "
+                "or no packing fits the GPU memory); not a proof of infeasibility",
             )
-    starts = [(name, p) for name, p in (("bins", binned), ("warm start", warm)) if p is not None]
-    if not starts:
-        return Outcome(
-            Status.NO_SOLUTION,
-            bound=bound,
-            build_s=build_s,
-            explanation="no placement found in the time left (the bins' round needs more, or "
-            "no packing fits the GPU memory); not a proof of infeasibility",
-        )
-    name, start = min(starts, key=lambda t: data.objectives(t[1])[0])
-    stats: dict[str, object] = {"start": name, "parts": data.L}
-    # What the finish costs on this machine now: one conversion measured (the start's, kept
-    # for when nothing beats it), times the conversions and evaluations still to come.
-    t1 = time.perf_counter()
-    start_solution = data.to_solution(start)
-    reserve = FINISH_CONVERSIONS * (time.perf_counter() - t1) + 0.05
-    mark("start")
-    if deadline.remaining() > 2 * reserve:
-        plan, improved = _run_parts(data, start, options, deadline, reserve)
-        stats["parts_improved"] = improved
+        name, start = min(starts, key=lambda t: data.objectives(t[1])[0])
+        stats: dict[str, object] = {**pool.describe(), "start": name, "parts": data.L}
+        # What the finish costs on this machine now: one conversion measured (the start's,
+        # kept for when nothing beats it), times the conversions and evaluations to come.
+        t1 = time.perf_counter()
+        start_solution = data.to_solution(start)
+        reserve = FINISH_CONVERSIONS * (time.perf_counter() - t1) + 0.05
+        mark("start")
+        plan, ran = None, deadline.remaining() > 2 * reserve
+        if ran:
+            plan, part_stats = _run_parts(data, start, options, deadline, reserve, pool)
+            stats.update(part_stats)
+    if ran:
         better = plan is not None and data.objectives(plan)[0] <= data.objectives(start)[0]
         best = plan if better and plan is not None else start
         mark("parts")
@@ -316,27 +325,27 @@ def _split_in_time(data: ModelData, deadline: Deadline) -> bool:
 
 
 def _run_parts(
-    data: ModelData, start: Plan, options: SolveOptions, deadline: Deadline, reserve: float
-) -> tuple[Plan | None, int]:
-    """Every layer's exact model with ``start``'s memory fixed, through the executor within
-    the parts' share of the time; the join."""
+    data: ModelData,
+    start: Plan,
+    options: SolveOptions,
+    deadline: Deadline,
+    reserve: float,
+    pool: Executor,
+) -> tuple[Plan | None, dict[str, Any]]:
+    """Every layer's exact model with ``start``'s memory fixed, run by ``pool`` within the
+    parts' share of the time (each part's budget its share of what is left when it is handed
+    out); the join, and what became of the parts (``parts_solved``, ``parts_improved``, ...)."""
     parts = partition(data, start, warm_memory(data, start))
-    seconds = max(0.0, deadline.remaining() - reserve) * PARTS_SHARE
-    stop = Deadline(time.perf_counter() + seconds)
-    end_wall = time.time() + seconds
-    answers: dict[int, PartAnswer] = {}
+    stop = Deadline.after(max(0.0, deadline.remaining() - reserve) * PARTS_SHARE)
 
     def tasks() -> Iterator[Task]:
-        for k, part in enumerate(parts):
-            # an equal share of what is left for the parts not yet handed out (an inline
-            # executor asks for the next task when the last is done)
-            share = stop.remaining() / (len(parts) - k)
-            inp = PartInput(layer_data(data, part), part, share, end_wall, options.seed)
+        for part, budget in zip(parts, budgets(stop, len(parts), pool, 0.0), strict=True):
+            inp = PartInput(layer_data(data, part), part, budget, options.seed)
             yield Task(f"layer{part.layer}", solve_part, (inp,))
 
-    with make_executor("inline") as ex:
-        for res in ex.run(tasks(), deadline=stop):
-            if res.ok and res.value is not None:
-                answers[res.value.layer] = res.value
-    improved = sum(1 for a in answers.values() if a.how in ("graph", "full"))
-    return join(data, parts, answers), improved
+    found, stats = run_parts(pool, tasks(), stop)
+    answers: dict[int, PartAnswer] = {
+        a.layer: a for a in found.values() if isinstance(a, PartAnswer)
+    }
+    stats["parts_improved"] = sum(1 for a in answers.values() if a.how in ("graph", "full"))
+    return join(data, parts, answers), dict(stats)

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedopt.core.stopping import Deadline
-from schedopt.executor import Task, make_executor
+from schedopt.executor import Executor, Task
+from schedopt.model.decompose import run_parts
 
 from .data import ModelData, Plan
 
@@ -275,11 +276,14 @@ def solve_bins_part(inp: BinInput) -> tuple[int, Bins] | None:
     return None if got is None else (inp.layer, got[0])
 
 
-def bins_round(data: ModelData, deadline: Deadline, max_cells: int, share: float) -> Plan | None:
-    """Identical GPUs only: every layer in bins (through the executor, within ``share`` of the
-    time left), joined onto the GPUs, with no slot kept free first, then more
-    (JOIN_SLACK_SLOTS); the budgets' exact split if its table has at most ``max_cells``
-    cells. None where the shape differs, time ran out or no join fits."""
+def bins_round(
+    data: ModelData, deadline: Deadline, max_cells: int, share: float, pool: Executor
+) -> Plan | None:
+    """Identical GPUs only: every layer in bins (tasks run by ``pool``, within ``share`` of
+    the time left; a layer is a few bisection steps of packing, no solver), joined onto the
+    GPUs, with no slot kept free first, then more (JOIN_SLACK_SLOTS); the budgets' exact
+    split if its table has at most ``max_cells`` cells. None where the shape differs, time
+    ran out or no join fits."""
     slots = identical_slots(data)
     if slots is None:
         return None
@@ -308,11 +312,8 @@ def bins_round(data: ModelData, deadline: Deadline, max_cells: int, share: float
             )
             for i, n in enumerate(budgets)
         ]
-        found: dict[int, Bins] = {}
-        with make_executor("inline") as ex:
-            for res in ex.run(tasks, deadline=stop):
-                if res.ok and res.value is not None:
-                    found[res.value[0]] = res.value[1]
+        answers, _ = run_parts(pool, tasks, stop)
+        found: dict[int, Bins] = dict(v for v in answers.values() if v is not None)
         if len(found) < data.L:
             return None
         layer_bins = [found[i] for i in range(data.L)]

@@ -16,6 +16,7 @@ from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline, DeadlineReached
+from schedopt.model.decompose import open_executor
 from schedopt.model.method import ExactBackend, exact_runner
 
 from .data import build_data
@@ -126,7 +127,8 @@ PHYSICAL_NOTE = (
 def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     """``decomp:physical``: the template answer, Q7–Q9's bound over the physical space, then
     the template answer widened to the physical space (W1–W7, W7's targets climbing from the
-    bound) where that lowers L1, with the bound; an answer left as it was keeps its
+    bound, W6's designs on the executor ``options.params`` names) where that lowers L1, with
+    the bound; an answer left as it was keeps its
     template-space status, with the physical bound beside it."""
     from .physical import widen
     from .price_bound import priced_bound_us  # HiGHS, on first use
@@ -139,16 +141,22 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
         return with_stage_bound(inst, out, deadline)
     upper = round(evaluate(inst, out.solution)[0] * 1e6)
     known: tuple[int | None, dict[str, float]] | None = None
-    if deadline.remaining() >= BOUND_FIRST_S:  # the bound first, W7's targets from it
-        try:
-            known = priced_bound_us(inst, upper, deadline.earlier(deadline.share(1 - BOUND_SHARE)))
-        except DeadlineReached:  # its share ran out while packing the hosts
-            known = None
-        lower = None if known is None else known[0]
-        wide = widen(inst, out.solution, deadline.earlier(deadline.share(1 - WIDEN_SHARE)), lower)
-    else:  # short of time: widening first (W7 a smaller part of it), the bound last
-        share = deadline.earlier(deadline.share(1 - SHORT_WIDEN_SHARE))
-        wide = widen(inst, out.solution, share, None, SHORT_COLUMN_SHARE)
+    ran_on: dict[str, float | str] = {}
+    with open_executor(options) as pool:  # W6's designs (params: executor, workers)
+        if deadline.remaining() >= BOUND_FIRST_S:  # the bound first, W7's targets from it
+            try:
+                known = priced_bound_us(
+                    inst, upper, deadline.earlier(deadline.share(1 - BOUND_SHARE))
+                )
+            except DeadlineReached:  # its share ran out while packing the hosts
+                known = None
+            stop = deadline.earlier(deadline.share(1 - WIDEN_SHARE))
+            lower = None if known is None else known[0]
+            wide = widen(inst, out.solution, stop, pool, ran_on, lower=lower)
+        else:  # short of time: widening first (W7 a smaller part of it), the bound last
+            stop = deadline.earlier(deadline.share(1 - SHORT_WIDEN_SHARE))
+            wide = widen(inst, out.solution, stop, pool, ran_on, column_share=SHORT_COLUMN_SHARE)
+        ran_on.update(pool.describe())
     if evaluate(inst, wide) >= evaluate(inst, out.solution):
         # not widened: the template answer, with the hand-over proving L2 and L3 in the time
         # left (kept as it was if that time is too short to answer again)
@@ -161,12 +169,14 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
             inst, out.solution
         ):
             out = handed
+        out = dataclasses.replace(out, stats={**out.stats, **ran_on})
         return with_stage_bound(inst, out, deadline, known)
     stats = {
         **{k: v for k, v in out.stats.items() if k not in ("first_level_proven", "proven_over")},
         "plan_space": "physical",
         "proven_over": "physical plan space",
         "widened": 1.0,
+        **ran_on,
     }
     ours = Outcome(Status.FEASIBLE, wide, build_s=out.build_s, stats=stats)
     ours = with_stage_bound(inst, ours, deadline, known)

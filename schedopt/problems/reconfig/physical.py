@@ -9,15 +9,25 @@ stages and the layers split by each stage's own speed and memory at its position
 where they lower L1; the micro-batches are then handed out again by min-max. Whole plans
 also come from pipeline columns priced by the bound's dynamic program (W7, ``columns.py``),
 at targets climbing from the bound. Every plan is checked by the validator (V1–V8 unchanged).
+
+W6's designs, one per target pipe time and way of cutting the hosts, are independent
+sub-solves: :class:`~schedopt.executor.Task` objects (:func:`design_plan`, picklable input) run
+on the executor ``params`` names (``schedopt.model.decompose.executor_choice``; inline by
+default, in the order a sequential run takes them), each ending by the caller's deadline.
 """
 
 from __future__ import annotations
 
 import heapq
+import math
+import time
+from collections.abc import Iterator
 
 from schedopt.core.stopping import Deadline, DeadlineReached
+from schedopt.executor import Executor, InlineExecutor, Task
+from schedopt.model.decompose import JOIN_RESERVE_S, Budget, budget, run_parts
 
-from .design import Chain, Partitioner
+from .design import Chain, Designer, Partitioner
 from .instance import Pipeline, ReconfigInstance, Stage
 from .solution import ReconfigSolution
 from .validate import _Costs, evaluate, validate
@@ -132,14 +142,18 @@ def widen(
     inst: ReconfigInstance,
     sol: ReconfigSolution,
     deadline: Deadline | None = None,
+    executor: Executor | None = None,
+    counts: dict[str, float | str] | None = None,
     lower: int | None = None,
     column_share: float | None = None,
 ) -> ReconfigSolution:
     """W1–W7: the plan, re-split per stage (W2), with pipelines from its idle GPUs added while
     they lower L1 (W3, W4), from scratch too (W5), designed (W6) and from priced columns (W7,
     targets from ``lower``, a proven bound in µs, if known; ``column_share`` of the time,
-    ``COLUMN_SHARE`` by default); the best valid plan of these,
-    never worse than ``sol`` (the validator's own evaluation decides)."""
+    ``COLUMN_SHARE`` by default); the best valid plan of these, never worse than ``sol`` (the
+    validator's own evaluation decides). W6's designs run on ``executor`` (default: in this
+    process); what became of them goes into ``counts`` (``designs_solved``,
+    ``designs_failed``)."""
     part = Partitioner(inst)
     best, best_val = sol, evaluate(inst, sol)
     base = _chains_of(part, sol)
@@ -153,13 +167,23 @@ def widen(
         if val < best_val:
             best, best_val = cand, val
 
+    started = time.perf_counter()
     consider(base)
+    # a design ends as this did (a plan built, validated, evaluated), then sends it back: kept
+    # back from its budget, twice over, so that a pool does not kill it with its plan made
+    reserve_s = JOIN_RESERVE_S + 2 * (time.perf_counter() - started)
     share = COLUMN_SHARE if column_share is None else column_share
     own = None if deadline is None else deadline.earlier(deadline.share(1 - share))
     columned = _columned(inst, part, round(best_val[0] * 1e6), own, lower)
     for chains in columned:
         consider(chains)
-    designed = _designed(inst, part, round(best_val[0] * 1e6), deadline)
+    upper = round(best_val[0] * 1e6)
+    counts = {} if counts is None else counts
+    if executor is None:
+        with InlineExecutor() as inline:
+            designed = _designed(inst, upper, deadline, inline, counts, reserve_s)
+    else:
+        designed = _designed(inst, upper, deadline, executor, counts, reserve_s)
     for start in (*columned[:1], *designed, base, []):  # W7's and W6's plans: the best starts
         chains = list(start)
         for order in (0, 1, 0):  # W3 by size then by speed, W4 again on what is left
@@ -244,32 +268,80 @@ def _columned(
 TARGETS = (0.8, 0.85, 0.75, 0.9, 0.7, 0.95, 0.65, 0.6)
 
 
+def design_plan(
+    inst: ReconfigInstance, apart: bool, target_us: int, budget: Budget
+) -> tuple[tuple[float, ...], list[Chain]] | None:
+    """W6 for one target pipe time (a task): the pipelines designed from every surviving GPU
+    (cut ``apart`` or not, W1) as a valid plan's (value, chains), or None. A design cut short
+    by the budget keeps the pipelines it has."""
+    part = Partitioner(inst)
+    designer = Designer(part, idle_groups(inst, set(), apart))
+    chains = [part.chain(gs) for gs in designer.plan(target_us, budget.deadline())]
+    ok = [ch for ch in chains if ch is not None]
+    plan = _plan(inst, ok) if ok else None
+    if plan is None or validate(inst, plan):
+        return None
+    return evaluate(inst, plan), ok
+
+
 def _designed(
-    inst: ReconfigInstance, part: Partitioner, upper: int, deadline: Deadline | None
+    inst: ReconfigInstance,
+    upper: int,
+    deadline: Deadline | None,
+    pool: Executor,
+    counts: dict[str, float | str],
+    reserve_s: float,
 ) -> list[list[Chain]]:
     """W6 (design.py): pipelines designed for target pipe times below ``upper``, from every
-    surviving GPU (cut both ways, W1); the best few plans, for W3-W4 to add to."""
-    from .design import Designer
+    surviving GPU (cut both ways, W1), as tasks on ``pool``: the targets of TARGETS, then a
+    finer pass around the best; the best few plans, for W3-W4 to add to."""
+    found: list[tuple[tuple[float, ...], int, float, list[Chain]]] = []
+    fractions = list(TARGETS)
+    for rnd in range(2):
+        ways = [(apart, f) for apart in (False, True) for f in fractions]
+        got = _run_designs(inst, upper, ways, deadline, pool, len(found), counts, reserve_s)
+        found.extend(got)
+        if not found or rnd or (deadline is not None and deadline.expired()):
+            break
+        top = min(found, key=lambda x: (x[0], x[1]))[2]
+        fractions = [top - 0.03, top - 0.015, top + 0.015, top + 0.03]
+    found.sort(key=lambda x: (x[0], x[1]))  # ties: in the order a sequential run made them
+    return [chains for _, _, _, chains in found[:3]]
 
-    found: list[tuple[tuple[float, ...], float, list[Chain]]] = []
-    for apart in (False, True):
-        d = Designer(part, idle_groups(inst, set(), apart))
-        fractions = list(TARGETS)
-        for rnd in range(2):
-            for f in fractions:
-                if deadline is not None and deadline.expired():
-                    break
-                chains = [part.chain(gs) for gs in d.plan(int(upper * f), deadline)]
-                ok = [ch for ch in chains if ch is not None]
-                plan = _plan(inst, ok) if ok else None
-                if plan is not None and not validate(inst, plan):
-                    found.append((evaluate(inst, plan), f, ok))
-            if not found or rnd:
-                break
-            top = min(found, key=lambda x: x[0])[1]
-            fractions = [top - 0.03, top - 0.015, top + 0.015, top + 0.03]
-    found.sort(key=lambda x: x[0])
-    return [chains for _, _, chains in found[:3]]
+
+def _run_designs(
+    inst: ReconfigInstance,
+    upper: int,
+    ways: list[tuple[bool, float]],
+    deadline: Deadline | None,
+    pool: Executor,
+    first: int,
+    counts: dict[str, float | str],
+    reserve_s: float,
+) -> list[tuple[tuple[float, ...], int, float, list[Chain]]]:
+    """One round of W6's designs on ``pool``, each task ending by ``deadline`` less
+    ``reserve_s`` (making its plan and sending it back); (value, order, fraction, chains) of
+    the valid plans."""
+
+    def tasks() -> Iterator[Task]:
+        for k, (apart, f) in enumerate(ways):
+            if deadline is None:
+                given = Budget(math.inf)
+            else:  # the whole time left: a design is cut short only by the deadline
+                given = budget(deadline, pool, deadline.remaining() - reserve_s, reserve_s)
+            yield Task(f"design{first + k}", design_plan, (inst, apart, int(upper * f), given))
+
+    answers, stats = run_parts(pool, tasks(), deadline)
+    solved = counts.get("designs_solved", 0.0)
+    counts["designs_solved"] = float(solved) + float(stats["parts_solved"])
+    if "parts_failed" in stats:
+        counts["designs_failed"] = stats["parts_failed"]
+    out = []
+    for k, (_, f) in enumerate(ways):
+        got = answers.get(f"design{first + k}")
+        if got is not None:
+            out.append((got[0], first + k, f, got[1]))
+    return out
 
 
 def deal(part: Partitioner, pool: list[tuple[str, ...]], k: int) -> list[Chain]:
