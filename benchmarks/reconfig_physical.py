@@ -1,6 +1,7 @@
 """The template plan space against the physical one on tiny instances (#17 item 3).
 
     python benchmarks/reconfig_physical.py --count 36
+    python benchmarks/reconfig_physical.py --count 36 --decomp   # decomp:physical and Q7-Q9 too
 
 Seeded tiny instances (1-2 hosts of 2 or 4 GPUs, the 4-layer toy model, 2-3 micro-batches,
 fail-stop and fail-slow GPUs), each solved by brute force over the template space
@@ -55,6 +56,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--count", type=int, default=36)
     ap.add_argument("--no-save", action="store_true")
+    ap.add_argument(
+        "--decomp",
+        action="store_true",
+        help="also decomp:physical's plan (30 s) and the priced bound (Q7-Q9, no deadline) "
+        "against the physical optimum: which side of the gap is weak (#17)",
+    )
     args = ap.parse_args()
     rows: list[dict[str, Any]] = []
     for seed in range(args.count):
@@ -74,6 +81,16 @@ def main() -> int:
                 "bound_ratio": None if bound is None or not best else bound / best,
             }
         )
+        if args.decomp and best:
+            import schedopt
+            from schedopt.problems.reconfig.price_bound import priced_bound_us
+
+            priced, _ = priced_bound_us(inst, None, rel_tol=1e-4)
+            plan = schedopt.solve(inst, "decomp:physical", time_limit_s=30).objectives
+            rows[-1]["priced_us"] = priced
+            rows[-1]["plan_us"] = None if plan is None else round(plan[0] * 1e6)
+            rows[-1]["priced_ratio"] = None if priced is None else priced / best
+            rows[-1]["plan_ratio"] = None if plan is None else round(plan[0] * 1e6) / best
     columns = ["seed", "template_us", "physical_us", "bound_us", "better_by", "bound_ratio"]
     print_table("template space vs physical space (tiny, brute force)", rows, columns)
     both = [r for r in rows if r["better_by"] is not None]
@@ -87,6 +104,17 @@ def main() -> int:
         f"physical plan; bound / physical optimum: median {statistics.median(ratios or [0]):.3f},"
         f" min {min(ratios or [0]):.3f}"
     )
+    if args.decomp:
+        done = [r for r in rows if r.get("plan_ratio") is not None]
+        pr = [r["priced_ratio"] for r in done]
+        pl = [r["plan_ratio"] for r in done]
+        print(
+            f"decomp:physical on {len(done)} instances with a physical plan: plan / optimum "
+            f"median {statistics.median(pl or [0]):.3f}, max {max(pl or [0]):.3f}, equal on "
+            f"{sum(x <= 1 + 1e-9 for x in pl)}; priced bound / optimum median "
+            f"{statistics.median(pr or [0]):.3f}, min {min(pr or [0]):.3f}, equal on "
+            f"{sum(x >= 1 - 1e-9 for x in pr)}"
+        )
     if not args.no_save:
         append_rows("reconfig_physical", rows, None)
     return 0

@@ -37,7 +37,7 @@ STOPS_ON_GRID: frozenset[tuple[str, str]] = frozenset(
 
 #: Exact methods whose answers may lie outside the space the golden optima are proven over
 #: (reconfig decomp:physical: a plan of the physical plan space, which can beat the template
-#: optimum; formulations/reconfig.md W1-W6): they must not be worse than the golden optimum at
+#: optimum; formulations/reconfig.md W1-W7): they must not be worse than the golden optimum at
 #: L1, and their bound is still a bound of every plan.
 WIDER_SPACE: frozenset[tuple[str, str]] = frozenset({("reconfig", "decomp:physical")})
 

@@ -6,17 +6,19 @@ space their status holds (#16 item 7)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 import schedopt
 from schedopt.cli.report import result_json
 from schedopt.core.status import Status
 from schedopt.problems.reconfig.generate import model_config
 from schedopt.problems.reconfig.instance import Pipeline, ReconfigInstance, SlowGpu, Stage
-from schedopt.problems.reconfig.price_bound import priced_bound_us
+from schedopt.problems.reconfig.price_bound import priced_bound_us, priced_out, supply_value
 from schedopt.problems.reconfig.solution import ReconfigSolution
-from schedopt.problems.reconfig.stage_bound import stage_bound_us
+from schedopt.problems.reconfig.stage_bound import stage_bound_us, stage_data
 from schedopt.problems.reconfig.strategies import instance_dicts
 from schedopt.problems.reconfig.validate import evaluate, physical_bound_us, validate
 from schedopt.topology import Cluster
@@ -128,7 +130,7 @@ def test_the_stage_position_bound_is_below_the_physical_optimum(doc: dict) -> No
 @settings(derandomize=True, deadline=None, max_examples=40, suppress_health_check=list(HealthCheck))
 @given(doc=instance_dicts(max_hosts=2, max_layers=4))
 def test_the_priced_bound_is_below_the_physical_optimum(doc: dict) -> None:
-    # Q7-Q8: prices from the LP, then every probe they rule out is below the optimum
+    # Q7-Q9: prices (Q8' then Q8), then every probe they rule out is below the optimum
     inst = _no_plan(doc)
     assume(len(inst.cluster.gpus()) - len(inst.failed_gpus) <= 5)
     found = physical_best(inst)
@@ -138,3 +140,26 @@ def test_the_priced_bound_is_below_the_physical_optimum(doc: dict) -> None:
         return
     assert bound is not None
     assert physical_bound_us(inst) <= bound <= found[0], (bound, found[0])
+
+
+@settings(derandomize=True, deadline=None, max_examples=40, suppress_health_check=list(HealthCheck))
+@given(doc=instance_dicts(max_hosts=2, max_layers=4), seed=st.integers(0, 2**31))
+def test_integer_pipeline_counts_never_rule_out_the_physical_optimum(doc: dict, seed: int) -> None:
+    # Q9 at any prices μ ≥ 0: at Λ = the brute-force physical optimum, some number of pipelines
+    # is not ruled out (the optimum's own); and wherever Q7 rules a probe out, Q9 does too
+    inst = _no_plan(doc)
+    assume(len(inst.cluster.gpus()) - len(inst.failed_gpus) <= 5)
+    found = physical_best(inst)
+    sd = stage_data(inst)
+    assume(found is not None and sd is not None)
+    assert sd is not None and found is not None
+    rng = np.random.default_rng(seed)
+    k_max = min(sd.M, (len(inst.cluster.gpus()) - len(inst.failed_gpus)) // sd.g_mem)
+    assert len(found[1]) <= k_max  # P2: the optimum's pipeline count is covered
+    for _ in range(5):
+        mu = rng.exponential(1.0, len(sd.types)) * rng.integers(0, 2, len(sd.types))
+        supply = supply_value(sd, mu)
+        assert not priced_out(sd, found[0], mu, supply, k_max)
+        for lam in (found[0] - 1, int(found[0] * 0.9), int(found[0] * 0.7)):
+            if priced_out(sd, lam, mu, supply):
+                assert priced_out(sd, lam, mu, supply, k_max)

@@ -58,55 +58,80 @@ def route(inst: ReconfigInstance) -> str:
 #: proven L1 (the rest goes to the monolithic model, which starts from its plan and bound).
 SEARCH_SHARE = 0.7
 #: Of the time left after the search, the share kept for the stage-position bound over the
-#: physical plan space (Q7–Q8, price_bound.py), computed last, whatever the model proved.
+#: physical plan space (Q7–Q9, price_bound.py), computed last, whatever the model proved.
 PHYSICAL_SHARE = 0.4
 
 
-def with_stage_bound(inst: ReconfigInstance, outcome: Outcome, deadline: Deadline) -> Outcome:
-    """The answer with Q7–Q8's proven bound over the physical plan space in its stats
-    (``physical_bound_s``, ``physical_gap``; P1–P6's alone are in its metrics)."""
-    if outcome.solution is None or deadline.expired():
+def with_stage_bound(
+    inst: ReconfigInstance,
+    outcome: Outcome,
+    deadline: Deadline,
+    known: tuple[int | None, dict[str, float]] | None = None,
+) -> Outcome:
+    """The answer with Q7–Q9's proven bound over the physical plan space in its stats
+    (``physical_bound_s``, ``physical_gap``; P1–P6's alone are in its metrics); ``known``: the
+    bound already computed (``priced_bound_us``'s answer), else it is computed now."""
+    if outcome.solution is None or (known is None and deadline.expired()):
         return outcome
     from .price_bound import priced_bound_us  # HiGHS, on first use
 
     upper = round(evaluate(inst, outcome.solution)[0] * 1e6)
-    q_us, counts = priced_bound_us(inst, upper, deadline)
+    try:
+        q_us, counts = known if known is not None else priced_bound_us(inst, upper, deadline)
+    except DeadlineReached:  # out of time while packing the hosts: the answer as it is
+        return outcome
     stats: dict[str, object] = {**outcome.stats, **counts}
-    if outcome.bound is not None:
+    bound = outcome.bound
+    if bound is not None:
         # a template answer's own bound (one cut short in the hand-over came without a label)
         stats.setdefault("proven_over", "template plan space")
     metrics = dict(outcome.metrics)
     if q_us is not None and upper:
-        # Q7–Q8 start from P1–P6's bound, so this one is at least the validator's
+        # Q7–Q9 start from P1–P6's bound, so this one is at least the validator's
+        q_us = min(q_us, upper)  # a bound found below another plan's L1 holds for this one
         stats["physical_bound_s"] = metrics["physical_bound_s"] = q_us / 1e6
         stats["physical_gap"] = metrics["physical_gap"] = max(0, upper - q_us) / upper
-    return dataclasses.replace(outcome, stats=stats, metrics=metrics)
+        if bound is None and outcome.status is Status.FEASIBLE:
+            # no bound of its own: the physical one holds over the templates too (a subset)
+            bound = q_us / 1e6
+            stats["proven_over"] = "physical plan space"
+    return dataclasses.replace(outcome, bound=bound, stats=stats, metrics=metrics)
 
 
 def solve(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
-    """``decomp:rate``: the template answer, then Q7–Q8's bound over the physical space."""
+    """``decomp:rate``: the template answer, then Q7–Q9's bound over the physical space."""
     return with_stage_bound(inst, solve_templates(inst, options, deadline), deadline)
 
 
 PHYSICAL = "decomp:physical"
 #: ``decomp:physical``'s shares: the template answer gets TEMPLATE_SHARE of the time (its L1
 #: is proven in about 2 s at 256 and 1,024 GPUs; L2 and L3 matter less once it is widened),
-#: widening WIDEN_SHARE of what is left, the bound over the physical space the rest.
+#: the bound over the physical space (Q7–Q9) BOUND_SHARE of what is left, widening (W1–W7,
+#: its targets from that bound) WIDEN_SHARE of the rest (all of it but the final check).
 TEMPLATE_SHARE = 0.25
-WIDEN_SHARE = 0.4
+BOUND_SHARE = 0.4
+WIDEN_SHARE = 0.95
+#: With less than this left after the template answer, widening runs first (its share
+#: SHORT_WIDEN_SHARE, W7 SHORT_COLUMN_SHARE of that) and the bound gets the rest: the
+#: bound's first prices take about a second at 256 GPUs, and W6 finds plans sooner than W7.
+BOUND_FIRST_S = 5.0
+SHORT_WIDEN_SHARE = 0.5
+SHORT_COLUMN_SHARE = 0.3
 PHYSICAL_NOTE = (
     "a plan of the physical plan space (TP differing between stages, slow GPUs in groups as "
-    "they are, pipelines from the GPUs the template plan leaves idle; formulations/reconfig.md "
-    "W1-W6): the bound is Q7-Q8's, over the physical plan space"
+    "they are, pipelines from priced columns and from the GPUs the template plan leaves idle; "
+    "formulations/reconfig.md W1-W7): the bound is Q7-Q9's, over the physical plan space"
 )
 
 
 def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
-    """``decomp:physical``: the template answer widened to the physical space (W1–W6, its
-    designs on the executor ``options.params`` names) where that lowers L1, with Q7–Q8's
-    bound over the physical space as its bound; an answer left as it was keeps its
+    """``decomp:physical``: the template answer, Q7–Q9's bound over the physical space, then
+    the template answer widened to the physical space (W1–W7, W7's targets climbing from the
+    bound, W6's designs on the executor ``options.params`` names) where that lowers L1, with
+    the bound; an answer left as it was keeps its
     template-space status, with the physical bound beside it."""
     from .physical import widen
+    from .price_bound import priced_bound_us  # HiGHS, on first use
 
     t0 = time.perf_counter()
     out = solve_templates(
@@ -114,17 +139,38 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
     )
     if out.solution is None or deadline.expired():
         return with_stage_bound(inst, out, deadline)
+    upper = round(evaluate(inst, out.solution)[0] * 1e6)
+    known: tuple[int | None, dict[str, float]] | None = None
     ran_on: dict[str, float | str] = {}
     with open_executor(options) as pool:  # W6's designs (params: executor, workers)
-        stop = deadline.earlier(deadline.share(1 - WIDEN_SHARE))
-        wide = widen(inst, out.solution, stop, pool, ran_on)
+        if deadline.remaining() >= BOUND_FIRST_S:  # the bound first, W7's targets from it
+            try:
+                known = priced_bound_us(
+                    inst, upper, deadline.earlier(deadline.share(1 - BOUND_SHARE))
+                )
+            except DeadlineReached:  # its share ran out while packing the hosts
+                known = None
+            stop = deadline.earlier(deadline.share(1 - WIDEN_SHARE))
+            lower = None if known is None else known[0]
+            wide = widen(inst, out.solution, stop, pool, ran_on, lower=lower)
+        else:  # short of time: widening first (W7 a smaller part of it), the bound last
+            stop = deadline.earlier(deadline.share(1 - SHORT_WIDEN_SHARE))
+            wide = widen(inst, out.solution, stop, pool, ran_on, column_share=SHORT_COLUMN_SHARE)
         ran_on.update(pool.describe())
     if evaluate(inst, wide) >= evaluate(inst, out.solution):
-        # not widened: the template answer, now with the hand-over proving L2 and L3
+        # not widened: the template answer, with the hand-over proving L2 and L3 in the time
+        # left (kept as it was if that time is too short to answer again)
         again = dataclasses.replace(options, hint=out.solution)
-        out = solve_templates(inst, again, deadline.earlier(deadline.share(PHYSICAL_SHARE)))
+        try:
+            handed = solve_templates(inst, again, deadline)
+        except DeadlineReached:
+            handed = out
+        if handed.solution is not None and evaluate(inst, handed.solution) <= evaluate(
+            inst, out.solution
+        ):
+            out = handed
         out = dataclasses.replace(out, stats={**out.stats, **ran_on})
-        return with_stage_bound(inst, out, deadline)
+        return with_stage_bound(inst, out, deadline, known)
     stats = {
         **{k: v for k, v in out.stats.items() if k not in ("first_level_proven", "proven_over")},
         "plan_space": "physical",
@@ -133,7 +179,7 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
         **ran_on,
     }
     ours = Outcome(Status.FEASIBLE, wide, build_s=out.build_s, stats=stats)
-    ours = with_stage_bound(inst, ours, deadline)
+    ours = with_stage_bound(inst, ours, deadline, known)
     bound = ours.stats.get("physical_bound_s")
     return dataclasses.replace(
         ours,

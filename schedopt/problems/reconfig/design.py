@@ -49,48 +49,53 @@ class Partitioner:
     def kappa(self, group: tuple[str, ...]) -> float:
         return min(self.inst.slow_factor.get(g, 1.0) for g in group)
 
-    def _cap(self, t: int, kappa: float, f: int, p: int, tau: int) -> int:
-        last, first = f == 1, f == p
+    def _arr(self, t: int, kappa: float, last: bool, p: int) -> np.ndarray:
+        """Stage times (µs) of 0..L layers on a group of ``t`` at ``kappa``."""
         key = (t, kappa, last, p > 1)
         arr = self._time.get(key)
         if arr is None:
             arr = self._time[key] = np.array(
                 [self.c.stage_us(n, last, t, p, kappa) for n in range(self.L + 1)]
             )
-        mk = (t, f, first, last)
+        return arr
+
+    def _mem_cap(self, t: int, f: int, p: int) -> int:
+        """The most layers a group of ``t`` holds in memory ``f`` positions from the end."""
+        mk = (t, f, f == p, f == 1)
         mem = self._mem.get(mk)
         if mem is None:
             mem = 0
-            while mem < self.L and self.c.stage_bytes(mem + 1, first, last, t, f) <= self.room:
+            while mem < self.L and self.c.stage_bytes(mem + 1, f == p, f == 1, t, f) <= self.room:
                 mem += 1
             self._mem[mk] = mem
+        return mem
+
+    def _cap(self, t: int, kappa: float, f: int, p: int, tau: int) -> int:
+        arr = self._arr(t, kappa, f == 1, p)
+        mem = self._mem_cap(t, f, p)
         return max(0, min(int(np.searchsorted(arr, tau, "right")) - 1, mem))
 
     def chain(self, groups: list[tuple[str, ...]]) -> Chain | None:
-        """The split with the least stage time (bisection over it), or None if none fits."""
-        p = len(groups)
+        """The split with the least stage time, or None if none fits."""
+        found = self.split([(len(g), self.kappa(g)) for g in groups])
+        return None if found is None else Chain(tuple(groups), *found)
+
+    def split(self, kinds: list[tuple[int, float]]) -> tuple[tuple[int, ...], int] | None:
+        """W2 for groups of these (t, κ) in stage order: (layers per stage, stage time), or
+        None. The capacities change only at the stage times of whole layers, so the least
+        such time that fits is found among them, every position at once."""
+        p = len(kinds)
         if p > self.L:
             return None
-        kinds = [(len(g), self.kappa(g)) for g in groups]
-
-        def caps(tau: int) -> list[int]:
-            return [self._cap(t, k, p - i, p, tau) for i, (t, k) in enumerate(kinds)]
-
-        def ok(tau: int) -> bool:
-            cs = caps(tau)
-            return min(cs) >= 1 and sum(cs) >= self.L
-
-        hi = max(self.c.stage_us(self.L, True, t, p, k) for t, k in kinds)
-        if not ok(hi):
+        arrs = [self._arr(t, k, i == p - 1, p) for i, (t, k) in enumerate(kinds)]
+        mems = np.array([self._mem_cap(t, p - i, p) for i, (t, _) in enumerate(kinds)])
+        cand = np.unique(np.concatenate(arrs))
+        table = np.stack([np.searchsorted(a, cand, "right") - 1 for a in arrs])
+        table = np.maximum(np.minimum(table, mems[:, None]), 0)  # (position, candidate τ)
+        fits = (table.min(axis=0) >= 1) & (table.sum(axis=0) >= self.L)
+        if not fits.any():
             return None
-        lo = 1
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if ok(mid):
-                hi = mid
-            else:
-                lo = mid + 1
-        sizes = caps(lo)
+        sizes = [int(v) for v in table[:, int(np.argmax(fits))]]
         extra = sum(sizes) - self.L
         for i in range(p):  # give layers back from the first stages (the most in flight)
             give = min(extra, sizes[i] - 1)
@@ -100,7 +105,7 @@ class Partitioner:
             self.c.stage_us(n, i == p - 1, t, p, k)
             for i, (n, (t, k)) in enumerate(zip(sizes, kinds, strict=True))
         )
-        return Chain(tuple(groups), tuple(sizes), tau)
+        return tuple(sizes), tau
 
 
 class Designer:

@@ -1,13 +1,14 @@
 """``decomp:physical``: the template plan widened to the physical plan space (formulations/
-reconfig.md, W1–W6; #17 item 3), with the stage-position bound (Q7–Q8) beside it.
+reconfig.md, W1–W7; #17 item 3), with the stage-position bound (Q7–Q9) beside it.
 
 The template space gives every pipeline one TP degree and at most one slow group, so the
 GPUs of damaged hosts (a failed GPU leaves 7: no group of 8) and most slow GPUs stay idle.
 Here the GPUs a plan leaves idle are packed, host by host, into the largest allowed groups
 (slow GPUs in the groups as they are), chained into new pipelines with TP differing between
 stages and the layers split by each stage's own speed and memory at its position, and added
-where they lower L1; the micro-batches are then handed out again by min-max. Every plan is
-checked by the validator (V1–V8 unchanged).
+where they lower L1; the micro-batches are then handed out again by min-max. Whole plans
+also come from pipeline columns priced by the bound's dynamic program (W7, ``columns.py``),
+at targets climbing from the bound. Every plan is checked by the validator (V1–V8 unchanged).
 
 W6's designs, one per target pipe time and way of cutting the hosts, are independent
 sub-solves: :class:`~schedopt.executor.Task` objects (:func:`design_plan`, picklable input) run
@@ -22,7 +23,7 @@ import math
 import time
 from collections.abc import Iterator
 
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.executor import Executor, InlineExecutor, Task
 from schedopt.model.decompose import JOIN_RESERVE_S, Budget, budget, run_parts
 
@@ -143,12 +144,16 @@ def widen(
     deadline: Deadline | None = None,
     executor: Executor | None = None,
     counts: dict[str, float | str] | None = None,
+    lower: int | None = None,
+    column_share: float | None = None,
 ) -> ReconfigSolution:
-    """W1–W6: the plan, re-split per stage (W2), with pipelines from its idle GPUs added while
-    they lower L1 (W3, W4), from scratch too (W5); the best valid plan of these, never worse
-    than ``sol`` (the validator's own evaluation decides). W6's designs run on
-    ``executor`` (default: in this process); what became of them goes into ``counts``
-    (``designs_solved``, ``designs_failed``)."""
+    """W1–W7: the plan, re-split per stage (W2), with pipelines from its idle GPUs added while
+    they lower L1 (W3, W4), from scratch too (W5), designed (W6) and from priced columns (W7,
+    targets from ``lower``, a proven bound in µs, if known; ``column_share`` of the time,
+    ``COLUMN_SHARE`` by default); the best valid plan of these, never worse than ``sol`` (the
+    validator's own evaluation decides). W6's designs run on ``executor`` (default: in this
+    process); what became of them goes into ``counts`` (``designs_solved``,
+    ``designs_failed``)."""
     part = Partitioner(inst)
     best, best_val = sol, evaluate(inst, sol)
     base = _chains_of(part, sol)
@@ -167,6 +172,11 @@ def widen(
     # a design ends as this did (a plan built, validated, evaluated), then sends it back: kept
     # back from its budget, twice over, so that a pool does not kill it with its plan made
     reserve_s = JOIN_RESERVE_S + 2 * (time.perf_counter() - started)
+    share = COLUMN_SHARE if column_share is None else column_share
+    own = None if deadline is None else deadline.earlier(deadline.share(1 - share))
+    columned = _columned(inst, part, round(best_val[0] * 1e6), own, lower)
+    for chains in columned:
+        consider(chains)
     upper = round(best_val[0] * 1e6)
     counts = {} if counts is None else counts
     if executor is None:
@@ -174,7 +184,7 @@ def widen(
             designed = _designed(inst, upper, deadline, inline, counts, reserve_s)
     else:
         designed = _designed(inst, upper, deadline, executor, counts, reserve_s)
-    for start in (*designed, base, []):  # the designed plans first: the best starts
+    for start in (*columned[:1], *designed, base, []):  # W7's and W6's plans: the best starts
         chains = list(start)
         for order in (0, 1, 0):  # W3 by size then by speed, W4 again on what is left
             if deadline is not None and deadline.expired():
@@ -194,6 +204,62 @@ def widen(
         if dealt:
             consider(dealt)
     return best
+
+
+#: W7's share of the widening's time (the first thing it runs).
+COLUMN_SHARE = 0.8
+#: W7's first target: this much above the bound, and at least this fraction of the start's
+#: L1 (a bound cut short by the time is far below); its step up while nothing is found.
+COLUMN_FIRST = 0.01
+COLUMN_FLOOR = 0.8
+COLUMN_STEP = 0.03
+
+
+def _columned(
+    inst: ReconfigInstance,
+    part: Partitioner,
+    upper: int,
+    deadline: Deadline | None,
+    lower: int | None = None,
+) -> list[list[Chain]]:
+    """W7 (columns.py): whole pipelines from priced columns over each W1 cut of every
+    surviving GPU, then over the hosts' packings (the master cuts the hosts), at targets
+    climbing from ``COLUMN_FIRST`` above ``lower`` (a proven bound; at least
+    ``COLUMN_FLOOR·upper``) by ``COLUMN_STEP`` until the columns hold ``M``, then bisected
+    below the plan found; the plans found, best first."""
+    from .columns import Columns  # HiGHS, on first use
+    from .stage_bound import stage_data
+
+    try:
+        sd = stage_data(inst, True, deadline)
+    except DeadlineReached:  # its share ran out while packing the hosts: no plan from here
+        return []
+    if sd is None:
+        return []
+    found: list[tuple[tuple[float, ...], list[Chain]]] = []
+    hi = upper - 1  # the highest target still worth trying: below the best plan found
+    floor = lower or int(upper * COLUMN_FLOOR)  # no plan below a proven bound
+    start = max(int((lower or 0) * (1 + COLUMN_FIRST)), int(upper * COLUMN_FLOOR))
+    for apart in (False, True, None):  # each W1 cut, then the hosts' packings
+        cols = Columns(sd, part, None if apart is None else idle_groups(inst, set(), apart))
+        own = deadline
+        failed, lam = floor - 1, min(start, hi)  # ``failed``: the highest target that failed
+        while hi - failed > max(1.0, 1e-3 * hi):
+            if own is not None and own.expired():
+                break
+            chains = cols.plan(lam, own)
+            plan = _plan(inst, chains) if chains else None
+            if plan is None or validate(inst, plan):
+                failed = lam
+            else:
+                val = evaluate(inst, plan)
+                found.append((val, chains))  # type: ignore[arg-type]
+                hi = min(lam, round(val[0] * 1e6)) - 1
+            # climb while nothing is found, then bisect between the failures and the best plan
+            lam = (failed + hi + 1) // 2 if found else int(failed * (1 + COLUMN_STEP)) + 1
+            lam = min(lam, hi)
+    found.sort(key=lambda x: x[0])
+    return [chains for _, chains in found[:3]]
 
 
 #: W6's target pipe times, as fractions of the start's L1 (then a finer pass around the best).

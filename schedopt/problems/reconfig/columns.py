@@ -1,0 +1,200 @@
+"""W7: plans from pipeline columns at a target L1 (formulations/reconfig.md, W7; #17 item 3).
+
+The bound's pricing (Q7, ``price_bound._least_cost``) says, for prices of the TP group types,
+the cheapest choice of one group type per position for every (depth, micro-batches) under a
+target ``Λ``. Here the same dynamic program generates **pipeline columns** over the groups a
+cut of the surviving GPUs offers (W1): a master LP (hold the most micro-batches with the
+groups) gives the prices, the cheapest columns at those prices enter, a few rounds; then a
+MILP over the columns, integer copies of each, says whether whole pipelines hold ``M``
+micro-batches under ``Λ``. Such pipelines are realised on the cut's groups and split again per
+stage (W2); a bisection over ``Λ`` keeps the best. A heuristic: the validator judges every
+plan, and nothing here is a proof.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from schedopt.core.stopping import Deadline
+
+from .design import Chain, Partitioner
+from .master import solve_master
+from .price_bound import _caps, _least_cost, cheapest_types
+from .stage_bound import StageData
+
+#: Column-generation rounds per target, and columns entering per depth and round.
+ROUNDS = 6
+PER_DEPTH = 6
+#: Micro-batch counts priced per depth (a geometric grid over those that fit).
+GRID = 48
+
+Column = tuple[int, tuple[int, ...]]  # (micro-batches, type index per position, first first)
+
+
+class Columns:
+    """Pipeline columns over a fixed supply of groups (a W1 cut, ``groups``) or, with
+    ``groups=None``, over the hosts' packings (Q4's supply: the master chooses how each host
+    is cut, and its groups are realised host by host), at targets ``Λ``."""
+
+    def __init__(
+        self, sd: StageData, part: Partitioner, groups: list[tuple[str, ...]] | None
+    ) -> None:
+        self.sd, self.part = sd, part
+        self.pools: dict[int, list[tuple[str, ...]]] = defaultdict(list)
+        index = {g: j for j, g in enumerate(sd.types)}
+        for g in groups or ():
+            j = index.get((len(g), part.kappa(g)))
+            if j is not None:
+                self.pools[j].append(g)
+        self.packed = groups is None
+        if self.packed:
+            self.supply = np.array([float(sd.offered.get(g, 0)) for g in sd.types])
+        else:
+            self.supply = np.array([len(self.pools[j]) for j in range(len(sd.types))], float)
+        self.depths = [p for p in sd.depths if p <= part.inst.max_stages]
+        self._shape: dict[tuple[int, ...], tuple[int, int] | None] = {}  # (τ, all-reduce)
+        self.offered = np.flatnonzero(self.supply > 0)  # the types the supply offers
+        self.seqs: set[tuple[int, ...]] = set()  # every sequence priced so far, at any target
+
+    def _caps(self, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | None:
+        found = _caps(self.sd, p, lam)
+        if found is None or not len(self.offered):
+            return None
+        m, caps = found
+        caps = caps[:, :, self.offered]  # only the types the cut offers
+        best = caps.max(axis=2)
+        ok = (best >= 1).all(axis=1) & (best.sum(axis=1) >= self.sd.L)
+        return (m[ok], caps[ok]) if ok.any() else None
+
+    def price(self, lam: int, mu: np.ndarray) -> list[tuple[float, Column]]:
+        """The cheapest type sequence of every (depth, m) at prices ``mu`` (m on a grid), the
+        best few per depth by reduced value ``m − price``; each becomes a column holding the
+        most micro-batches its groups run under ``lam`` (W2's split, the real all-reduce)."""
+        out: list[tuple[float, Column]] = []
+        for p in self.depths:
+            found = self._caps(p, lam)
+            if found is None:
+                continue
+            m, caps = found
+            grid = np.unique(np.geomspace(1, len(m), min(len(m), GRID)).astype(int) - 1)
+            m, caps = m[grid], caps[grid]
+            cost, args = _least_cost(self.sd, mu[self.offered], caps, keep=True)
+            assert args is not None
+            gain = m - cost
+            seen: set[tuple[int, ...]] = set()
+            for r in np.argsort(-gain):
+                if len(seen) == PER_DEPTH or not np.isfinite(cost[r]) or gain[r] <= 1e-6:
+                    break
+                picked = cheapest_types(self.sd, caps, args, int(r))
+                seq = tuple(int(self.offered[j]) for j in picked)
+                if seq in seen:
+                    continue
+                seen.add(seq)
+                held = self.holds(seq, lam)
+                if held >= 1:
+                    out.append((held - float(mu[list(seq)].sum()), (held, seq)))
+        return out
+
+    def holds(self, seq: tuple[int, ...], lam: int) -> int:
+        """The most micro-batches (≤ M) a pipeline of these group types runs under ``lam``
+        (its split and stage time do not depend on ``lam``: W2 once per sequence)."""
+        if seq not in self._shape:
+            kinds = [self.sd.types[j] for j in seq]
+            found = self.part.split(kinds)
+            gpus = sum(t for t, _ in kinds)
+            self._shape[seq] = None if found is None else (found[1], self.part.c.sync_us(gpus))
+        shape = self._shape[seq]
+        if shape is None:
+            return 0
+        return int(min(self.sd.M, max(0, (lam - shape[1]) // shape[0] - len(seq) + 1)))
+
+    def _solve(
+        self, cols: list[Column], integer: bool, deadline: Deadline | None
+    ) -> tuple[float, np.ndarray | None, np.ndarray | None]:
+        """The master over ``cols`` and the cut's supply: (held, y, prices)."""
+        need = np.zeros((len(cols), len(self.sd.types)))
+        for i, (_, seq) in enumerate(cols):
+            np.add.at(need[i], list(seq), 1.0)
+        values = np.array([float(c[0]) for c in cols])
+        # the LP uncapped (capped at M its prices vanish once it holds M); the MILP capped
+        cap = float(self.sd.M) if integer else None
+        supply = self.sd.classes if self.packed else self.supply
+        return solve_master(values, need, self.sd.types, supply, integer, cap, deadline)
+
+    def plan(self, lam: int, deadline: Deadline | None) -> list[Chain] | None:
+        """Whole pipelines holding ``M`` micro-batches under ``lam``, realised on the cut's
+        groups and split per stage (W2); None when the columns found do not hold ``M``."""
+        sd = self.sd
+        mu = np.array([t for t, _ in sd.types], float) * sd.M / max(1.0, self.gpus())
+        mu[self.supply <= 0] = np.inf
+        cols: list[Column] = [(self.holds(q, lam), q) for q in sorted(self.seqs)]
+        cols = [c for c in cols if c[0] >= 1]
+        for _ in range(ROUNDS):
+            if deadline is not None and deadline.expired():
+                return None
+            fresh = [c for gain, c in self.price(lam, mu) if gain > 1e-6 and c not in cols]
+            if not fresh:
+                break
+            cols += fresh
+            self.seqs.update(q for _, q in fresh)
+            _, _, duals = self._solve(cols, False, deadline)
+            if duals is None:
+                break
+            mu = np.where(self.supply > 0, np.maximum(duals, 0.0), np.inf)
+        if not cols:
+            return None
+        value, y, _ = self._solve(cols, True, deadline)
+        if y is None or value < sd.M - 0.5:
+            return None
+        x = np.rint(y).astype(int)
+        pools = self.realise(x[len(cols) :]) if self.packed else None
+        if pools is None:
+            pools = {j: list(gs) for j, gs in self.pools.items()}
+        chains = []
+        for col, copies in zip(cols, x[: len(cols)], strict=True):
+            for _ in range(copies):
+                if any(not pools.get(j) for j in col[1]):
+                    return None  # a packing not realised on its hosts (it cannot happen)
+                groups = [pools[j].pop() for j in col[1]]
+                ch = self.part.chain(groups)
+                if ch is not None:
+                    chains.append(ch)
+        return chains
+
+    def realise(self, g: np.ndarray) -> dict[int, list[tuple[str, ...]]]:
+        """The groups of ``g`` hosts of each class packed by each packing, on concrete hosts:
+        a host's groups, most demanding speed first, each take the slowest of its GPUs that
+        are fast enough (eligibility is nested, so this fills every group a packing of the
+        host's speeds allows); a group whose members all beat its type's κ only runs faster."""
+        inst, slow = self.part.inst, self.part.inst.slow_factor
+        failed = set(inst.failed_gpus)
+        hosts: dict[tuple[float, ...], list[str]] = defaultdict(list)
+        for h in inst.cluster.hosts():
+            gpus = [x for x in inst.cluster.gpus_on(h) if x not in failed]
+            if gpus:
+                hosts[tuple(sorted(slow.get(x, 1.0) for x in gpus))].append(h)
+        index = {t: j for j, t in enumerate(self.sd.types)}
+        pools: dict[int, list[tuple[str, ...]]] = defaultdict(list)
+        at = 0
+        for (_, packs), key in zip(self.sd.classes, sorted(hosts), strict=True):
+            free = list(hosts[key])
+            for pk in packs:
+                for _ in range(int(g[at])):
+                    h = free.pop()
+                    left = sorted(
+                        (x for x in inst.cluster.gpus_on(h) if x not in failed),
+                        key=lambda x: slow.get(x, 1.0),
+                    )
+                    for t, kappa in sorted(pk.elements(), key=lambda tk: -tk[1]):
+                        fit = [x for x in left if slow.get(x, 1.0) >= kappa][:t]
+                        if len(fit) < t:
+                            break
+                        pools[index[(t, kappa)]].append(tuple(fit))
+                        left = [x for x in left if x not in fit]
+                at += 1
+        return pools
+
+    def gpus(self) -> float:
+        return float(sum(t * n for (t, _), n in zip(self.sd.types, self.supply, strict=True)))

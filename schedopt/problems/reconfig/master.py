@@ -1,0 +1,84 @@
+"""The master problem over pipeline columns (formulations/reconfig.md, Q8′ and W7; #17).
+
+Columns ``y_j ≥ 0`` are pipelines (a type of TP group per position), each holding ``h_j``
+micro-batches and needing ``need_jγ`` groups of type ``γ``. The groups come either from a
+fixed supply ``n_γ`` (a cut of the surviving GPUs, W7) or from the hosts' packings
+(``g_cπ ≤ H_c`` hosts of class ``c`` packed by ``π``, Q4's rows; the bound's prices, Q8′).
+``maximise Σ h_j y_j`` (capped at ``cap``), as an LP (its type rows' duals are the prices) or
+a MILP (integer ``y`` and ``g``: whole pipelines on whole hosts).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import highspy
+import numpy as np
+
+from schedopt.backends.highs_pulp import swallow_highs_banner
+from schedopt.core.stopping import Deadline
+
+INF = highspy.kHighsInf
+
+Packings = list[tuple[int, list[Counter]]]  # (hosts of the class, its packings' group counts)
+
+
+def solve_master(
+    values: np.ndarray,
+    need: np.ndarray,
+    types: list,
+    supply: np.ndarray | Packings,
+    integer: bool,
+    cap: float | None,
+    deadline: Deadline | None,
+) -> tuple[float, np.ndarray | None, np.ndarray | None]:
+    """(value, x, prices μ ≥ 0 per type, from the LP's duals; None for a MILP): ``x`` the
+    columns' ``y``, then the packings' ``g`` in ``supply``'s order. ``need`` is (columns ×
+    types); ``supply`` a vector per type or the hosts' packings."""
+    swallow_highs_banner()  # stdout stays clean (--json)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    ny, nt = need.shape
+    packs = [] if isinstance(supply, np.ndarray) else [(n, pk) for n, ps in supply for pk in ps]
+    ng = len(packs)
+    z = ny + ng  # min(cap, Σ h y) when capped
+    h.addVars(z + 1, np.zeros(z + 1), np.array([INF] * ny + [float(n) for n, _ in packs] + [INF]))
+    if cap is not None:
+        h.changeColBounds(z, 0.0, float(cap))
+        h.changeColCost(z, -1.0)
+        at_z = np.arange(ny + 1, dtype=np.int32)
+        at_z[-1] = z
+        h.addRow(0.0, INF, ny + 1, at_z, np.append(values, -1.0))  # z ≤ Σ h_j y_j
+        if integer:
+            h.setOptionValue("objective_bound", -float(cap) + 0.5)  # only points holding cap
+    else:
+        h.changeColsCost(ny, np.arange(ny, dtype=np.int32), -np.asarray(values, float))
+    if integer:
+        h.changeColsIntegrality(z, np.arange(z, dtype=np.int32), np.ones(z, dtype=np.uint8))
+    first = h.getNumRow()
+    for t in range(nt):
+        idx: list[int] = [int(i) for i in np.flatnonzero(need[:, t])]
+        val = [float(need[i, t]) for i in idx]
+        for i, (_, pk) in enumerate(packs):
+            if pk.get(types[t], 0):
+                idx.append(ny + i)
+                val.append(-float(pk[types[t]]))
+        hi = float(supply[t]) if isinstance(supply, np.ndarray) else 0.0
+        h.addRow(-INF, hi, len(idx), np.array(idx, dtype=np.int32), np.array(val))
+    at = ny
+    for n, ps in [] if isinstance(supply, np.ndarray) else supply:  # hosts of each class
+        idx_c = np.arange(at, at + len(ps), dtype=np.int32)
+        h.addRow(-INF, float(n), len(ps), idx_c, np.ones(len(ps)))
+        at += len(ps)
+    if deadline is not None:
+        left = deadline.remaining()
+        if left <= 0:
+            return 0.0, None, None
+        h.setOptionValue("time_limit", left)
+    h.run()
+    if h.getInfo().primal_solution_status != 2:
+        return 0.0, None, None
+    sol = h.getSolution()
+    y = np.array(sol.col_value)[:z]  # the columns, then the packings' hosts (if any)
+    mu = None if integer else np.maximum(-np.array(sol.row_dual)[first : first + nt], 0.0)
+    return -h.getInfo().objective_function_value, y, mu
