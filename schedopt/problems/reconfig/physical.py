@@ -213,6 +213,10 @@ COLUMN_SHARE = 0.8
 COLUMN_FIRST = 0.01
 COLUMN_FLOOR = 0.8
 COLUMN_STEP = 0.03
+#: W7's bisection stops with its targets this close (relative): the packings' (the best
+#: plans), and the cuts' coarser, so that the packings get their turn at 10 s (#17).
+COLUMN_TOL = 1e-3
+CUT_TOL = 5e-3
 
 
 def _columned(
@@ -244,7 +248,10 @@ def _columned(
         cols = Columns(sd, part, None if apart is None else idle_groups(inst, set(), apart))
         own = deadline
         failed, lam = floor - 1, min(start, hi)  # ``failed``: the highest target that failed
-        while hi - failed > max(1.0, 1e-3 * hi):
+        if apart is None and found:  # the cuts' best is a plan already: bisect below it
+            lam = (failed + hi + 1) // 2
+        tol = COLUMN_TOL if apart is None else CUT_TOL  # the packings' plans are the better
+        while hi - failed > max(1.0, tol * hi):
             if own is not None and own.expired():
                 break
             chains = cols.plan(lam, own)
