@@ -201,7 +201,7 @@ class ProcessExecutor(PoolExecutor):
         super().close()
 
     def describe(self) -> dict[str, Any]:
-        return {**super().describe(), "start": "subprocess, own session"}
+        return {**super().describe(), "worker_start": "subprocess, own session"}
 
 
 __all__ = ["ProcessExecutor"]

@@ -37,6 +37,9 @@ def test_parts_in_two_workers_give_the_inline_answer() -> None:
     assert procs.descendants() <= before  # no worker left after a normal run
     assert pooled.stats["executor"] == "process" and pooled.stats["workers"] == 2
     assert inline.stats["executor"] == "inline"
+    # the start named is the heuristic's, in both (the pool's description has no "start")
+    assert pooled.stats["start"] == inline.stats["start"] != "subprocess, own session"
+    assert pooled.stats["worker_start"] == "subprocess, own session"
     assert pooled.stats["parts_solved"] == len(inst.layers)
     assert "parts_failed" not in pooled.stats  # every task pickled, ran and came back
     assert pooled.solution is not None and validate(inst, pooled.solution) == []
