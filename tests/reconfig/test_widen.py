@@ -30,14 +30,21 @@ def test_a_widened_plan_is_valid_and_never_worse(doc: dict) -> None:
     assert evaluate(inst, wide) <= evaluate(inst, start.solution)
 
 
-@settings(derandomize=True, deadline=None, max_examples=25, suppress_health_check=list(HealthCheck))
-@given(doc=instance_dicts(max_hosts=2, max_layers=4))
-def test_decomp_physical_is_honest_over_the_physical_space(doc: dict) -> None:
+def _brute_forceable(doc: dict) -> ReconfigInstance:
+    """An instance small enough for the physical brute force: few micro-batches, no current
+    plan or failure rate, at most 5 surviving GPUs."""
     doc = {**doc, "global_batch": min(doc["global_batch"], 3 * doc["micro_batch"])}
     doc.pop("current_plan", None)
     doc.pop("failure_rate_per_hour", None)
     inst = ReconfigInstance.model_validate(doc)
     assume(len(inst.cluster.gpus()) - len(inst.failed_gpus) <= 5)
+    return inst
+
+
+@settings(derandomize=True, deadline=None, max_examples=25, suppress_health_check=list(HealthCheck))
+@given(doc=instance_dicts(max_hosts=2, max_layers=4))
+def test_decomp_physical_is_honest_over_the_physical_space(doc: dict) -> None:
+    inst = _brute_forceable(doc)
     found = physical_best(inst)
     result = schedopt.solve(inst, "decomp:physical", time_limit_s=60)
     if result.solution is None:
@@ -61,11 +68,7 @@ def test_decomp_physical_is_honest_over_the_physical_space(doc: dict) -> None:
 def test_column_plans_are_valid_and_never_below_the_physical_optimum(doc: dict) -> None:
     # W7: whole pipelines from priced columns, realised on a W1 cut or on the hosts' packings;
     # the validator judges them
-    doc = {**doc, "global_batch": min(doc["global_batch"], 3 * doc["micro_batch"])}
-    doc.pop("current_plan", None)
-    doc.pop("failure_rate_per_hour", None)
-    inst = ReconfigInstance.model_validate(doc)
-    assume(len(inst.cluster.gpus()) - len(inst.failed_gpus) <= 5)
+    inst = _brute_forceable(doc)
     found = physical_best(inst)
     sd = stage_data(inst)
     assume(found is not None and sd is not None)
