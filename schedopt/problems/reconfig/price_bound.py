@@ -15,7 +15,7 @@ import numpy as np
 from schedopt.core.stopping import Deadline
 
 from .instance import ReconfigInstance
-from .stage_bound import StageData, build_lp, initial_bands, stage_data
+from .stage_bound import StageData, build_lp, initial_bands, solve_lp, stage_data
 from .validate import physical_bound_us
 
 #: Rounds of prices (each an LP at the bound reached, then a bisection), while they raise it.
@@ -205,17 +205,12 @@ def column_prices(sd: StageData, lam: int, deadline: Deadline | None) -> np.ndar
 def lp_prices(sd: StageData, lam: int, deadline: Deadline | None) -> np.ndarray | None:
     """Q8: prices from Q4's LP at ``lam`` (coarse bands): its supply rows' multipliers; a type
     with no row gets the largest price (any prices ≥ 0 are valid, these only tighten)."""
-    from schedopt.model.lp_bound import solve_relaxation
-
     bands = {p: initial_bands(sd.M, 2.0) for p in sd.depths}
     lp = build_lp(sd, lam, bands)
     if lp is None:
         return None
-    left = 60.0 if deadline is None else deadline.remaining()
-    if left <= 0:
-        return None
-    found = solve_relaxation(lp.r, left, interior=True)  # type: ignore[arg-type]
-    if found.duals is None:
+    found = solve_lp(lp, deadline)
+    if found is None or found.duals is None:
         return None
     mu = np.array(
         [

@@ -18,6 +18,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +27,9 @@ from schedopt.core.stopping import Deadline, Ticker
 from .instance import ReconfigInstance
 from .templates import Tick
 from .validate import _Costs, physical_bound_us
+
+if TYPE_CHECKING:  # the model layer's LP code is imported when an LP is first built
+    from schedopt.model.lp_bound import LpBound, Relaxation
 
 GroupType = tuple[int, float]  # (t, κ of its slowest GPU)
 
@@ -171,7 +175,7 @@ def initial_bands(M: int, ratio: float = 1.3) -> list[tuple[int, int]]:
 
 @dataclass
 class _Lp:
-    r: object  # Relaxation
+    r: Relaxation
     x_cols: list[tuple[int, tuple[int, int]]]  # (depth, band) of each x column, in order
     x_index: np.ndarray
     supply_rows: dict[GroupType, int]  # the row of each group type's supply (Q4)
@@ -258,6 +262,17 @@ def build_lp(sd: StageData, lam: int, bands: dict[int, list[tuple[int, int]]]) -
     return _Lp(r, x_cols, np.array(x_index), supply_rows)
 
 
+def solve_lp(lp: _Lp, deadline: Deadline | None) -> LpBound | None:
+    """Q4's LP by the interior point method within ``deadline`` (60 s without one); None when
+    no time is left."""
+    from schedopt.model.lp_bound import solve_relaxation
+
+    left = 60.0 if deadline is None else deadline.remaining()
+    if left <= 0:
+        return None
+    return solve_relaxation(lp.r, left, interior=True)
+
+
 def ruled_out(
     sd: StageData,
     lam: int,
@@ -269,16 +284,13 @@ def ruled_out(
     band it uses a single micro-batch count, or after ``rounds`` splits (not ruled out); None
     when the time ran out first. Bands the LP uses are split in place (a finer band is still
     a relaxation)."""
-    from schedopt.model.lp_bound import solve_relaxation
-
     for _ in range(rounds + 1):
         lp = build_lp(sd, lam, bands)
         if lp is None:
             return True
-        left = 60.0 if deadline is None else deadline.remaining()
-        if left <= 0:
+        found = solve_lp(lp, deadline)
+        if found is None:
             return None
-        found = solve_relaxation(lp.r, left, interior=True)  # type: ignore[arg-type]
         if found.bound is not None and found.bound < sd.M - 1e-6 * max(1, sd.M):
             return True
         if not found.solved or found.x is None:
