@@ -82,23 +82,26 @@ class SolveOptions:
             or not (math.isfinite(gap) and 0.0 <= gap < 1.0)
         ):
             raise InvalidInstanceError("mip_gap", f"must be in [0, 1) (got {gap!r})")
-        for name, value, high in (
-            ("threads", self.threads, MAX_THREADS),
-            ("seed", self.seed, MAX_SEED),
-        ):
-            low = 1 if name == "threads" else 0
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise InvalidInstanceError(name, f"must be a whole number (got {value!r})")
-            if not low <= int(value) <= high:
-                raise InvalidInstanceError(
-                    name, f"must be a whole number in [{low}, {high}] (got {value!r})"
-                )
+        whole_number("threads", self.threads, 1, MAX_THREADS)
+        whole_number("seed", self.seed, 0, MAX_SEED)
         if self.on_progress is not None and not callable(self.on_progress):
             raise InvalidInstanceError("on_progress", "must be callable or None")
         if not isinstance(self.params, dict):
             raise InvalidInstanceError(
                 "params", f"must be a dict (got {type(self.params).__name__})"
             )
+
+
+def whole_number(name: str, value: Any, low: int, high: int) -> int:
+    """``value`` as an int in ``[low, high]``; anything else (a bool, a float, text, out of
+    range) is refused with :class:`InvalidInstanceError` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidInstanceError(name, f"must be a whole number (got {value!r})")
+    if not low <= int(value) <= high:
+        raise InvalidInstanceError(
+            name, f"must be a whole number in [{low}, {high}] (got {value!r})"
+        )
+    return int(value)
 
 
 def method_params(cls: type[_Params], given: Mapping[str, Any]) -> _Params:

@@ -24,14 +24,13 @@ to workers); each receives a :class:`Budget`, not a ``Deadline`` (a worker's clo
 
 from __future__ import annotations
 
-import numbers
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from schedopt.core.errors import InvalidInstanceError
-from schedopt.core.options import SolveOptions
+from schedopt.core.options import SolveOptions, whole_number
 from schedopt.core.registry import MethodKind, MethodSpec, Outcome, Runner
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
@@ -223,16 +222,7 @@ Split = Callable[[Any, SolveOptions, Deadline, bool], "Decomposition | Outcome"]
 def whole_param(options: SolveOptions, name: str, default: int, low: int, high: int) -> int:
     """``options.params[name]`` as a whole number in ``[low, high]`` (``default`` without it);
     any other value is refused with :class:`InvalidInstanceError` naming ``params.<name>``."""
-    value = options.params.get(name, default)
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Integral)
-        or not low <= int(value) <= high
-    ):
-        raise InvalidInstanceError(
-            f"params.{name}", f"must be a whole number in [{low}, {high}] (got {value!r})"
-        )
-    return int(value)
+    return whole_number(f"params.{name}", options.params.get(name, default), low, high)
 
 
 def executor_choice(options: SolveOptions) -> tuple[str, int | None]:

@@ -120,7 +120,7 @@ def decomposition(
     slo = sorted((j for j in data.jobs if j.is_slo), key=lambda j: (j.tiers[0].slots_before, j.id))
     # One process (the inline executor): no parallel pass, the join's repair gets the time
     # (it sees every group's gain at once); with workers, a pass of disjoint groups first.
-    parallel = str(options.params.get("executor", "inline")) != "inline"
+    parallel = decompose.executor_choice(options)[0] != "inline"
     k = decompose.whole_param(
         options,
         "parts",
