@@ -8,10 +8,11 @@ from hypothesis import HealthCheck, assume, given, settings
 
 import schedopt
 from schedopt.core.status import Status
+from schedopt.problems.reconfig.chains import _plan, idle_groups
 from schedopt.problems.reconfig.columns import Columns
 from schedopt.problems.reconfig.design import Partitioner
 from schedopt.problems.reconfig.instance import ReconfigInstance
-from schedopt.problems.reconfig.physical import _plan, idle_groups, widen
+from schedopt.problems.reconfig.physical import widen
 from schedopt.problems.reconfig.stage_bound import stage_data
 from schedopt.problems.reconfig.strategies import instance_dicts
 from schedopt.problems.reconfig.validate import evaluate, validate
@@ -94,7 +95,7 @@ def test_w7_out_of_time_while_packing_the_hosts_gives_no_plan_rather_than_raisin
     # answer decomp:physical already holds (auto at 3 s fell back to a heuristic's plan)
     from schedopt.core.stopping import Deadline
     from schedopt.problems.reconfig.generate import generate_custom
-    from schedopt.problems.reconfig.physical import _columned
+    from schedopt.problems.reconfig.targets import columned as _columned
 
     inst = generate_custom(32, 8, "llama2-70b", 512, 16, 16, seed=0)
     assert _columned(inst, Partitioner(inst), 17_000_000, Deadline.after(0.0)) == []
@@ -113,12 +114,109 @@ def test_one_column_milp_takes_at_most_its_share_of_the_time_left(monkeypatch) -
     given: list[float] = []
     real = columns.solve_master
 
-    def spy(values, need, types, supply, integer, cap, deadline):  # type: ignore[no-untyped-def]
+    def spy(values, need, types, supply, integer, cap, deadline, *rest):  # type: ignore[no-untyped-def]
         if integer:
             given.append(deadline.remaining())
-        return real(values, need, types, supply, integer, cap, deadline)
+        return real(values, need, types, supply, integer, cap, deadline, *rest)
 
     monkeypatch.setattr(columns, "solve_master", spy)
     cols = Columns(sd, Partitioner(inst), None)
     cols.plan(10**9, Deadline.after(100.0))
     assert given and all(left <= columns.MILP_SHARE * 100.0 + 0.01 for left in given)
+
+
+def _small() -> tuple[ReconfigInstance, object]:
+    from schedopt.problems.reconfig.generate import generate_custom
+
+    inst = generate_custom(8, 8, "llama2-70b", 128, 4, 4, seed=0)
+    sd = stage_data(inst)
+    assert sd is not None
+    return inst, sd
+
+
+def test_columns_kept_from_a_cut_serve_the_packings_without_pricing(monkeypatch) -> None:
+    # W7 (#17): the columns priced over a W1 cut are kept for the hosts' packings (a cut's
+    # groups are a packing of each host), so the packings hold M at a target the cut held
+    # even with no pricing round of their own; before, each supply started from nothing
+    from schedopt.problems.reconfig import columns
+
+    inst, sd = _small()
+    part = Partitioner(inst)
+    cut = Columns(sd, part, idle_groups(inst, set()))  # type: ignore[arg-type]
+    lam = 10**9  # every column holds its most micro-batches
+    assert cut.plan(lam, None)
+    monkeypatch.setattr(columns, "ROUNDS", 0)
+    assert not Columns(sd, part, None).plan(lam, None)  # type: ignore[arg-type]
+    packed = Columns(sd, part, None, cut.seqs)  # type: ignore[arg-type]
+    chains = packed.plan(lam, None)
+    assert chains
+    plan = _plan(inst, chains)
+    assert plan is not None and validate(inst, plan) == []
+
+
+def test_the_packings_milp_starts_from_the_best_plans_hosts(monkeypatch) -> None:
+    # W7 (#17): the packings' MILP gets the best plan's hosts per packing as a start (the
+    # hosts a plan's groups fit; then the last plan the MILP found)
+    from schedopt.problems.reconfig import columns
+
+    inst, sd = _small()
+    part = Partitioner(inst)
+    cut = Columns(sd, part, idle_groups(inst, set()))  # type: ignore[arg-type]
+    chains = cut.plan(10**9, None)
+    assert chains
+    packed = Columns(sd, part, None, cut.seqs)  # type: ignore[arg-type]
+    g = packed.packings_of(chains)
+    assert g is not None and g.sum() >= 1
+    at = 0
+    for n, packs in sd.classes:  # type: ignore[attr-defined]
+        assert g[at : at + len(packs)].sum() <= n  # no more hosts than the class has
+        at += len(packs)
+    starts: list[object] = []
+    real = columns.solve_master
+
+    def spy(values, need, types, supply, integer, cap, deadline, start=None):  # type: ignore[no-untyped-def]
+        if integer:
+            starts.append(start)
+        return real(values, need, types, supply, integer, cap, deadline, start)
+
+    monkeypatch.setattr(columns, "solve_master", spy)
+    packed.start = g
+    got = packed.plan(10**9, None)
+    assert got and starts and starts[0] is g
+    assert packed.start is not None and packed.start.sum() >= 1  # the next target's start
+    plan = _plan(inst, got)
+    assert plan is not None and validate(inst, plan) == []
+
+
+def test_the_packings_bisect_again_while_columns_grow(monkeypatch) -> None:
+    # W7 (#17, 60 s runs stopped at 15-20 s): a failed target proves nothing, so while a pass
+    # over the packings gathers columns (or plans), the bisection starts again from the
+    # bound; it stops once a pass gathers nothing
+    from schedopt.problems.reconfig import columns
+    from schedopt.problems.reconfig.targets import columned
+
+    inst, _ = _small()
+    tried: list[tuple[int, bool, int]] = []
+
+    class Fake:
+        def __init__(self, sd, part, groups, seqs=None) -> None:  # type: ignore[no-untyped-def]
+            self.packed, self.seqs, self.start = groups is None, seqs, None
+
+        def seq(self, ch):  # type: ignore[no-untyped-def]
+            return None
+
+        def packings_of(self, chains):  # type: ignore[no-untyped-def]
+            return None
+
+        def plan(self, lam, deadline):  # type: ignore[no-untyped-def]
+            tried.append((id(self), self.packed, lam))
+            if len(self.seqs) < 12:
+                self.seqs.add((len(self.seqs),))  # a new column each time, up to 12
+            return None
+
+    monkeypatch.setattr(columns, "Columns", Fake)
+    columned(inst, Partitioner(inst), 1_000_000, None, 800_000)
+    packed = [lam for _, p, lam in tried if p]
+    assert len(packed) > len(set(packed))  # targets tried again with more columns
+    cuts = [(k, lam) for k, p, lam in tried if not p]
+    assert cuts and len(set(cuts)) == len(cuts)  # a cut: one pass

@@ -13,7 +13,7 @@ plan, and nothing here is a proof.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import numpy as np
 
@@ -32,6 +32,9 @@ GRID = 48
 #: Of the time left, the most one MILP over the columns takes (one took 8 s of a 10 s run at
 #: 256 GPUs; one cut short without a plan counts as a target that failed).
 MILP_SHARE = 0.5
+#: Of the time left at a target, the most its pricing rounds take (the columns kept from
+#: earlier targets may hold ``M`` already; at 10 s the rounds took all of it, #17).
+PRICE_SHARE = 0.4
 
 Column = tuple[int, tuple[int, ...]]  # (micro-batches, type index per position, first first)
 
@@ -42,7 +45,11 @@ class Columns:
     is cut, and its groups are realised host by host), at targets ``Λ``."""
 
     def __init__(
-        self, sd: StageData, part: Partitioner, groups: list[tuple[str, ...]] | None
+        self,
+        sd: StageData,
+        part: Partitioner,
+        groups: list[tuple[str, ...]] | None,
+        seqs: set[tuple[int, ...]] | None = None,
     ) -> None:
         self.sd, self.part = sd, part
         self.pools: dict[int, list[tuple[str, ...]]] = defaultdict(list)
@@ -59,7 +66,11 @@ class Columns:
         self.depths = [p for p in sd.depths if p <= part.inst.max_stages]
         self._shape: dict[tuple[int, ...], tuple[int, int] | None] = {}  # (τ, all-reduce)
         self.offered = np.flatnonzero(self.supply > 0)  # the types the supply offers
-        self.seqs: set[tuple[int, ...]] = set()  # every sequence priced so far, at any target
+        # every sequence priced so far, at any target and (shared, ``seqs``) over any supply:
+        # a column is a sequence of types, whatever supplies them
+        self.seqs: set[tuple[int, ...]] = set() if seqs is None else seqs
+        #: the packings' hosts ``g`` of the best plan known (a start for the MILP, W7)
+        self.start: np.ndarray | None = None
 
     def _caps(self, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | None:
         found = _caps(self.sd, p, lam)
@@ -124,7 +135,8 @@ class Columns:
         # the LP uncapped (capped at M its prices vanish once it holds M); the MILP capped
         cap = float(self.sd.M) if integer else None
         supply = self.sd.classes if self.packed else self.supply
-        return solve_master(values, need, self.sd.types, supply, integer, cap, deadline)
+        start = self.start if integer and self.packed else None
+        return solve_master(values, need, self.sd.types, supply, integer, cap, deadline, start)
 
     def plan(self, lam: int, deadline: Deadline | None) -> list[Chain] | None:
         """Whole pipelines holding ``M`` micro-batches under ``lam``, realised on the cut's
@@ -132,17 +144,21 @@ class Columns:
         sd = self.sd
         mu = np.array([t for t, _ in sd.types], float) * sd.M / max(1.0, self.gpus())
         mu[self.supply <= 0] = np.inf
+        offer = self.supply > 0
         cols: list[Column] = [(self.holds(q, lam), q) for q in sorted(self.seqs)]
-        cols = [c for c in cols if c[0] >= 1]
+        cols = [c for c in cols if c[0] >= 1 and offer[list(c[1])].all()]
+        # the pricing takes at most PRICE_SHARE of the time left: the MILP over the columns
+        # kept from earlier targets (and supplies) gets its turn
+        pricing = None if deadline is None else deadline.earlier(deadline.share(1 - PRICE_SHARE))
         for _ in range(ROUNDS):
-            if deadline is not None and deadline.expired():
-                return None
+            if pricing is not None and pricing.expired():
+                break
             fresh = [c for gain, c in self.price(lam, mu) if gain > 1e-6 and c not in cols]
             if not fresh:
                 break
             cols += fresh
             self.seqs.update(q for _, q in fresh)
-            _, _, duals = self._solve(cols, False, deadline)
+            _, _, duals = self._solve(cols, False, pricing)
             if duals is None:
                 break
             mu = np.where(self.supply > 0, np.maximum(duals, 0.0), np.inf)
@@ -154,6 +170,8 @@ class Columns:
         if y is None or value < sd.M - 0.5:
             return None
         x = np.rint(y).astype(int)
+        if self.packed:
+            self.start = x[len(cols) :].astype(float)  # the next (lower) target starts here
         pools = self.realise(x[len(cols) :]) if self.packed else None
         if pools is None:
             pools = {j: list(gs) for j, gs in self.pools.items()}
@@ -175,11 +193,7 @@ class Columns:
         host's speeds allows); a group whose members all beat its type's κ only runs faster."""
         inst, slow = self.part.inst, self.part.inst.slow_factor
         failed = set(inst.failed_gpus)
-        hosts: dict[tuple[float, ...], list[str]] = defaultdict(list)
-        for h in inst.cluster.hosts():
-            gpus = [x for x in inst.cluster.gpus_on(h) if x not in failed]
-            if gpus:
-                hosts[tuple(sorted(slow.get(x, 1.0) for x in gpus))].append(h)
+        hosts = self._hosts()
         index = {t: j for j, t in enumerate(self.sd.types)}
         pools: dict[int, list[tuple[str, ...]]] = defaultdict(list)
         at = 0
@@ -200,6 +214,50 @@ class Columns:
                         left = [x for x in left if x not in fit]
                 at += 1
         return pools
+
+    def _hosts(self) -> dict[tuple[float, ...], list[str]]:
+        """The hosts of each class (its surviving GPUs' speeds, sorted: ``sd.classes``' order)."""
+        inst, slow = self.part.inst, self.part.inst.slow_factor
+        failed = set(inst.failed_gpus)
+        hosts: dict[tuple[float, ...], list[str]] = defaultdict(list)
+        for h in inst.cluster.hosts():
+            gpus = [x for x in inst.cluster.gpus_on(h) if x not in failed]
+            if gpus:
+                hosts[tuple(sorted(slow.get(x, 1.0) for x in gpus))].append(h)
+        return hosts
+
+    def seq(self, ch: Chain) -> tuple[int, ...] | None:
+        """A pipeline's column: its groups' types, first stage first (None: a type no host
+        packing offers)."""
+        index = {g: j for j, g in enumerate(self.sd.types)}
+        found = [index.get((len(g), self.part.kappa(g))) for g in ch.groups]
+        return None if any(j is None for j in found) else tuple(int(j or 0) for j in found)
+
+    def packings_of(self, chains: list[Chain]) -> np.ndarray | None:
+        """The hosts per packing (``g``, ``sd.classes``' order) a plan's groups fit: each
+        host it uses, the first maximal packing of its class that offers the host's groups
+        (None if one offers none; the hosts it leaves idle are not counted)."""
+        host_of = {
+            x: h for h in self.part.inst.cluster.hosts() for x in self.part.inst.cluster.gpus_on(h)
+        }
+        used: dict[str, Counter] = defaultdict(Counter)
+        for ch in chains:
+            for g in ch.groups:
+                used[host_of[g[0]]][(len(g), self.part.kappa(g))] += 1
+        g_of = np.zeros(sum(len(ps) for _, ps in self.sd.classes))
+        at = 0
+        for (_, packs), key in zip(self.sd.classes, sorted(hosts := self._hosts()), strict=True):
+            for h in hosts[key]:
+                if h not in used:
+                    continue
+                fit = [
+                    i for i, pk in enumerate(packs) if all(pk[t] >= n for t, n in used[h].items())
+                ]
+                if not fit:
+                    return None
+                g_of[at + fit[0]] += 1
+            at += len(packs)
+        return g_of
 
     def gpus(self) -> float:
         return float(sum(t * n for (t, _), n in zip(self.sd.types, self.supply, strict=True)))

@@ -31,10 +31,13 @@ def solve_master(
     integer: bool,
     cap: float | None,
     deadline: Deadline | None,
+    start: np.ndarray | None = None,
 ) -> tuple[float, np.ndarray | None, np.ndarray | None]:
     """(value, x, prices μ ≥ 0 per type, from the LP's duals; None for a MILP): ``x`` the
     columns' ``y``, then the packings' ``g`` in ``supply``'s order. ``need`` is (columns ×
-    types); ``supply`` a vector per type or the hosts' packings."""
+    types); ``supply`` a vector per type or the hosts' packings. ``start``: hosts per packing
+    (``g``) of a known plan, a MILP's partial start (its positive entries fixed, HiGHS
+    completes the rest or drops it; a start changes what is found first, never validity)."""
     swallow_highs_banner()  # stdout stays clean (--json)
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
@@ -70,6 +73,9 @@ def solve_master(
         idx_c = np.arange(at, at + len(ps), dtype=np.int32)
         h.addRow(-INF, float(n), len(ps), idx_c, np.ones(len(ps)))
         at += len(ps)
+    if integer and start is not None and ng:
+        at_g = np.flatnonzero(np.asarray(start[:ng]) > 0.5)
+        h.setSolution(len(at_g), (ny + at_g).astype(np.int32), np.rint(start[at_g]).astype(float))
     if deadline is not None:
         left = deadline.remaining()
         if left <= 0:

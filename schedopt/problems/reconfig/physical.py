@@ -23,75 +23,18 @@ import math
 import time
 from collections.abc import Iterator
 
-from schedopt.core.stopping import Deadline, DeadlineReached
+from schedopt.core.stopping import Deadline
 from schedopt.executor import Executor, InlineExecutor, Task
 from schedopt.model.decompose import JOIN_RESERVE_S, Budget, budget, run_parts
 
+from .chains import _plan, idle_groups
 from .design import Chain, Designer, Partitioner
-from .instance import Pipeline, ReconfigInstance, Stage
+from .instance import ReconfigInstance
 from .solution import ReconfigSolution
-from .validate import _Costs, evaluate, validate
+from .validate import evaluate, validate
 
 #: W5 tries from 1 to this many pipelines dealt from scratch.
 MAX_DEALT = 64
-
-
-def idle_groups(
-    inst: ReconfigInstance, used: set[str], apart: bool = False
-) -> list[tuple[str, ...]]:
-    """W1: every host's idle surviving GPUs, fastest first, cut into the largest allowed groups
-    (``apart``: the healthy GPUs and the slow ones cut separately, so that no slow GPU drags a
-    group of healthy ones)."""
-    failed, slow = set(inst.failed_gpus), inst.slow_factor
-    heads = inst.model.heads
-    degrees = sorted((t for t in set(inst.tp_sizes) if not heads % t), reverse=True)
-    out = []
-    for h in inst.cluster.hosts():
-        free = [g for g in inst.cluster.gpus_on(h) if g not in failed and g not in used]
-        free.sort(key=lambda g: -slow.get(g, 1.0))
-        parts = [[g for g in free if g not in slow], [g for g in free if g in slow]]
-        for run in parts if apart else [free]:
-            while run:
-                t = next((d for d in degrees if d <= len(run)), None)
-                if t is None:
-                    break
-                out.append(tuple(run[:t]))
-                run = run[t:]
-    return out
-
-
-def spread(shapes: list[tuple[int, int]], M: int) -> list[int]:
-    """Micro-batches over pipelines of (τ, p), min-max of (m + p − 1)·τ, one at a time."""
-    m = [0] * len(shapes)
-    heap = [(p * tau, i) for i, (tau, p) in enumerate(shapes)]
-    heapq.heapify(heap)
-    for _ in range(M):
-        _, i = heapq.heappop(heap)
-        m[i] += 1
-        tau, p = shapes[i]
-        heapq.heappush(heap, ((m[i] + p) * tau, i))
-    return m
-
-
-def _plan(inst: ReconfigInstance, chains: list[Chain]) -> ReconfigSolution | None:
-    if not chains:
-        return None
-    c = _Costs(inst)
-    m = spread([(ch.tau, len(ch.groups)) for ch in chains], inst.micro_batches)
-    pipes, worst, sync = [], 0, 0
-    for ch, k in zip(chains, m, strict=True):
-        if k < 1:
-            continue
-        stages, at = [], 0
-        for g, n in zip(ch.groups, ch.sizes, strict=True):
-            stages.append(Stage(layer_start=at, layer_end=at + n, gpus=g))
-            at += n
-        pipes.append(Pipeline(stages=tuple(stages), micro_batches=k))
-        worst = max(worst, (k + len(ch.groups) - 1) * ch.tau)
-        sync = max(sync, c.sync_us(ch.gpus))
-    if not pipes:
-        return None
-    return ReconfigSolution(pipelines=tuple(pipes), iteration_time_s=(worst + sync) / 1e6)
 
 
 def _chains_of(part: Partitioner, sol: ReconfigSolution) -> list[Chain]:
@@ -174,7 +117,9 @@ def widen(
     reserve_s = JOIN_RESERVE_S + 2 * (time.perf_counter() - started)
     share = COLUMN_SHARE if column_share is None else column_share
     own = None if deadline is None else deadline.earlier(deadline.share(1 - share))
-    columned = _columned(inst, part, round(best_val[0] * 1e6), own, lower)
+    from .targets import columned as search  # W7: HiGHS, on first use
+
+    columned = search(inst, part, round(best_val[0] * 1e6), own, lower, base)
     for chains in columned:
         consider(chains)
     upper = round(best_val[0] * 1e6)
@@ -208,65 +153,6 @@ def widen(
 
 #: W7's share of the widening's time (the first thing it runs).
 COLUMN_SHARE = 0.8
-#: W7's first target: this much above the bound, and at least this fraction of the start's
-#: L1 (a bound cut short by the time is far below); its step up while nothing is found.
-COLUMN_FIRST = 0.01
-COLUMN_FLOOR = 0.8
-COLUMN_STEP = 0.03
-#: W7's bisection stops with its targets this close (relative): the packings' (the best
-#: plans), and the cuts' coarser, so that the packings get their turn at 10 s (#17).
-COLUMN_TOL = 1e-3
-CUT_TOL = 5e-3
-
-
-def _columned(
-    inst: ReconfigInstance,
-    part: Partitioner,
-    upper: int,
-    deadline: Deadline | None,
-    lower: int | None = None,
-) -> list[list[Chain]]:
-    """W7 (columns.py): whole pipelines from priced columns over each W1 cut of every
-    surviving GPU, then over the hosts' packings (the master cuts the hosts), at targets
-    climbing from ``COLUMN_FIRST`` above ``lower`` (a proven bound; at least
-    ``COLUMN_FLOOR·upper``) by ``COLUMN_STEP`` until the columns hold ``M``, then bisected
-    below the plan found; the plans found, best first."""
-    from .columns import Columns  # HiGHS, on first use
-    from .stage_bound import stage_data
-
-    try:
-        sd = stage_data(inst, True, deadline)
-    except DeadlineReached:  # its share ran out while packing the hosts: no plan from here
-        return []
-    if sd is None:
-        return []
-    found: list[tuple[tuple[float, ...], list[Chain]]] = []
-    hi = upper - 1  # the highest target still worth trying: below the best plan found
-    floor = lower or int(upper * COLUMN_FLOOR)  # no plan below a proven bound
-    start = max(int((lower or 0) * (1 + COLUMN_FIRST)), int(upper * COLUMN_FLOOR))
-    for apart in (False, True, None):  # each W1 cut, then the hosts' packings
-        cols = Columns(sd, part, None if apart is None else idle_groups(inst, set(), apart))
-        own = deadline
-        failed, lam = floor - 1, min(start, hi)  # ``failed``: the highest target that failed
-        if apart is None and found:  # the cuts' best is a plan already: bisect below it
-            lam = (failed + hi + 1) // 2
-        tol = COLUMN_TOL if apart is None else CUT_TOL  # the packings' plans are the better
-        while hi - failed > max(1.0, tol * hi):
-            if own is not None and own.expired():
-                break
-            chains = cols.plan(lam, own)
-            plan = _plan(inst, chains) if chains else None
-            if plan is None or validate(inst, plan):
-                failed = lam
-            else:
-                val = evaluate(inst, plan)
-                found.append((val, chains))  # type: ignore[arg-type]
-                hi = min(lam, round(val[0] * 1e6)) - 1
-            # climb while nothing is found, then bisect between the failures and the best plan
-            lam = (failed + hi + 1) // 2 if found else int(failed * (1 + COLUMN_STEP)) + 1
-            lam = min(lam, hi)
-    found.sort(key=lambda x: x[0])
-    return [chains for _, chains in found[:3]]
 
 
 #: W6's target pipe times, as fractions of the start's L1 (then a finer pass around the best).

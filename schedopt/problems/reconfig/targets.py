@@ -1,0 +1,93 @@
+"""W7's search over target L1s (formulations/reconfig.md, W7; #17 item 3): pipeline columns
+(``columns.py``) over each W1 cut of the surviving GPUs, then over the hosts' packings, at
+targets climbing from the proven bound, then bisected below the best plan found; while the
+time lasts, the packings' bisection starts again from the bound with the columns it has
+gathered. Columns are kept from one target and one supply to the next, and the packings' MILP
+starts from the best plan's packings. A heuristic: the validator judges every plan."""
+
+from __future__ import annotations
+
+from schedopt.core.stopping import Deadline, DeadlineReached
+
+from .chains import _plan, idle_groups
+from .design import Chain, Partitioner
+from .instance import ReconfigInstance
+from .validate import evaluate, validate
+
+#: W7's first target: this much above the bound, and at least this fraction of the start's
+#: L1 (a bound cut short by the time is far below); its step up while nothing is found.
+COLUMN_FIRST = 0.01
+COLUMN_FLOOR = 0.8
+COLUMN_STEP = 0.03
+#: W7's bisection stops with its targets this close (relative): the packings' (the best
+#: plans), and the cuts' coarser, so that the packings get their turn at 10 s (#17).
+COLUMN_TOL = 1e-3
+CUT_TOL = 2e-2
+
+
+def columned(
+    inst: ReconfigInstance,
+    part: Partitioner,
+    upper: int,
+    deadline: Deadline | None,
+    lower: int | None = None,
+    start: list[Chain] | None = None,
+) -> list[list[Chain]]:
+    """W7 (columns.py): whole pipelines from priced columns over each W1 cut of every
+    surviving GPU, then over the hosts' packings (the master cuts the hosts), at targets
+    climbing from ``COLUMN_FIRST`` above ``lower`` (a proven bound; at least
+    ``COLUMN_FLOOR·upper``) by ``COLUMN_STEP`` until the columns hold ``M``, then bisected
+    below the plan found; over the packings, again from ``lower`` while a pass finds a plan or
+    new columns and the time lasts. ``start``: the plan of L1 ``upper`` (its pipelines are
+    columns from the first target on); the plans found, best first."""
+    from .columns import Columns  # HiGHS, on first use
+    from .stage_bound import stage_data
+
+    try:
+        sd = stage_data(inst, True, deadline)
+    except DeadlineReached:  # its share ran out while packing the hosts: no plan from here
+        return []
+    if sd is None:
+        return []
+    found: list[tuple[tuple[float, ...], list[Chain]]] = []
+    seqs: set[tuple[int, ...]] = set()  # the columns, kept over every target and supply
+    hi = upper - 1  # the highest target still worth trying: below the best plan found
+    floor = lower or int(upper * COLUMN_FLOOR)  # no plan below a proven bound
+    first = max(int((lower or 0) * (1 + COLUMN_FIRST)), int(upper * COLUMN_FLOOR))
+    for apart in (False, None, True):  # a W1 cut, the hosts' packings, the other cut
+        cols = Columns(sd, part, None if apart is None else idle_groups(inst, set(), apart), seqs)
+        best = min(found, key=lambda x: x[0])[1] if found else start or []
+        seqs.update(q for q in map(cols.seq, best) if q is not None)
+        if apart is None:
+            cols.start = cols.packings_of(best)  # the MILP's first start: the best plan's hosts
+        failed, lam = floor - 1, min(first, hi)  # ``failed``: the highest target that failed
+        if apart is None and found:  # the cut's best is a plan already: bisect below it,
+            # at most COLUMN_STEP below (a bound cut short by the time is far below)
+            lam = max((failed + hi + 1) // 2, int(hi * (1 - COLUMN_STEP)))
+        tol = COLUMN_TOL if apart is None else CUT_TOL  # the packings' plans are the better
+        while True:
+            known, plans = len(seqs), len(found)
+            while hi - failed > max(1.0, tol * hi):
+                if deadline is not None and deadline.expired():
+                    break
+                chains = cols.plan(lam, deadline)
+                plan = _plan(inst, chains) if chains else None
+                if plan is None or validate(inst, plan):
+                    failed = lam
+                else:
+                    val = evaluate(inst, plan)
+                    found.append((val, chains))  # type: ignore[arg-type]
+                    hi = min(lam, round(val[0] * 1e6)) - 1
+                # climb while nothing is found, then bisect between the failures and the best
+                lam = (failed + hi + 1) // 2 if found else int(failed * (1 + COLUMN_STEP)) + 1
+                lam = min(lam, hi)
+            if apart is not None or (deadline is not None and deadline.expired()):
+                break
+            if len(seqs) == known and len(found) == plans:
+                break  # a pass that found neither a plan nor a column would repeat itself
+            # time left: the packings again from the bound, with the columns gathered since
+            # (a failed target proves nothing; it may hold with more columns)
+            failed = floor - 1
+            lam = (failed + hi + 1) // 2
+    found.sort(key=lambda x: x[0])
+    return [chains for _, chains in found[:3]]
