@@ -35,6 +35,10 @@ MILP_SHARE = 0.5
 #: Of the time left at a target, the most its pricing rounds take (the columns kept from
 #: earlier targets may hold ``M`` already; at 10 s the rounds took all of it, #17).
 PRICE_SHARE = 0.4
+#: The all-reduce levels the MILP chooses among: a plan's L1 adds its largest pipeline
+#: all-reduce (the smallest pipeline's) to every pipeline's 1F1B time (#17: at 1,024 GPUs a
+#: plan for 5.144 s came out at 5.184 s, one 40-GPU pipeline's all-reduce on the rest).
+LEVELS = 6
 
 Column = tuple[int, tuple[int, ...]]  # (micro-batches, type index per position, first first)
 
@@ -71,6 +75,8 @@ class Columns:
         self.seqs: set[tuple[int, ...]] = set() if seqs is None else seqs
         #: the packings' hosts ``g`` of the best plan known (a start for the MILP, W7)
         self.start: np.ndarray | None = None
+        #: the best plan's largest all-reduce (µs): the MILP's one level, once known
+        self.level: int | None = None
 
     def _caps(self, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | None:
         found = _caps(self.sd, p, lam)
@@ -124,8 +130,30 @@ class Columns:
             return 0
         return int(min(self.sd.M, max(0, (lam - shape[1]) // shape[0] - len(seq) + 1)))
 
+    def levels(self, cols: list[Column], lam: int) -> np.ndarray:
+        """(levels × columns) the micro-batches each column holds under ``lam`` when the
+        plan's largest all-reduce is a level ``A`` (0 for a column whose own is above ``A``):
+        up to LEVELS of the columns' all-reduces, evenly by rank, the largest among them, or
+        only ``level`` (the best plan's) once set: one level keeps the MILP as light as
+        before (with six it took 2-3 s a target at 1,024 GPUs)."""
+        shapes = [self._shape[q] for _, q in cols]
+        sync = np.array([0 if s is None else s[1] for s in shapes])
+        uniq = np.unique(sync)
+        ranks = np.unique(np.linspace(0, len(uniq) - 1, min(LEVELS, len(uniq))).round())
+        chosen = uniq[ranks.astype(int)] if self.level is None else np.array([self.level])
+        out = np.zeros((len(chosen), len(cols)))
+        for k, a in enumerate(chosen):
+            for i, (s, (_, q)) in enumerate(zip(shapes, cols, strict=True)):
+                if s is not None and s[1] <= a:
+                    out[k, i] = min(self.sd.M, max(0, (lam - int(a)) // s[0] - len(q) + 1))
+        return out
+
     def _solve(
-        self, cols: list[Column], integer: bool, deadline: Deadline | None
+        self,
+        cols: list[Column],
+        integer: bool,
+        deadline: Deadline | None,
+        levels: np.ndarray | None = None,
     ) -> tuple[float, np.ndarray | None, np.ndarray | None]:
         """The master over ``cols`` and the cut's supply: (held, y, prices)."""
         need = np.zeros((len(cols), len(self.sd.types)))
@@ -136,7 +164,9 @@ class Columns:
         cap = float(self.sd.M) if integer else None
         supply = self.sd.classes if self.packed else self.supply
         start = self.start if integer and self.packed else None
-        return solve_master(values, need, self.sd.types, supply, integer, cap, deadline, start)
+        return solve_master(
+            values, need, self.sd.types, supply, integer, cap, deadline, start, levels
+        )
 
     def plan(self, lam: int, deadline: Deadline | None) -> list[Chain] | None:
         """Whole pipelines holding ``M`` micro-batches under ``lam``, realised on the cut's
@@ -166,18 +196,21 @@ class Columns:
             return None
         # one MILP takes at most MILP_SHARE of the time left, so later targets get a turn
         capped = None if deadline is None else deadline.earlier(deadline.share(1 - MILP_SHARE))
-        value, y, _ = self._solve(cols, True, capped)
+        held = self.levels(cols, lam)  # the plan's L1 counts its largest all-reduce
+        value, y, _ = self._solve(cols, True, capped, held)
         if y is None or value < sd.M - 0.5:
             return None
         x = np.rint(y).astype(int)
+        level = held[int(np.argmax(x[len(x) - len(held) :]))]  # the level chosen
+        g = x[len(cols) : len(x) - len(held)]
         if self.packed:
-            self.start = x[len(cols) :].astype(float)  # the next (lower) target starts here
-        pools = self.realise(x[len(cols) :]) if self.packed else None
+            self.start = g.astype(float)  # the next (lower) target starts here
+        pools = self.realise(g) if self.packed else None
         if pools is None:
             pools = {j: list(gs) for j, gs in self.pools.items()}
         chains = []
-        for col, copies in zip(cols, x[: len(cols)], strict=True):
-            for _ in range(copies):
+        for col, copies, h in zip(cols, x[: len(cols)], level, strict=True):
+            for _ in range(copies if h >= 1 else 0):  # none above the level's all-reduce
                 if any(not pools.get(j) for j in col[1]):
                     return None  # a packing not realised on its hosts (it cannot happen)
                 groups = [pools[j].pop() for j in col[1]]

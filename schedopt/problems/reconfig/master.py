@@ -32,10 +32,14 @@ def solve_master(
     cap: float | None,
     deadline: Deadline | None,
     start: np.ndarray | None = None,
+    levels: np.ndarray | None = None,
 ) -> tuple[float, np.ndarray | None, np.ndarray | None]:
     """(value, x, prices μ ≥ 0 per type, from the LP's duals; None for a MILP): ``x`` the
     columns' ``y``, then the packings' ``g`` in ``supply``'s order. ``need`` is (columns ×
-    types); ``supply`` a vector per type or the hosts' packings. ``start``: hosts per packing
+    types); ``supply`` a vector per type or the hosts' packings. ``levels`` (a MILP with a
+    ``cap``; levels × columns): the micro-batches each column holds at each level of the
+    all-reduce, one level chosen (binary ``u``, appended to ``x``) in place of ``values``'
+    row. ``start``: hosts per packing
     (``g``) of a known plan, a MILP's partial start (its positive entries fixed, HiGHS
     completes the rest or drops it; a start changes what is found first, never validity)."""
     swallow_highs_banner()  # stdout stays clean (--json)
@@ -51,7 +55,18 @@ def solve_master(
         h.changeColCost(z, -1.0)
         at_z = np.arange(ny + 1, dtype=np.int32)
         at_z[-1] = z
-        h.addRow(0.0, INF, ny + 1, at_z, np.append(values, -1.0))  # z ≤ Σ h_j y_j
+        if levels is None:
+            h.addRow(0.0, INF, ny + 1, at_z, np.append(values, -1.0))  # z ≤ Σ h_j y_j
+        else:  # z ≤ Σ_j v_kj y_j + cap (1 − u_k) for every level k, one level chosen
+            k_n = len(levels)
+            h.addVars(k_n, np.zeros(k_n), np.ones(k_n))
+            at_u = np.arange(z + 1, z + 1 + k_n, dtype=np.int32)
+            h.changeColsIntegrality(k_n, at_u, np.ones(k_n, dtype=np.uint8))
+            h.addRow(1.0, 1.0, k_n, at_u, np.ones(k_n))
+            for k in range(k_n):
+                idx_k = np.append(at_z, z + 1 + k).astype(np.int32)
+                val_k = np.concatenate([levels[k], [-1.0, -float(cap)]])
+                h.addRow(-float(cap), INF, ny + 2, idx_k, val_k)
         if integer:
             h.setOptionValue("objective_bound", -float(cap) + 0.5)  # only points holding cap
     else:
@@ -85,6 +100,7 @@ def solve_master(
     if h.getInfo().primal_solution_status != 2:
         return 0.0, None, None
     sol = h.getSolution()
-    y = np.array(sol.col_value)[:z]  # the columns, then the packings' hosts (if any)
+    col = np.array(sol.col_value)
+    y = col[:z] if levels is None else np.append(col[:z], col[z + 1 :])  # columns, hosts, u
     mu = None if integer else np.maximum(-np.array(sol.row_dual)[first : first + nt], 0.0)
     return -h.getInfo().objective_function_value, y, mu

@@ -60,6 +60,8 @@ def columned(
         seqs.update(q for q in map(cols.seq, best) if q is not None)
         if apart is None:
             cols.start = cols.packings_of(best)  # the MILP's first start: the best plan's hosts
+        if best:  # the MILP's all-reduce level: the best plan's
+            cols.level = max(part.c.sync_us(ch.gpus) for ch in best)
         failed, lam = floor - 1, min(first, hi)  # ``failed``: the highest target that failed
         if apart is None and found:  # the cut's best is a plan already: bisect below it,
             # at most COLUMN_STEP below (a bound cut short by the time is far below)
@@ -72,11 +74,12 @@ def columned(
                     break
                 chains = cols.plan(lam, deadline)
                 plan = _plan(inst, chains) if chains else None
-                if plan is None or validate(inst, plan):
+                if chains is None or plan is None or validate(inst, plan):
                     failed = lam
                 else:
                     val = evaluate(inst, plan)
-                    found.append((val, chains))  # type: ignore[arg-type]
+                    found.append((val, chains))
+                    cols.level = max(part.c.sync_us(ch.gpus) for ch in chains)
                     hi = min(lam, round(val[0] * 1e6)) - 1
                 # climb while nothing is found, then bisect between the failures and the best
                 lam = (failed + hi + 1) // 2 if found else int(failed * (1 + COLUMN_STEP)) + 1
