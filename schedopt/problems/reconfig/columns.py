@@ -77,6 +77,8 @@ class Columns:
         self.start: np.ndarray | None = None
         #: the best plan's largest all-reduce (µs): the MILP's one level, once known
         self.level: int | None = None
+        #: each column credited with its own all-reduce instead (optimistic, W7)
+        self.own = False
 
     def _caps(self, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | None:
         found = _caps(self.sd, p, lam)
@@ -135,7 +137,10 @@ class Columns:
         plan's largest all-reduce is a level ``A`` (0 for a column whose own is above ``A``):
         up to LEVELS of the columns' all-reduces, evenly by rank, the largest among them, or
         only ``level`` (the best plan's) once set: one level keeps the MILP as light as
-        before (with six it took 2-3 s a target at 1,024 GPUs)."""
+        before (with six it took 2-3 s a target at 1,024 GPUs); with ``own``, each column's
+        own all-reduce (the plan may then run over ``lam``)."""
+        if self.own:
+            return np.array([[float(h) for h, _ in cols]])
         shapes = [self._shape[q] for _, q in cols]
         sync = np.array([0 if s is None else s[1] for s in shapes])
         uniq = np.unique(sync)

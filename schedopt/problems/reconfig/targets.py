@@ -23,6 +23,10 @@ COLUMN_STEP = 0.03
 #: plans), and the cuts' coarser, so that the packings get their turn at 10 s (#17).
 COLUMN_TOL = 1e-3
 CUT_TOL = 2e-2
+#: The all-reduce level of the packings' passes in turn: the best plan's, free (six levels),
+#: and each column's own (optimistic: the validator's L1 decides; it found 12.500 s at 256
+#: GPUs in 60 s where the other two stopped at 12.503 s).
+MODES = ("best", "free", "own")
 
 
 def columned(
@@ -60,8 +64,9 @@ def columned(
         seqs.update(q for q in map(cols.seq, best) if q is not None)
         if apart is None:
             cols.start = cols.packings_of(best)  # the MILP's first start: the best plan's hosts
-        if best:  # the MILP's all-reduce level: the best plan's
-            cols.level = max(part.c.sync_us(ch.gpus) for ch in best)
+        # the MILP's all-reduce level: the best plan's (free, six levels, until there is one)
+        level = max((part.c.sync_us(ch.gpus) for ch in best), default=None)
+        mode, idle = 0, 0  # the pass's level (MODES); passes in a row with nothing found
         failed, lam = floor - 1, min(first, hi)  # ``failed``: the highest target that failed
         if apart is None and found:  # the cut's best is a plan already: bisect below it,
             # at most COLUMN_STEP below (a bound cut short by the time is far below)
@@ -72,6 +77,8 @@ def columned(
             while hi - failed > max(1.0, tol * hi):
                 if deadline is not None and deadline.expired():
                     break
+                cols.level = None if MODES[mode] == "free" else level
+                cols.own = MODES[mode] == "own"
                 chains = cols.plan(lam, deadline)
                 plan = _plan(inst, chains) if chains else None
                 if chains is None or plan is None or validate(inst, plan):
@@ -79,17 +86,19 @@ def columned(
                 else:
                     val = evaluate(inst, plan)
                     found.append((val, chains))
-                    cols.level = max(part.c.sync_us(ch.gpus) for ch in chains)
+                    level = max(part.c.sync_us(ch.gpus) for ch in chains)
                     hi = min(lam, round(val[0] * 1e6)) - 1
                 # climb while nothing is found, then bisect between the failures and the best
                 lam = (failed + hi + 1) // 2 if found else int(failed * (1 + COLUMN_STEP)) + 1
                 lam = min(lam, hi)
             if apart is not None or (deadline is not None and deadline.expired()):
                 break
-            if len(seqs) == known and len(found) == plans:
-                break  # a pass that found neither a plan nor a column would repeat itself
+            idle = idle + 1 if len(seqs) == known and len(found) == plans else 0
+            if idle == len(MODES):
+                break  # neither a plan nor a column in every mode: it would repeat itself
             # time left: the packings again from the bound, with the columns gathered since
-            # (a failed target proves nothing; it may hold with more columns)
+            # (a failed target proves nothing; it may hold with more columns), the next mode
+            mode = (mode + 1) % len(MODES)
             failed = floor - 1
             lam = (failed + hi + 1) // 2
     found.sort(key=lambda x: x[0])
