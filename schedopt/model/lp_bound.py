@@ -137,6 +137,18 @@ def _highs_of(r: Relaxation) -> Any:
     return h
 
 
+def highs_of(r: Relaxation, integer: np.ndarray | None = None) -> Any:
+    """A quiet HiGHS holding ``max cᵀx`` over ``r`` (as ``min −cᵀx``), not yet run; with
+    ``integer`` (a mask by column) those columns integral, so a MILP over the same rows."""
+    h = _highs_of(r)
+    if integer is not None and len(r.c):
+        n = len(r.c)
+        h.changeColsIntegrality(
+            n, np.arange(n, dtype=np.int32), np.asarray(integer, dtype=bool).astype(np.uint8)
+        )
+    return h
+
+
 def solve_relaxation(r: Relaxation, time_limit_s: float, *, interior: bool = False) -> LpBound:
     """Solve ``r`` with HiGHS (one thread) within ``time_limit_s``: the dual simplex, or with
     ``interior`` the interior point method without crossover (4.5 s on admission's LP at
@@ -367,6 +379,7 @@ __all__ = [
     "StagedLp",
     "cutting_plane_ascent",
     "dual_bound",
+    "highs_of",
     "lagrangian_bound",
     "relax",
     "relax_objective",
