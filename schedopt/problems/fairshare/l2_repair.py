@@ -130,12 +130,18 @@ def l3_neighbourhood(state: _State, margin: np.ndarray, used: set[int], size: in
 
 
 def repair_l2(
-    state: _State, mu: np.ndarray, rho: np.ndarray, stop: Deadline, max_s: float
+    state: _State,
+    mu: np.ndarray,
+    rho: np.ndarray,
+    stop: Deadline,
+    max_s: float,
+    a: Arrays | None = None,
 ) -> RepairStats:
     """Neighbourhood MILPs (module docstring) until ``max_s`` or ``stop``: L2 first, in up to
     L2_PHASE of the time, then L3 at the plan's L2. ``mu``, ``rho``: B2L's multipliers
-    (``l3_bound.l2_prices``). Not with hard guarantees or a preemption cap (the neighbourhood
-    would have to carry them; ``decomp`` refuses both)."""
+    (``l3_bound.l2_prices``); ``a``: ``l3_bound.arrays(state.data)``, if made already. Not
+    with hard guarantees or a preemption cap (the neighbourhood would have to carry them;
+    ``decomp`` refuses both)."""
     started = time.perf_counter()
     out = RepairStats()
     inst = state.data.instance
@@ -143,7 +149,7 @@ def repair_l2(
         return out
     end = started + max(0.0, min(max_s, stop.remaining()))
     l2_end = started + L2_PHASE * (end - started)
-    a = arrays(state.data)
+    a = arrays(state.data) if a is None else a
     used: set[int] = set()
     while time.perf_counter() < l2_end - MIN_S:
         loss, margin = losses(state, a, mu, rho)

@@ -192,6 +192,7 @@ def l3_lower_bound(
     l2_floor: float | None,
     prices: np.ndarray,
     stop: Deadline,
+    a: Arrays | None = None,
 ) -> float:
     """B3L: the best Lagrangian value found before ``stop`` (at least B3 = the restart cost of
     the unkeepable running jobs, which μ = λ = ρ = 0 gives). ``need``: ``m_v(t̂)`` by unit;
@@ -199,7 +200,7 @@ def l3_lower_bound(
     b3 = restart_lower_bound(data)
     if stop.expired():
         return b3
-    a = arrays(data)
+    a = arrays(data) if a is None else a
     if len(prices) != len(a.capacity):
         prices = np.zeros(len(a.capacity))
     best, rho = lagrangian(a, need, None, 0.0, np.zeros_like(prices))
@@ -258,13 +259,17 @@ def l2_upper_bound(data: ModelData, need: np.ndarray, prices: np.ndarray, stop: 
 
 
 def l2_prices(
-    data: ModelData, need: np.ndarray, prices: np.ndarray, stop: Deadline
+    data: ModelData,
+    need: np.ndarray,
+    prices: np.ndarray,
+    stop: Deadline,
+    a: Arrays | None = None,
 ) -> tuple[float, np.ndarray, np.ndarray]:
     """B2L (:func:`l2_upper_bound`) and the multipliers ``(μ_g, ρ_v)`` that give it. It is
     B3L's Lagrangian with no restart or host costs and ``λ = 1`` (the L2 row as the
     objective), negated: ``μ`` from B2's ``prices`` (where ``ρ = 0`` gives B2 itself), then
     each ``μ_g`` alone by golden sections, ``ρ`` exactly enough at each point."""
-    a = arrays(data)
+    a = arrays(data) if a is None else a
     units = len(need)
     if not len(a.unit):
         return 0.0, np.zeros(len(a.capacity)), np.zeros(units)
