@@ -67,8 +67,10 @@ B3L_MAX_S = 1.25
 B2L_SHARE = 0.18
 L2_FLOOR_TOL = 1e-9
 #: Seconds the L2 repair (``l2_repair.py``) may take after B2L, out of what is left before
-#: B3L and the finish (on 4,096 GPUs it gains 0.13% of L2 in one 0.2-0.9 s neighbourhood).
-REPAIR_MAX_S = 2.0
+#: B3L and the finish (one 600-job neighbourhood, 0.2-0.9 s at load 5, gains 0.12% of L2 on
+#: 4,096 GPUs and 0.24% on 16,384; with 2 s instead of 1.2 the L3 neighbourhoods after it
+#: gained little, the L3 gap stayed 4.5-4.7% and 5-11%, and the run took 0.8 s longer).
+REPAIR_MAX_S = 1.2
 
 #: Seconds per job the join keeps for turning the joined state into a solution (measured:
 #: 0.3 s for 20,000 jobs at load 10), and the join's whole reserve per job (state, water-fill

@@ -36,7 +36,7 @@ LOSS_TOL = 1e-9
 #: L3 must fall by more than this (seconds) for a neighbourhood to count as better.
 COST_TOL = 1e-6
 #: Share of the repair's time for the L2 neighbourhoods (the L3 ones take the rest).
-L2_PHASE = 0.6
+L2_PHASE = 0.75
 #: No neighbourhood is started with less time than this.
 MIN_S = 0.05
 
