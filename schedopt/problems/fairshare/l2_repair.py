@@ -29,8 +29,13 @@ from .heuristics import _State
 from .l3_bound import Arrays, arrays
 from .neighbourhood import L2_HOLD, Decision, residual, solve
 
-#: Jobs in one neighbourhood (its MILP on 4,096 GPUs: 600 jobs, 2,500 columns, 0.2-0.9 s).
+#: Jobs in one neighbourhood (its MILP on 4,096 GPUs: 600 jobs, 2,500 columns, 0.2-0.9 s at
+#: load 4-7), and the seconds such a neighbourhood is given: with less time left, it has
+#: proportionally fewer jobs (at least MIN_JOBS), the ones with the largest shortfall (at
+#: 16,384 GPUs, load 6, a 600-job neighbourhood given 0.46 s gained nothing).
 NEIGHBOURHOOD_JOBS = 600
+NEIGHBOURHOOD_S = 1.0
+MIN_JOBS = 100
 #: Shortfalls below this are noise.
 LOSS_TOL = 1e-9
 #: L3 must fall by more than this (seconds) for a neighbourhood to count as better.
@@ -153,7 +158,7 @@ def repair_l2(
     used: set[int] = set()
     while time.perf_counter() < l2_end - MIN_S:
         loss, margin = losses(state, a, mu, rho)
-        chosen = l2_neighbourhood(loss, margin, used, NEIGHBOURHOOD_JOBS)
+        chosen = l2_neighbourhood(loss, margin, used, _size(l2_end))
         if not chosen:
             break
         used.update(chosen)
@@ -161,13 +166,19 @@ def repair_l2(
     used = set()
     while time.perf_counter() < end - MIN_S:
         _, margin = losses(state, a, mu, rho)
-        chosen = l3_neighbourhood(state, margin, used, NEIGHBOURHOOD_JOBS)
+        chosen = l3_neighbourhood(state, margin, used, _size(end))
         if not chosen:
             break
         used.update(chosen)
         _improve(state, chosen, end, False, out)
     out.seconds = time.perf_counter() - started
     return out
+
+
+def _size(end: float) -> int:
+    """Jobs in a neighbourhood started now that must end at ``end`` (NEIGHBOURHOOD_S)."""
+    left = end - time.perf_counter()
+    return max(MIN_JOBS, min(NEIGHBOURHOOD_JOBS, int(NEIGHBOURHOOD_JOBS * left / NEIGHBOURHOOD_S)))
 
 
 def _improve(state: _State, chosen: list[int], end: float, l2: bool, out: RepairStats) -> None:
