@@ -58,12 +58,13 @@ JOBS_PER_PART = 2500
 #: 10 s limit at 20,000 jobs, issue #16).
 AUTO_DECOMP_JOBS = 5000
 
-#: Seconds B3L may take at most after the join (its whole search: 0.5 s at 4,096 GPUs, load
-#: 5), out of what the join's reserve leaves beyond the finish (not kept back from the parts:
-#: at load 5 that starved them, L2 75% under B2 at 16,384 GPUs), and the relative slack on
-#: the plan's L2 in its floor (the validator sums the same e_jo in another order).
+#: Seconds B2L and B3L may take at most after the join (B3L's whole search: 0.2 s at 4,096
+#: GPUs, about 1 s at 16,384 behind the repaired plan's L2, load 5), out of what the join's
+#: reserve leaves beyond the finish (not kept back from the parts: at load 5 that starved
+#: them, L2 75% under B2 at 16,384 GPUs), and the relative slack on the plan's L2 in its
+#: floor (the validator sums the same e_jo in another order).
 B3L_MAX_S = 1.25
-#: Share of that time B2L (the L2 bound behind the plan's L1) takes first.
+#: Share of that time B2L (the L2 bound behind the plan's L1) takes first (0.225 s).
 B2L_SHARE = 0.18
 L2_FLOOR_TOL = 1e-9
 #: Seconds the L2 repair (``l2_repair.py``) may take after B2L, out of what is left before
