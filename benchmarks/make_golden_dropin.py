@@ -5,7 +5,8 @@ filling (with and without priority reweighting by entity), which `schedopt solve
     python benchmarks/make_golden_dropin.py
 
 Writes ``instances/timeshare/dropin/<name>.json`` (the arguments of Gavel's ``get_allocation``,
-with the class's name under ``policy``) and ``instances/timeshare/dropin/golden.json``, each
+with the class's name under ``policy``; a pair's key, a tuple in Gavel, goes under
+``pair_throughputs`` as its two job ids and the throughputs) and ``instances/timeshare/dropin/golden.json``, each
 round's value as schedopt's drop-in proves it with no time limit to speak of (an hour) and, for
 the strategy-proof policy, a gap of 1e-10 on the geometric mean: the geometric mean and each
 job's discounted rate (steps/s, what Gavel's scheduler uses; exact to the programs' gaps), or
@@ -28,6 +29,7 @@ from schedopt.integrations import gavel
 FOLDER = Path(__file__).resolve().parents[1] / "instances" / "timeshare" / "dropin"
 STRATEGY_PROOF = "MaxMinFairnessStrategyProofPolicyWithPerf"
 WATER_FILLING = "MaxMinFairnessWaterFillingPolicyWithPerf"
+PACKING = "MaxMinFairnessWaterFillingPolicyWithPacking"
 BLIND = "MaxMinFairnessWaterFillingPolicy"
 #: the strategy-proof programs' gap on the geometric mean when the values are recorded
 TOL = 1e-10
@@ -108,6 +110,24 @@ ROUNDS: dict[str, dict[str, Any]] = {
         "cluster_spec": {"k80": 4, "v100": 2},
     },
 }
+ROUNDS["water_filling-packing-5j"] = {
+    "policy": PACKING,
+    **_jobs(
+        {
+            "a": ({"k80": 0.0, "v100": 8.0}, 1, 1.0),
+            "b": ({"k80": 1.0, "v100": 3.0}, 1, 1.0),
+            "c": ({"k80": 1.5, "v100": 5.0}, 1, 2.0),
+            "d": ({"k80": 0.5, "v100": 6.0}, 2, 1.0),
+            "e": ({"k80": 1.0, "v100": 0.0}, 1, 1.0),
+        }
+    ),
+    "pair_throughputs": [
+        {"jobs": ["a", "b"], "throughput": {"k80": [0.0, 0.0], "v100": [6.0, 2.4]}},
+        {"jobs": ["b", "c"], "throughput": {"k80": [0.8, 1.2], "v100": [1.5, 4.5]}},
+        {"jobs": ["a", "c"], "throughput": {"k80": [0.0, 0.0], "v100": [4.0, 2.5]}},
+    ],
+    "cluster_spec": {"k80": 2, "v100": 2},
+}
 ROUNDS["water_filling-entities-fairness-6j"] = {
     **ROUNDS["water_filling-perf-6j"],
     "priority_reweighting_policies": {"team1": "fairness", "team2": "fairness"},
@@ -122,9 +142,16 @@ ROUNDS["water_filling-entities-mixed-6j"] = {
 }
 
 
-def run(doc: dict[str, Any], policy: Any) -> dict[str, dict[str, float]]:
+def throughputs(doc: dict[str, Any]) -> dict[Any, Any]:
+    """Gavel's ``throughputs``: every job's, and every pair's under the tuple of its ids."""
+    pairs = {tuple(p["jobs"]): p["throughput"] for p in doc.get("pair_throughputs", ())}
+    return {**doc["throughputs"], **pairs}
+
+
+def run(doc: dict[str, Any], policy: Any) -> dict[Any, dict[str, float]]:
     """``policy.get_allocation`` on the round's arguments (the allocation alone)."""
-    args = (doc["throughputs"], doc["scale_factors"], doc["priority_weights"], doc["cluster_spec"])
+    thr = throughputs(doc)
+    args = (thr, doc["scale_factors"], doc["priority_weights"], doc["cluster_spec"])
     if doc["policy"] == STRATEGY_PROOF:
         allocation, _ = policy.get_allocation(*args)
         return allocation  # type: ignore[no-any-return]
@@ -137,9 +164,10 @@ def run(doc: dict[str, Any], policy: Any) -> dict[str, dict[str, float]]:
     return policy.get_allocation(*args, **entities)  # type: ignore[no-any-return]
 
 
-def levels(doc: dict[str, Any], allocation: dict[str, dict[str, float]]) -> dict[str, float]:
-    """Each job's a_j ρ_j: s_j ρ_j / (π_j p_j), p_j the equal split's rate; the blind policy's
-    ρ_j is the time on types where the job runs and a_j = s_j / π_j."""
+def levels(doc: dict[str, Any], allocation: dict[Any, dict[str, float]]) -> dict[str, float]:
+    """Each job's a_j ρ_j: s_j ρ_j / (π_j p_j), p_j the equal split's rate, ρ_j with its time in
+    pairs at the pair's rates; the blind policy's ρ_j is the time on types where the job runs
+    and a_j = s_j / π_j."""
     spec, thr = doc["cluster_spec"], doc["throughputs"]
     total = sum(spec.values())
     out = {}
@@ -148,10 +176,15 @@ def levels(doc: dict[str, Any], allocation: dict[str, dict[str, float]]) -> dict
         if doc["policy"] == BLIND:
             time = sum(x for w, x in allocation[j].items() if rates[w] > 0)
             out[j] = s * time / pw
-        else:
-            rho = sum(x * rates[w] for w, x in allocation[j].items())
-            p = sum(rates[w] * n / total for w, n in spec.items())
-            out[j] = s * rho / (pw * p)
+            continue
+        rho = sum(x * rates[w] for w, x in allocation[j].items())
+        for pair in doc.get("pair_throughputs", ()):
+            if j in pair["jobs"]:
+                k = pair["jobs"].index(j)
+                shares = allocation[tuple(pair["jobs"])]
+                rho += sum(x * pair["throughput"][w][k] for w, x in shares.items())
+        p = sum(rates[w] * n / total for w, n in spec.items())
+        out[j] = s * rho / (pw * p)
     return out
 
 

@@ -55,8 +55,9 @@ def _instance(doc: dict[str, Any], without: str | None = None) -> TimeshareInsta
         for j in sorted(doc["throughputs"])
         if j != without
     ]
+    pairs = [p for p in doc.get("pair_throughputs", ()) if without not in p["jobs"]]
     return TimeshareInstance.model_validate(
-        {"policy": policy.value, "workers": doc["cluster_spec"], "jobs": jobs}
+        {"policy": policy.value, "workers": doc["cluster_spec"], "jobs": jobs, "pairs": pairs}
     )
 
 
@@ -68,8 +69,11 @@ def _weights(inst: TimeshareInstance) -> np.ndarray:
     return s_over_pi / reference.equal_split(inst)
 
 
-def _run(doc: dict[str, Any], policy: Any) -> dict[str, dict[str, float]]:
-    args = (doc["throughputs"], doc["scale_factors"], doc["priority_weights"], doc["cluster_spec"])
+def _run(doc: dict[str, Any], policy: Any) -> dict[Any, dict[str, float]]:
+    """``get_allocation`` on the round (a pair's key: the tuple of its ids, as Gavel's)."""
+    pairs = {tuple(p["jobs"]): p["throughput"] for p in doc.get("pair_throughputs", ())}
+    thr = {**doc["throughputs"], **pairs}
+    args = (thr, doc["scale_factors"], doc["priority_weights"], doc["cluster_spec"])
     if doc["policy"] == STRATEGY_PROOF:
         return policy.get_allocation(*args)[0]  # type: ignore[no-any-return]
     entities = {}
@@ -81,12 +85,18 @@ def _run(doc: dict[str, Any], policy: Any) -> dict[str, dict[str, float]]:
     return policy.get_allocation(*args, **entities)  # type: ignore[no-any-return]
 
 
-def _rates(doc: dict[str, Any], allocation: dict[str, dict[str, float]]) -> dict[str, float]:
+def _rates(doc: dict[str, Any], allocation: dict[Any, dict[str, float]]) -> dict[str, float]:
+    """ρ_j in steps/s: alone, and in each pair at the pair's rate."""
     thr = doc["throughputs"]
-    return {j: sum(x * thr[j][w] for w, x in allocation[j].items()) for j in thr}
+    out = {j: sum(x * thr[j][w] for w, x in allocation[j].items()) for j in thr}
+    for pair in doc.get("pair_throughputs", ()):
+        for k, j in enumerate(pair["jobs"]):
+            shares = allocation[tuple(pair["jobs"])]
+            out[j] += sum(x * pair["throughput"][w][k] for w, x in shares.items())
+    return out
 
 
-def _levels(doc: dict[str, Any], allocation: dict[str, dict[str, float]]) -> dict[str, float]:
+def _levels(doc: dict[str, Any], allocation: dict[Any, dict[str, float]]) -> dict[str, float]:
     """a_j ρ_j (the blind policy: ρ_j is the time where the job runs)."""
     inst = _instance(doc)
     a = dict(zip((j.id for j in inst.jobs), _weights(inst).tolist(), strict=True))
@@ -195,7 +205,12 @@ def test_the_rounds_exercise_what_they_are_for() -> None:
     one level, one of them three (else leximin could not be told from max-min)."""
     docs = {name: _doc(name) for name in GOLDEN}
     policies = {d["policy"] for d in docs.values()}
-    assert policies == {STRATEGY_PROOF, BLIND, "MaxMinFairnessWaterFillingPolicyWithPerf"}
+    assert policies == {
+        STRATEGY_PROOF,
+        BLIND,
+        "MaxMinFairnessWaterFillingPolicyWithPerf",
+        "MaxMinFairnessWaterFillingPolicyWithPacking",
+    }
     rules = {r for d in docs.values() for r in d.get("priority_reweighting_policies", {}).values()}
     assert rules == {"fairness", "fifo"}
     assert any(len(d["cluster_spec"]) == 1 for d in docs.values())  # the closed form's case
