@@ -6,13 +6,14 @@ filling (with and without priority reweighting by entity), which `schedopt solve
 
 Writes ``instances/timeshare/dropin/<name>.json`` (the arguments of Gavel's ``get_allocation``,
 with the class's name under ``policy``; a pair's key, a tuple in Gavel, goes under
-``pair_throughputs`` as its two job ids and the throughputs) and ``instances/timeshare/dropin/golden.json``, each
-round's value as schedopt's drop-in proves it with no time limit to speak of (an hour) and, for
-the strategy-proof policy, a gap of 1e-10 on the geometric mean: the geometric mean and each
-job's discounted rate (steps/s, what Gavel's scheduler uses; exact to the programs' gaps), or
-each job's water level a_j ρ_j. A round that is not proven OPTIMAL stops the script (exit 1).
-The values are checked apart from schedopt's code by tests/timeshare/test_dropin_golden.py
-(closed form, scipy, the reference water filling), which also runs every back-end on them.
+``pair_throughputs`` as its two job ids and the throughputs) and
+``instances/timeshare/dropin/golden.json``: each round's value as schedopt's drop-in proves it
+with no time limit to speak of (an hour) and, for the strategy-proof policy, a gap of 1e-10 on
+the geometric mean: the geometric mean and each job's discounted rate (steps/s, what Gavel's
+scheduler uses; exact to the programs' gaps), or each job's water level a_j ρ_j. A round that
+is not proven OPTIMAL stops the script (exit 1). The values are checked apart from schedopt's
+code by tests/timeshare/test_dropin_golden.py (closed form, scipy, the reference water
+filling), which also runs every back-end on them.
 """
 
 from __future__ import annotations
