@@ -116,11 +116,9 @@ def _highs_of(r: Relaxation) -> Any:
     """A quiet HiGHS holding ``max cᵀx`` over ``r`` (as ``min −cᵀx``), not yet run."""
     import highspy  # imported when first solved (start-up imports no solver)
 
-    from schedopt.backends.highs_pulp import swallow_highs_banner
+    from schedopt.backends.highs_quiet import quiet_highs
 
-    swallow_highs_banner()
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = quiet_highs()
     # (no "threads": HiGHS fixes its thread pool at a process's first run and fails every
     # later run that asks for another size; its simplex and IPM run serially here anyway)
     lp = highspy.HighsLp()
@@ -330,9 +328,8 @@ def cutting_plane_ascent(
     of the LP's value in 40 steps where coordinate-wise golden sections stalled at 94%.)"""
     import highspy  # imported when first solved (start-up imports no solver)
 
-    from schedopt.backends.highs_pulp import swallow_highs_banner
+    from schedopt.backends.highs_quiet import quiet_highs
 
-    swallow_highs_banner()
     y = np.maximum(np.asarray(start, dtype=np.float64), 0.0)
     n = len(y)
     unit = np.maximum(np.abs(y), 1e-3)
@@ -350,8 +347,7 @@ def cutting_plane_ascent(
         else:
             width *= 0.5
         # max θ : θ ≤ value_k + grad_k·(y − y_k) for every cut, y in the box
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = quiet_highs()
         lo = np.maximum(0.0, best_y - width * unit)
         h.addVars(
             n + 1,
