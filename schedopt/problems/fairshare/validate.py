@@ -49,16 +49,26 @@ def _cluster(inst: FairshareInstance) -> _Cluster:
     return _Cluster(free, host_type, dict(per_type), largest, largest_free)
 
 
-def _usable(inst: FairshareInstance, c: _Cluster, job: Job) -> list[tuple[str, int, float]]:
-    """The (type, count, rate) options this cluster can host now."""
-    return [
-        (g, n, r)
-        for g, table in job.throughput.items()
-        for n, r in table.items()
-        if r > 0  # 0: the job cannot run so
-        and n <= c.per_type.get(g, 0)
-        and (inst.allow_multi_host or n <= c.largest_free.get(g, 0))
-    ]
+def _widest(inst: FairshareInstance, c: _Cluster) -> dict[str, int]:
+    """By GPU type, the most GPUs one job may use now (C1; one host without multi-host)."""
+    if inst.allow_multi_host:
+        return dict(c.per_type)
+    return {g: min(n, c.largest_free.get(g, 0)) for g, n in c.per_type.items()}
+
+
+def _usable(job: Job, widest: dict[str, int]) -> tuple[int, float]:
+    """The largest gang (0: none) and best rate (0.0: none) of ``job``'s options this cluster
+    can host now (``widest``: :func:`_widest`; rate 0: the job cannot run so)."""
+    demand, best = 0, 0.0
+    for g, table in job.throughput.items():
+        most = widest.get(g, 0)
+        for n, r in table.items():
+            if r > 0 and n <= most:
+                if n > demand:
+                    demand = n
+                if r > best:
+                    best = r
+    return demand, best
 
 
 @dataclass(frozen=True)
@@ -105,10 +115,9 @@ def _derive(inst: FairshareInstance) -> _Derived:
     c = _cluster(inst)
     demand: dict[str, int] = {}
     best: dict[str, float] = {}
+    widest = _widest(inst, c)
     for job in inst.jobs:
-        usable = _usable(inst, c, job)
-        demand[job.id] = max((n for _, n, _ in usable), default=0)
-        best[job.id] = max((r for _, _, r in usable), default=0.0)
+        demand[job.id], best[job.id] = _usable(job, widest)
     units = _units(inst, c, demand)
     unit_of = np.zeros(len(inst.jobs), dtype=np.int64)
     for k, v in enumerate(units):
