@@ -49,6 +49,11 @@ class SolveOptions:
     simplex basis, keyed by job); a method that can resume from it does, the others ignore it.
     ``on_progress`` receives :class:`~schedopt.core.progress.Progress` events while the solve
     runs (method, level, incumbent, bound, time left; a few a second at most); None: silent.
+    ``tuned`` is method name → parameter values of the tuned heuristics in force for this
+    solve (the shipped ones, overridden by ``solve(..., tuned=PATH)``): ``solve`` sets it, so
+    that a method that runs heuristics inside (admission's ``decomp:lp`` and ``lns``) runs them
+    with the parameters the caller chose. None (a method run without ``solve``): the method
+    reads the shipped ones itself.
     """
 
     time_limit_s: float = 10.0
@@ -61,6 +66,7 @@ class SolveOptions:
     deterministic: bool = False
     warm_start: Any = None
     on_progress: ProgressCallback | None = field(default=None, compare=False, repr=False)
+    tuned: Mapping[str, Mapping[str, Any]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         # InvalidInstanceError (a ValueError) naming the option: the same ranges as the CLI's,
