@@ -1,23 +1,19 @@
 """Repair's steps (#17): a group's CP-SAT model is C1–C7 and L1 alone (no count changes C9,
-which only L3 reads), with the same L1 optimum as the full model; and a pass of windows works
-on the groups with the most LP value left first."""
+which only L3 reads), with the same L1 optimum as the full model."""
 
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
 from schedopt.core.options import SolveOptions
-from schedopt.core.stopping import Deadline
 from schedopt.model.emit_cpsat import CpsatSession
 from schedopt.problems.admission import generate_custom
-from schedopt.problems.admission import repair as repair_module
 from schedopt.problems.admission.bound import l1_bound
 from schedopt.problems.admission.data import build_data
 from schedopt.problems.admission.exact import AdmissionHooks
 from schedopt.problems.admission.lp_round import lp_round
 from schedopt.problems.admission.model import build_model
-from schedopt.problems.admission.neighbourhood import value_left
-from schedopt.problems.admission.repair import improve_group, left_for, repair
+from schedopt.problems.admission.repair import improve_group, left_for
 from schedopt.problems.admission.strategies import instances
 
 
@@ -59,33 +55,3 @@ def test_a_group_step_builds_no_count_changes(monkeypatch) -> None:
     assert not [b for b in am.model.blocks if b.cid.startswith("C9") and len(b)]
     full = build_model(sub)
     assert am.model.num_cols < full.model.num_cols
-
-
-def test_a_pass_of_windows_takes_the_groups_with_most_value_left_first(monkeypatch) -> None:
-    inst = generate_custom(hosts=8, jobs=400, slots=6, seed=3)  # 4-5 windows
-    data = build_data(inst)
-    lp = l1_bound(data, 60)
-    start = lp_round(data, lp)
-    assert start is not None
-    left = value_left(data, start, lp)
-    assert left
-    by_id = {j.id: j.index for j in data.jobs}
-    order: list[float] = []
-    batches: list[list[list[int]]] = []
-    real_groups = repair_module.groups
-
-    def groups_spy(*args, **kwargs):
-        batches.append(real_groups(*args, **kwargs))
-        return batches[-1]
-
-    def step_spy(sub, hint, seconds, seed, deterministic=False):
-        order.append(sum(left.get(by_id[j.id], 0.0) for j in sub.jobs))
-        return None  # no gain: every group of the pass sees the start
-
-    monkeypatch.setattr(repair_module, "groups", groups_spy)
-    monkeypatch.setattr(repair_module, "improve_group", step_spy)
-    # the first pass is by deadline: its groups in order of the LP value left in them
-    repair(data, start, Deadline.after(60.0), 0, lp, max_steps=1000, deterministic=True)
-    first = order[: len(batches[0])]
-    assert len(first) > 3 and first == sorted(first, reverse=True)
-    assert first[0] > first[-1]

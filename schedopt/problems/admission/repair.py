@@ -9,8 +9,7 @@ the group joins the fixed plans within C3 at every level, and C5 keeps the earli
 inside the group. The group's current plans are CP-SAT's hint; a better L1 replaces them.
 Best-effort jobs are left out and re-planned greedily at the end (they do not enter L1).
 Given the LP point of the bound, every third pass takes its groups where the LP says value is
-left instead (``neighbourhood.py``), and a pass of windows takes its groups in order of the
-LP value left in them (most first). A group's model is C1–C7 and L1 alone
+left instead (``neighbourhood.py``). A group's model is C1–C7 and L1 alone
 (``build_model(..., l1_only=True)``): the count changes C9 only matter to L3.
 """
 
@@ -27,7 +26,7 @@ from .assemble import RawPlan, guaranteed_value
 from .bound import L1Bound
 from .data import JobData, ModelData
 from .heuristics import Ledger
-from .neighbourhood import lp_groups, lp_start, value_left
+from .neighbourhood import lp_groups, lp_start
 
 #: SLO jobs per group: CP-SAT proves or nearly proves a group this size in a fraction of a
 #: second (benchmarks/RESULTS.md, "LP rounding and repair").
@@ -164,10 +163,6 @@ def repair(
             batch = lp_groups(data, current, lp, size, rng)
         else:
             batch = groups(data, current, size, rng, by_slot=kind == "slot")
-            if lp is not None and guided:
-                # the windows with the most LP value left first: a 10 s run ends mid-pass
-                left = value_left(data, current, lp)
-                batch.sort(key=lambda g: -sum(left.get(i, 0.0) for i in g))
         for indices in batch:
             seconds = min(STEP_S * size / GROUP_JOBS, deadline.remaining() - 0.1)
             if seconds < 0.05 or (max_steps is not None and steps >= max_steps):
