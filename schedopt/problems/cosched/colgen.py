@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from schedopt.backends.highs_quiet import quiet_highs
 from schedopt.core.stopping import Deadline
 from schedopt.executor import Executor, Task
 
@@ -25,7 +26,7 @@ from .heuristics import build
 from .schedule import Planned, host_counts
 
 if TYPE_CHECKING:
-    import highspy
+    pass
 
 #: A column prices in when its reduced cost is below this ($/h).
 PRICE_TOL = 1e-6
@@ -56,10 +57,8 @@ class Column:
         return sum(n * data.cost[p] for p, n in enumerate(self.hosts))
 
 
-def _quiet(h: highspy.Highs) -> None:
-    h.setOptionValue("output_flag", False)
-    # HiGHS keeps one thread pool per process and fails a run that asks for another size,
-    # so `threads` is not set (as in model/emit_highs.py).
+# (no `threads` on the master: HiGHS keeps one thread pool per process and fails a run that
+# asks for another size, as in model/emit_highs.py)
 
 
 class Master:
@@ -71,8 +70,7 @@ class Master:
         self.n, self.np = len(data.jobs), len(data.pools)
         import highspy  # the solver is imported when first used (#16 item 11)
 
-        h = self.h = highspy.Highs()
-        _quiet(h)
+        h = self.h = quiet_highs()
         inf = highspy.kHighsInf
         lower = [1.0] * self.n + [-inf] * self.np
         upper = [1.0] * self.n + [float(x) for x in data.hosts]
