@@ -10,6 +10,8 @@ replace a case's surrogate knapsack value by it, and column generation can try t
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,12 +41,19 @@ def case_bound(
     level: int,
     room: np.ndarray,
     seconds: float,
+    enough: float | None = None,
+    hint: Sequence[tuple[int, int]] = (),
 ) -> CaseBound:
     """``items``: job indices; per item ``i`` (row ``i`` of the arrays): ``ok[i, c]`` the
     admissible combinations; ``duration[i, c, p]`` ms on pool ``p`` without switch, ``load``
-    with the job's switch; ``mem`` MiB; ``chain`` the step (R5). ``room`` MiB per pool."""
+    with the job's switch; ``mem`` MiB; ``chain`` the step (R5). ``room`` MiB per pool.
+    ``enough``: CP-SAT stops once its proven bound is at or below it (the caller needs no
+    less); ``hint``: a group (job, combination) to start the search from (the case's group of
+    the last round). Dominated combinations are left out (:func:`undominated`): the maximum is
+    the same."""
     from ortools.sat.python import cp_model  # the solver is imported when first used
 
+    ok = undominated(ok, duration, load, mem, chain)
     P = duration.shape[2]
     m = cp_model.CpModel()
     T = m.new_int_var(0, int(level), "T")
@@ -88,14 +97,53 @@ def case_bound(
         if pool_m[p]:
             m.add(sum(pool_m[p]) <= int(room[p]))  # R2
     m.maximize(sum(obj))
+    hinted = set(hint)
+    if hinted:
+        for (i, c), v in x.items():
+            m.add_hint(v, (int(items[i]), c) in hinted)
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(0.01, seconds)
     solver.parameters.num_workers = 1
+    # Small models (about 20 jobs × 5 combinations): CP-SAT's search alone, without the LP
+    # relaxation, probing or symmetry detection, proves them in about half the CPU time
+    # (238 cases of 656 GPUs × 40 jobs: 5.5 → 2.7 s, #17).
+    solver.parameters.linearization_level = 0
+    solver.parameters.cp_model_probing_level = 0
+    solver.parameters.symmetry_level = 0
+    proven = [math.inf]  # the least bound CP-SAT has proven so far (scaled)
+
+    def on_bound(bound: float) -> None:
+        proven[0] = min(proven[0], bound)
+        if enough is not None and bound <= enough * SCALE:
+            solver.stop_search()
+
+    solver.best_bound_callback = on_bound
     status = solver.solve(m)
     total = float(sum(pi[j] for j in items))
+    if status == cp_model.OPTIMAL:
+        proven[0] = min(proven[0], solver.best_objective_bound)
+    upper = min(total, proven[0] / SCALE + 1e-9)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return CaseBound(total, [], 0.0)  # not decided: every item's π
+        return CaseBound(upper, [], 0.0)
     found = [(int(items[i]), c) for (i, c), v in x.items() if solver.value(v)]
     value = float(sum(pi[j] for j, _ in found))
-    upper = min(total, solver.best_objective_bound / SCALE + 1e-9)
-    return CaseBound(upper, found, value)
+    return CaseBound(min(upper, solver.best_objective_bound / SCALE + 1e-9), found, value)
+
+
+def undominated(
+    ok: np.ndarray, duration: np.ndarray, load: np.ndarray, mem: np.ndarray, chain: np.ndarray
+) -> np.ndarray:
+    """``ok`` without the combinations another admissible one of the same job dominates: no
+    more time on any pool (with and without the switch), memory or step chain (and, among
+    equals, the first kept). Every row of the case's model is monotone in these numbers, so a
+    group keeps its Σ π with the dominating combination in place of the dominated one."""
+    out = ok.copy()
+    for i in range(ok.shape[0]):
+        cs = np.flatnonzero(ok[i])
+        if len(cs) < 2:
+            continue
+        v = np.concatenate([duration[i, cs], load[i, cs], mem[i, cs], chain[i, cs][:, None]], 1)
+        le = (v[:, None, :] <= v[None, :, :]).all(axis=2)  # le[a, b]: a ≤ b everywhere
+        first = np.arange(len(cs))[:, None] < np.arange(len(cs))[None, :]
+        out[i, cs[(le & (~le.T | first)).any(axis=0)]] = False
+    return out
