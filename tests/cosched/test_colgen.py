@@ -175,3 +175,27 @@ def test_colgen_keeps_the_time_limit_at_656_gpus(workers: int) -> None:
 def test_golden_file_lists_the_goldens_used() -> None:
     golden = json.loads((ROOT / "golden.json").read_text())
     assert all(f"{n}.json" in golden for n in GOLDEN)
+
+
+def test_colgen_in_deterministic_mode_answers_the_same_twice() -> None:
+    """A budget of rounds in place of the wall clock (CP-SAT on its deterministic time): the
+    same plan, bound and columns in two runs, and exactly the rounds asked for."""
+    inst = generate_custom(12, 12, 16, 16, 1, (0, 1))
+    runs = [
+        schedopt.solve(
+            inst, "colgen", time_limit_s=2, deterministic=True, params={"rounds": rounds}
+        )
+        for rounds in (8, 8, 3)
+    ]
+    a, b, short = runs
+    assert a.solution is not None and a.solution == b.solution
+    assert a.objectives == b.objectives and a.best_bound == b.best_bound
+    assert a.stats == b.stats
+    assert a.stats["rounds"] == 8 and short.stats["rounds"] == 3
+
+
+@pytest.mark.parametrize("rounds", [0, -1, 2.5, "3", True])
+def test_colgen_refuses_a_bad_round_budget(rounds: object) -> None:
+    inst = generate_custom(4, 4, 8, 8, 0, (0,), scale=4)
+    with pytest.raises(schedopt.InvalidInstanceError, match=r"params\.rounds"):
+        schedopt.solve(inst, "colgen", time_limit_s=2, params={"rounds": rounds})

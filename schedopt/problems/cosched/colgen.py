@@ -10,6 +10,7 @@ the last duals (:mod:`.farley`), valid over all of R whatever columns were found
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from schedopt.core.stopping import Deadline
 from schedopt.executor import Executor, Task
 
 from .data import ModelData, OptionData, aggregate_shares
-from .farley import LEVELS, Combos, Hints, Stack, farley_bound
+from .farley import LEVELS, CaseState, Combos, Stack, farley_bound
 from .group_exact import schedule_exact
 from .heuristics import build
 from .schedule import Planned, host_counts
@@ -247,11 +248,17 @@ def boxes_of(data: ModelData, combos: list[Combos], most: int = 2) -> list[tuple
     return [h for h in itertools.product(*(range(t + 1) for t in tops)) if any(h)]
 
 
-def check(data: ModelData, members: Members, deadline: Deadline | None = None) -> Column | None:
+def check(
+    data: ModelData,
+    members: Members,
+    deadline: Deadline | None = None,
+    deterministic: bool = False,
+) -> Column | None:
     """The sub-solve: an explicit periodic schedule for the members (the heuristics'
     scheduler, fewest hosts; else the exact one of :mod:`.group_exact` for up to
-    :data:`EXACT_CHECK_S`), dropping the last-added member until one is found; within
-    ``deadline`` (the inline executor does not interrupt a task)."""
+    :data:`EXACT_CHECK_S`, deterministic seconds if ``deterministic``), dropping the
+    last-added member until one is found; within ``deadline`` (the inline executor does not
+    interrupt a task)."""
     group = list(members)
     while group:
         if deadline is not None and deadline.expired():
@@ -261,13 +268,15 @@ def check(data: ModelData, members: Members, deadline: Deadline | None = None) -
             return Column(tuple(group), tuple(built.hosts), built.planned)
         chosen = [(data.jobs[j], opts) for j, opts in group]
         hosts = host_counts(data, chosen)
-        seconds = EXACT_CHECK_S if deadline is None else min(EXACT_CHECK_S, deadline.remaining())
+        cap = math.inf if deadline is None else deadline.remaining()
+        seconds = cap if deterministic else min(EXACT_CHECK_S, cap)
         if (
             seconds > 0.02
             and hosts is not None
             and all(n <= data.hosts[p] for p, n in enumerate(hosts))
         ):
-            exact = schedule_exact(chosen, seconds)
+            work = EXACT_CHECK_S if deterministic else None
+            exact = schedule_exact(chosen, min(seconds, 3600.0), 0, work)
             if exact:
                 return Column(tuple(group), tuple(hosts), exact)
         group.pop()
@@ -297,10 +306,13 @@ def generate(
     deadline: Deadline,
     executor: Executor,
     bound_deadline: Deadline,
+    rounds: int | None = None,
+    deterministic: bool = False,
 ) -> Generated:
     """Rounds of restricted master LP and pricing (columns checked through ``executor``)
-    until no checked column is new or ``deadline``; then the Farley bound of the last duals,
-    by ``bound_deadline``. Each round prices greedily and proves the Farley bound of its duals
+    until no checked column is new, ``rounds`` rounds or ``deadline``; then the Farley bound
+    of the last duals, by ``bound_deadline``. ``deterministic``: CP-SAT stops on its
+    deterministic time, so with a round budget and far deadlines a run is reproducible. Each round prices greedily and proves the Farley bound of its duals
     over R', whose exact case bounds (CP-SAT, :mod:`.pricing`) also find groups: the best
     bound of any round is valid, and when exact pricing finds no group it equals the LP."""
     master = Master(data)
@@ -311,15 +323,15 @@ def generate(
     boxes = boxes_of(data, combos)
     stack = Stack(combos, len(data.pools))
     fits = box_fits(data, stack, boxes)
-    hints: Hints = {}
-    rounds = 0
+    state = CaseState(deterministic)
+    done = 0
     solved = None
     best: float | None = None
     exact = False  # greedy pricing first; exact case bounds once it finds few new groups
     center: tuple[np.ndarray, np.ndarray] | None = None  # the duals of the best bound
     smooth = SMOOTH
-    while not deadline.expired():
-        rounds += 1
+    while not deadline.expired() and (rounds is None or done < rounds):
+        done += 1
         solved = master.solve(deadline.remaining())
         if solved is None:
             break
@@ -337,13 +349,16 @@ def generate(
                 )
             )
             found: list[tuple[tuple[int, int], ...]] = []
-            b = farley_bound(data, ps, ys, deadline, deadline, found, combos, hints)
+            b = farley_bound(data, ps, ys, deadline, deadline, found, combos, state)
             if b is not None and (best is None or b > best):
                 best, center = b, (ps, ys)
             proposed += [tuple((j, combos[j].options[c]) for j, c in f) for f in found]
-        tasks = [Task(str(i), check, (data, m, deadline)) for i, m in enumerate(proposed)]
+        tasks = [
+            Task(str(i), check, (data, m, deadline, deterministic)) for i, m in enumerate(proposed)
+        ]
         added = 0
-        for res in executor.run(tasks, deadline=deadline):
+        # in the tasks' order, whatever order a pool finishes them in (a reproducible master)
+        for res in sorted(executor.run(tasks, deadline=deadline), key=lambda r: int(r.key)):
             if res.ok and res.value is not None:
                 added += master.add(res.value)
         if added < GREEDY_STALL:
@@ -360,21 +375,21 @@ def generate(
         # pricing adds 8 or more groups nearly every round for the whole minute: their duals
         # give 2,524-2,593 against 2,797, #17); the aggregate shares scaled by Farley's θ over
         # R' give at least it (2,888; formulation, "Farley at the aggregate shares").
-        scaled = scaled_aggregate(data, bound_deadline, combos)
+        scaled = scaled_aggregate(data, bound_deadline, combos, state)
         if scaled is not None and (best is None or scaled > best):
             best = scaled
     # Any duals give a valid Farley bound; those of the final master give the strongest.
     solved = master.solve(bound_deadline.remaining()) or solved
     if solved is None:
-        return Generated(best, None, rounds, master.columns)
+        return Generated(best, None, done, master.columns)
     lp, pi, y = solved
     for b in (
-        farley_bound(data, pi, y, bound_deadline, bound_deadline),
+        farley_bound(data, pi, y, bound_deadline, bound_deadline, None, combos, state),
         best_farley(data, pi, y, bound_deadline),
     ):
         if b is not None and (best is None or b > best):
             best = b
-    return Generated(best, lp, rounds, master.columns)
+    return Generated(best, lp, done, master.columns)
 
 
 #: The aggregate shares are scaled by this before Farley's θ (capped at 1) is taken over R':
@@ -383,7 +398,10 @@ AGG_SCALE = 1.5
 
 
 def scaled_aggregate(
-    data: ModelData, deadline: Deadline, combos: list[Combos] | None = None
+    data: ModelData,
+    deadline: Deadline,
+    combos: list[Combos] | None = None,
+    state: CaseState | None = None,
 ) -> float | None:
     """Farley's bound at the duals ``(s π_agg, 0)``, ``s`` = :data:`AGG_SCALE`: at least the
     aggregate bound when ``θ`` at ``(π_agg, 0)`` is 1 (its shares are dual feasible over R'),
@@ -392,7 +410,9 @@ def scaled_aggregate(
     if shares is None or sum(shares) <= 0:
         return None
     pi = AGG_SCALE * np.array(shares)
-    return farley_bound(data, pi, np.zeros(len(data.pools)), deadline, deadline, None, combos)
+    return farley_bound(
+        data, pi, np.zeros(len(data.pools)), deadline, deadline, None, combos, state
+    )
 
 
 #: Weights α of the master's duals in the duals the Farley bound is tried with, the rest on

@@ -21,7 +21,7 @@ from schedopt.core.solve import lex_better
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.executor import make_executor
-from schedopt.model.decompose import executor_choice
+from schedopt.model.decompose import executor_choice, whole_param
 
 from .assemble import Raw, RawGroup, assemble, raw_from_solution
 from .colgen import Column, Master, generate
@@ -40,6 +40,11 @@ CG_SHARE, BOUND_SHARE = 0.7, 0.12
 SEED_SHARE = 0.3
 #: Option combinations tried per job for its group alone, cheapest first.
 SINGLE_COMBOS = 8
+#: Rounds of column generation in deterministic mode (``params["rounds"]`` overrides it): a
+#: budget of work in place of the wall clock, so the answer is reproducible.
+DETERMINISTIC_ROUNDS = 30
+#: Most rounds ``params["rounds"]`` may ask for.
+MAX_ROUNDS = 100_000
 
 
 def route(inst: CoschedInstance) -> str:
@@ -94,6 +99,12 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
     kind, workers = executor_choice(options)
     if workers and "executor" not in options.params:
         kind = "process"
+    # ``params["rounds"]``: a budget of rounds (in deterministic mode DETERMINISTIC_ROUNDS
+    # without it; the wall clock then only stops a runaway run).
+    det = options.deterministic
+    rounds: int | None = None
+    if det or "rounds" in options.params:
+        rounds = whole_param(options, "rounds", DETERMINISTIC_ROUNDS, 1, MAX_ROUNDS)
     exact = build_data(inst)
     aggregate = aggregate_bound(exact)
     if exact.scenarios:
@@ -115,7 +126,7 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
     cg_dl = Deadline.after(deadline.share(CG_SHARE))
     bound_dl = Deadline.after(deadline.share(CG_SHARE + BOUND_SHARE))
     with make_executor(kind, jobs=workers) as executor:
-        gen = generate(data, start, cg_dl, executor, bound_dl)
+        gen = generate(data, start, cg_dl, executor, bound_dl, rounds, det)
     master = Master(data)
     for col in gen.columns:
         master.add(col)

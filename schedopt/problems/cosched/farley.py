@@ -15,7 +15,7 @@ import heapq
 import itertools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -67,8 +67,18 @@ class Combos:
 
 
 _BIG = np.int64(1) << 60
-#: Each case's last group found by CP-SAT, keyed by (level, hosts): the next call's hint.
-Hints = dict[tuple[int, tuple[int, ...]], list[tuple[int, int]]]
+
+
+@dataclass
+class CaseState:
+    """What the exact case bounds keep from one call to the next, and how they stop:
+    ``hints``, each case's last group found by CP-SAT, keyed by (level, hosts), the next
+    call's starting point; ``deterministic``, CP-SAT stops on its deterministic time
+    (:data:`CASE_S` deterministic seconds) instead of the wall clock, so a run is
+    reproducible (SolveOptions.deterministic)."""
+
+    deterministic: bool = False
+    hints: dict[tuple[int, tuple[int, ...]], list[tuple[int, int]]] = field(default_factory=dict)
 
 
 class Stack:
@@ -168,13 +178,13 @@ def farley_theta(
     exact: Deadline | None = None,
     found: list[tuple[tuple[int, int], ...]] | None = None,
     combos: list[Combos] | None = None,
-    hints: Hints | None = None,
+    state: CaseState | None = None,
 ) -> float | None:
     """``θ`` with ``θ (π, y)`` feasible for the dual of the master over R' (None: out of time).
     ``y`` must be ≤ 0 (the capacity rows' duals of a minimisation). With ``exact``, the cases
     of least surrogate ratio get CP-SAT's exact bound (:mod:`.pricing`) until that deadline or
     until no case left can lower θ; the groups CP-SAT finds go to ``found`` as (job,
-    combination) pairs; ``hints`` keeps each case's last group to start CP-SAT from."""
+    combination) pairs; ``state`` keeps each case's last group to start CP-SAT from."""
     P = len(data.pools)
     s_bar = max(j.switch for j in data.jobs)
     combos = combos or [Combos(data, j) for j in data.jobs]
@@ -264,7 +274,7 @@ def farley_theta(
             if denom > 1e-12:
                 theta = min(theta, cost / denom)
     if exact is not None and cases:
-        theta = _refine(data, pi, stack, slo, factor, switch, cases, surrogate, exact, found, hints)
+        theta = _refine(data, pi, stack, slo, factor, switch, cases, surrogate, exact, found, state)
     return 1.0 if theta == math.inf else min(1.0, theta)
 
 
@@ -279,7 +289,7 @@ def _refine(
     surrogate: Callable[[np.ndarray, np.ndarray, int, tuple[int, ...], bool], float],
     exact: Deadline,
     found: list[tuple[tuple[int, int], ...]] | None,
-    hints: Hints | None,
+    state: CaseState | None,
 ) -> float:
     """θ over the cases, best first with lazy ratios: a case's key is a lower bound on its
     ratio — first ``c(h) / (Σ π + y·h)``, then with the surrogate U by Dantzig's bounds, then by
@@ -288,9 +298,10 @@ def _refine(
     ratio while no other key is smaller is θ; stopped early, θ = the least key left, a lower
     bound on every case's ratio, so valid whenever the refinement stops. CP-SAT stops once its
     bound shows the case's ratio is at least the least exact one so far (``Σ π ≤ c(h)/θ − y·h``:
-    the case cannot lower θ), and starts from the case's group of the last call (``hints``)."""
+    the case cannot lower θ), and starts from the case's group of the last call (``state``)."""
     from .pricing import case_bound
 
+    det = state is not None and state.deterministic
     heap = [(c.ratio, i, 0) for i, c in enumerate(cases)]
     heapq.heapify(heap)
     best = 1.0
@@ -319,12 +330,13 @@ def _refine(
             switch,
             case.level,
             np.array(data.memory_mib) * np.array(case.h),
-            min(CASE_S, exact.remaining()),
+            exact.remaining() if det else min(CASE_S, exact.remaining()),
             case.cost / best - case.yh,
-            () if hints is None else hints.get((case.level, case.h), ()),
+            state.hints.get((case.level, case.h), ()) if state is not None else (),
+            CASE_S if det else None,
         )
-        if hints is not None and got.found:
-            hints[case.level, case.h] = got.found
+        if state is not None and got.found:
+            state.hints[case.level, case.h] = got.found
         if found is not None and got.found and case.cost - case.yh - got.value < 0:
             found.append(tuple(got.found))
         denom = got.upper + case.yh
@@ -341,13 +353,13 @@ def farley_bound(
     exact: Deadline | None = None,
     found: list[tuple[tuple[int, int], ...]] | None = None,
     combos: list[Combos] | None = None,
-    hints: Hints | None = None,
+    state: CaseState | None = None,
 ) -> float | None:
     """``θ (Σ π + Σ y H)``: a lower bound on L1 (formulation); None if out of time. The dual
     objective is recomputed from the duals themselves (``y`` clipped to ≤ 0)."""
     y = np.minimum(y, 0.0)
     dual = float(pi.sum() + np.dot(y, np.array(data.hosts, dtype=float)))
-    theta = farley_theta(data, pi, y, deadline, exact, found, combos, hints)
+    theta = farley_theta(data, pi, y, deadline, exact, found, combos, state)
     if theta is None:
         return None
     return theta * dual if dual > 0 else None

@@ -43,14 +43,16 @@ def case_bound(
     seconds: float,
     enough: float | None = None,
     hint: Sequence[tuple[int, int]] = (),
+    work: float | None = None,
 ) -> CaseBound:
     """``items``: job indices; per item ``i`` (row ``i`` of the arrays): ``ok[i, c]`` the
     admissible combinations; ``duration[i, c, p]`` ms on pool ``p`` without switch, ``load``
     with the job's switch; ``mem`` MiB; ``chain`` the step (R5). ``room`` MiB per pool.
     ``enough``: CP-SAT stops once its proven bound is at or below it (the caller needs no
     less); ``hint``: a group (job, combination) to start the search from (the case's group of
-    the last round). Dominated combinations are left out (:func:`undominated`): the maximum is
-    the same."""
+    the last round); ``work``: CP-SAT's deterministic time limit (reproducible), ``seconds``
+    then only a runaway cap. Dominated combinations are left out (:func:`undominated`): the
+    maximum is the same."""
     from ortools.sat.python import cp_model  # the solver is imported when first used
 
     ok = undominated(ok, duration, load, mem, chain)
@@ -103,6 +105,8 @@ def case_bound(
             m.add_hint(v, (int(items[i]), c) in hinted)
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(0.01, seconds)
+    if work is not None:
+        solver.parameters.max_deterministic_time = work
     solver.parameters.num_workers = 1
     # Small models (about 20 jobs × 5 combinations): CP-SAT's search alone, without the LP
     # relaxation, probing or symmetry detection, proves them in about half the CPU time
