@@ -16,7 +16,7 @@ from schedopt.problems.cosched.data import JobData, OptionData, build_data
 from schedopt.problems.cosched.farley import Combos, farley_bound, farley_theta
 from schedopt.problems.cosched.group_exact import schedule_exact
 from schedopt.problems.cosched.instance import CoschedInstance
-from schedopt.problems.cosched.schedule import Planned, cycle_bound
+from schedopt.problems.cosched.schedule import Planned, cycle_bound, cycle_window, schedule_group
 from schedopt.problems.cosched.strategies import instances
 
 from .bruteforce import _schedule, best_groups, least_cost
@@ -178,3 +178,27 @@ def test_theta_prices_every_schedulable_group_nonnegative(inst, seed, scale, exa
                 cost = sum(n * c for n, c in zip(hosts, data.cost, strict=True))
                 value = sum(pi[j] for j in members) + float(np.dot(y, hosts))
                 assert theta * value <= cost + 1e-6, (members, hosts, theta, value, cost)
+
+
+@SETTINGS
+@given(inst=instances(max_jobs=3))
+def test_both_schedulers_search_the_same_cycle_window(inst) -> None:
+    """The heuristic and the exact scheduler answer a cycle inside ``cycle_window`` (the
+    least exact one at its bottom or above), and neither answers one when it is empty."""
+    if inst.chance is not None:
+        return
+    data = build_data(inst)
+    if any(not opts for j in data.jobs for opts in j.phases):
+        return
+    members = [(j, tuple(ph[0] for ph in j.phases)) for j in data.jobs]
+    lo, hi = cycle_window(members)
+    heuristic = schedule_group(members)
+    exact = schedule_exact(members, 20.0)
+    if lo > hi:
+        assert heuristic is None and exact is False
+        return
+    for got in (heuristic, exact):
+        if isinstance(got, Planned):
+            assert lo <= got.cycle <= hi
+    if isinstance(heuristic, Planned):
+        assert isinstance(exact, Planned) and exact.cycle <= heuristic.cycle

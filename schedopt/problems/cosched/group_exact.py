@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from .schedule import Member, Planned, cross, cycle_bound
+from .schedule import Member, Planned, cross, cycle_window
 
 
 def schedule_exact(
@@ -24,8 +24,7 @@ def schedule_exact(
     in ``work`` deterministic seconds when given: reproducible, ``seconds`` a runaway cap)."""
     if not members:
         return None
-    hi = min(job.slo for job, _ in members)
-    lo = cycle_bound(members)
+    lo, hi = cycle_window(members)
     if lo > hi:
         return False
     from ortools.sat.python import cp_model  # the solver is imported when first used
