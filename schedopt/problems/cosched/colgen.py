@@ -331,13 +331,21 @@ def generate(
     exact = False  # greedy pricing first; exact case bounds once it finds few new groups
     center: tuple[np.ndarray, np.ndarray] | None = None  # the duals of the best bound
     smooth = SMOOTH
-    while not deadline.expired() and (rounds is None or done < rounds):
+    shares = aggregate_shares(data)
+    floor = None if shares is None else AGG_FLOOR * sum(shares)
+    while rounds is None or done < rounds:
+        # Once exact rounds prove more than the scaled aggregate bound could add, they are the
+        # bound stage itself: they run on into its time (its last duals' bound is one more).
+        far = exact and best is not None and (floor is None or best >= floor)
+        dl = bound_deadline if far else deadline
+        if dl.expired():
+            break
         done += 1
-        solved = master.solve(deadline.remaining())
+        solved = master.solve(dl.remaining())
         if solved is None:
             break
         _, pi, y = solved
-        proposed = price(data, combos, pi, y, levels, boxes, deadline, stack, fits)
+        proposed = price(data, combos, pi, y, levels, boxes, dl, stack, fits)
         if exact:
             # Exact pricing at duals smoothed towards those of the best bound (Wentges):
             # fewer rounds; any duals give a valid bound.
@@ -350,16 +358,14 @@ def generate(
                 )
             )
             found: list[tuple[tuple[int, int], ...]] = []
-            b = farley_bound(data, ps, ys, deadline, deadline, found, combos, state)
+            b = farley_bound(data, ps, ys, dl, dl, found, combos, state)
             if b is not None and (best is None or b > best):
                 best, center = b, (ps, ys)
             proposed += [tuple((j, combos[j].options[c]) for j, c in f) for f in found]
-        tasks = [
-            Task(str(i), check, (data, m, deadline, deterministic)) for i, m in enumerate(proposed)
-        ]
+        tasks = [Task(str(i), check, (data, m, dl, deterministic)) for i, m in enumerate(proposed)]
         added = 0
         # in the tasks' order, whatever order a pool finishes them in (a reproducible master)
-        for res in sorted(executor.run(tasks, deadline=deadline), key=lambda r: int(r.key)):
+        for res in sorted(executor.run(tasks, deadline=dl), key=lambda r: int(r.key)):
             if res.ok and res.value is not None:
                 added += master.add(res.value)
         if added < GREEDY_STALL:
@@ -370,8 +376,7 @@ def generate(
                 continue
             exact = True
         smooth = SMOOTH
-    shares = aggregate_shares(data)
-    if shares is not None and (best is None or best < AGG_FLOOR * sum(shares)):
+    if shares is not None and floor is not None and (best is None or best < floor):
         # The rounds' bounds are not above the aggregate one (at 4,096 GPUs x 200 jobs greedy
         # pricing adds 8 or more groups nearly every round for the whole minute: their duals
         # give 2,524-2,593 against 2,797, #17); the aggregate shares scaled by Farley's θ over
