@@ -141,7 +141,7 @@ def test_colgen_falls_back_on_its_starting_plan(monkeypatch: pytest.MonkeyPatch)
     MIP gives no plan (stopped early), colgen answers with that plan, not NO_SOLUTION."""
     from schedopt.problems.cosched import decomp
 
-    monkeypatch.setattr(decomp, "_integer", lambda master, seconds: None)
+    monkeypatch.setattr(decomp, "_integer", lambda *args: None)
     inst = generate_custom(16, 16, 16, 16, 0, (0, 1), scale=4)
     result = schedopt.solve(inst, "colgen", time_limit_s=3, deterministic=True)
     packing = schedopt.solve(inst, "heuristic:packing", time_limit_s=3, deterministic=True)
@@ -199,3 +199,34 @@ def test_colgen_refuses_a_bad_round_budget(rounds: object) -> None:
     inst = generate_custom(4, 4, 8, 8, 0, (0,), scale=4)
     with pytest.raises(schedopt.InvalidInstanceError, match=r"params\.rounds"):
         schedopt.solve(inst, "colgen", time_limit_s=2, params={"rounds": rounds})
+
+
+def test_the_master_mip_starts_from_the_seed_plan() -> None:
+    """The restricted master MIP is handed the packing plan's groups as its first incumbent:
+    stopped before any search of its own (no nodes, no heuristics), it still answers that plan
+    (without the start it answers nothing)."""
+    from schedopt.core.options import SolveOptions
+    from schedopt.problems.cosched import decomp
+    from schedopt.problems.cosched.colgen import Master
+    from schedopt.problems.cosched.heuristics import heuristic_data
+
+    inst = generate_custom(12, 12, 16, 16, 1, (0, 1))
+    packed = schedopt.solve(inst, "heuristic:packing", time_limit_s=3, deterministic=True)
+    data = heuristic_data(inst)
+    start, plan = decomp._start(inst, data, SolveOptions(hint=packed.solution), Deadline.after(30))
+    assert plan and all(c in start for c in plan)
+    got = {}
+    for warm in (False, True):
+        master = Master(data)
+        for col in start:
+            master.add(col)
+        for name, value in (
+            ("mip_max_nodes", 0),
+            ("mip_heuristic_effort", 0.0),
+            ("presolve", "off"),
+        ):
+            master.h.setOptionValue(name, value)
+        got[warm] = decomp._integer(master, 5.0, plan if warm else None)
+    assert got[False] is None
+    assert got[True] is not None
+    assert sum(c.cost(data) for c in got[True]) <= packed.objectives[0] + 1e-6

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -83,8 +84,13 @@ class Master:
         self.columns: list[Column] = []
         self.keys: set[tuple] = set()
 
+    @staticmethod
+    def key(col: Column) -> tuple:
+        """What makes two columns the same: members, their options and the hosts."""
+        return (tuple(sorted((j, tuple(o.index for o in c)) for j, c in col.members)), col.hosts)
+
     def add(self, col: Column) -> bool:
-        key = (tuple(sorted((j, tuple(o.index for o in c)) for j, c in col.members)), col.hosts)
+        key = self.key(col)
         if key in self.keys:
             return False
         self.keys.add(key)
@@ -333,13 +339,15 @@ def generate(
     smooth = SMOOTH
     shares = aggregate_shares(data)
     floor = None if shares is None else AGG_FLOOR * sum(shares)
+    last = 0.0  # seconds the last round took
     while rounds is None or done < rounds:
         # Once exact rounds prove more than the scaled aggregate bound could add, they are the
         # bound stage itself: they run on into its time (its last duals' bound is one more).
         far = exact and best is not None and (floor is None or best >= floor)
         dl = bound_deadline if far else deadline
-        if dl.expired():
-            break
+        if dl.remaining() <= (last if exact and rounds is None else 0.0):
+            break  # no time for a round like the last (it would eat the bound stage's)
+        began = time.perf_counter()
         done += 1
         solved = master.solve(dl.remaining())
         if solved is None:
@@ -368,6 +376,7 @@ def generate(
         for res in sorted(executor.run(tasks, deadline=dl), key=lambda r: int(r.key)):
             if res.ok and res.value is not None:
                 added += master.add(res.value)
+        last = time.perf_counter() - began
         if added < GREEDY_STALL:
             if not added and exact:
                 if center is None or smooth == 0:

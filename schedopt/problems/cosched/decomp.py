@@ -52,9 +52,11 @@ def route(inst: CoschedInstance) -> str:
     return "colgen" if len(inst.jobs) >= COLGEN_FROM_JOBS and inst.chance is None else "cpsat"
 
 
-def _start(inst: CoschedInstance, data: ModelData, options: SolveOptions, dl: Deadline):
+def _start(
+    inst: CoschedInstance, data: ModelData, options: SolveOptions, dl: Deadline
+) -> tuple[list[Column], list[Column]]:
     """Scheduled groups to start from: the hint's as they are (if the hint is valid), and every
-    job alone on its cheapest plan found."""
+    job alone on its cheapest plan found; and the hint's groups alone (its plan, as columns)."""
     out: list[Column] = []
     hint = options.hint
     raw = None if hint is None or validate(inst, hint) else raw_from_solution(inst, hint)
@@ -66,17 +68,21 @@ def _start(inst: CoschedInstance, data: ModelData, options: SolveOptions, dl: De
                 members.append((j, tuple(by_index[o] for o in raw.option[j])))
             starts = {j: list(raw.start[j]) for j in g.members}
             out.append(Column(tuple(members), tuple(g.hosts), Planned(g.cycle, starts)))
+    plan = list(out)
     for job in data.jobs:
         if dl.expired():
             break
         b = alone(data, job, SINGLE_COMBOS, dl)
         if b is not None:
             out.append(Column(((job.index, b.members[0][1]),), tuple(b.hosts), b.planned))
-    return out
+    return out, plan
 
 
-def _integer(master: Master, seconds: float) -> list[Column] | None:
-    """The restricted master MIP over the scheduled groups (the artificials stay out)."""
+def _integer(
+    master: Master, seconds: float, start: list[Column] | None = None
+) -> list[Column] | None:
+    """The restricted master MIP over the scheduled groups (the artificials stay out), started
+    from ``start`` (the seed plan's groups, all columns of the master) as its incumbent."""
     import highspy  # the solver is imported when first used (#16 item 11)
 
     h = master.h
@@ -85,6 +91,16 @@ def _integer(master: Master, seconds: float) -> list[Column] | None:
     h.changeColsBounds(n_art, np.arange(n_art, dtype=np.int32), np.zeros(n_art), np.zeros(n_art))
     idx = np.arange(n_art, n_art + k, dtype=np.int32)
     h.changeColsIntegrality(k, idx, np.array([highspy.HighsVarType.kInteger] * k))
+    where = {master.key(c): i for i, c in enumerate(master.columns)}
+    at = [where.get(master.key(c)) for c in start or ()]
+    if at and None not in at:
+        # HiGHS checks the point and keeps it as its first incumbent when feasible
+        value = np.zeros(n_art + k)
+        value[[n_art + i for i in at if i is not None]] = 1.0
+        sol = highspy.HighsSolution()
+        sol.col_value = value.tolist()
+        sol.value_valid = True
+        h.setSolution(sol)
     h.setOptionValue("time_limit", max(0.05, seconds))
     h.run()
     if h.getInfo().primal_solution_status != 2:
@@ -122,7 +138,7 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
         )
         options = replace(options, hint=packed.solution)
     seed = options.hint if options.hint is not None and not validate(inst, options.hint) else None
-    start = _start(inst, data, options, Deadline.after(deadline.share(SEED_SHARE)))
+    start, seed_groups = _start(inst, data, options, Deadline.after(deadline.share(SEED_SHARE)))
     cg_dl = Deadline.after(deadline.share(CG_SHARE))
     bound_dl = Deadline.after(deadline.share(CG_SHARE + BOUND_SHARE))
     with make_executor(kind, jobs=workers) as executor:
@@ -131,7 +147,7 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
     for col in gen.columns:
         master.add(col)
     # Keep a share back for the baselines' metrics (with_efficiency) and the validator.
-    chosen = _integer(master, 0.6 * deadline.remaining())
+    chosen = _integer(master, 0.6 * deadline.remaining(), seed_groups)
     bound = max((b for b in (aggregate, gen.bound) if b is not None), default=None)
     stats = {
         "rounds": float(gen.rounds),
