@@ -230,3 +230,25 @@ def test_the_master_mip_starts_from_the_seed_plan() -> None:
     assert got[False] is None
     assert got[True] is not None
     assert sum(c.cost(data) for c in got[True]) <= packed.objectives[0] + 1e-6
+
+
+def test_colgen_keeps_the_baselines_as_floors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no packing plan and no MIP answer, colgen still answers the better of RollMux's two
+    baselines (auto's other heuristics), validated, never NO_SOLUTION."""
+    from schedopt.core.registry import Outcome
+    from schedopt.problems.cosched import decomp
+
+    monkeypatch.setattr(decomp, "_integer", lambda *args: None)
+    monkeypatch.setattr(
+        decomp, "solve_packing", lambda *args: Outcome(Status.NO_SOLUTION, explanation="none")
+    )
+    inst = generate_custom(16, 16, 16, 16, 0, (0, 1), scale=4)
+    result = schedopt.solve(
+        inst, "colgen", time_limit_s=3, deterministic=True, params={"rounds": 2}
+    )
+    cheapest = min(
+        schedopt.solve(inst, m, time_limit_s=3, deterministic=True).objectives[0]
+        for m in ("heuristic:disaggregated", "heuristic:colocated")
+    )
+    assert result.status is Status.FEASIBLE and result.stats["baseline_kept"] == 1.0
+    assert result.objectives[0] == pytest.approx(cheapest)

@@ -26,7 +26,7 @@ from schedopt.model.decompose import executor_choice, whole_param
 from .assemble import Raw, RawGroup, assemble, raw_from_solution
 from .colgen import Column, Master, generate
 from .data import ModelData, aggregate_bound, build_data
-from .heuristics import alone, heuristic_data, solve_packing
+from .heuristics import alone, baselines, heuristic_data, solve_packing
 from .instance import CoschedInstance
 from .schedule import Planned
 from .validate import TERMS, evaluate, validate
@@ -36,8 +36,8 @@ from .validate import TERMS, evaluate, validate
 COLGEN_FROM_JOBS = 16
 #: Shares of the time left: column generation, then the Farley bound; the MIP gets the rest.
 CG_SHARE, BOUND_SHARE = 0.7, 0.12
-#: Share of the time left for the packing plan when no hint is given.
-SEED_SHARE = 0.3
+#: Share of the time left for the packing plan when no hint is given, then for the baselines.
+SEED_SHARE, FLOOR_SHARE = 0.3, 0.1
 #: Option combinations tried per job for its group alone, cheapest first.
 SINGLE_COMBOS = 8
 #: Rounds of column generation in deterministic mode (``params["rounds"]`` overrides it): a
@@ -137,6 +137,11 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
             inst, replace(options, params={}), Deadline.after(deadline.share(SEED_SHARE))
         )
         options = replace(options, hint=packed.solution)
+        # auto's other two heuristics (each job alone: a pass over the jobs, 0.05 s at 200
+        # jobs) are floors too, so auto is never below any of its heuristics
+        floors = baselines(inst, data, Deadline.after(deadline.share(FLOOR_SHARE)))
+    else:
+        floors = []
     seed = options.hint if options.hint is not None and not validate(inst, options.hint) else None
     start, seed_groups = _start(inst, data, options, Deadline.after(deadline.share(SEED_SHARE)))
     cg_dl = Deadline.after(deadline.share(CG_SHARE))
@@ -165,14 +170,19 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
                 raw.option[j] = [o.index for o in opts]
                 raw.start[j] = list(col.planned.starts[j])
         plan = assemble(inst, raw)
-    if seed is not None and (
-        plan is None or lex_better(evaluate(inst, seed), evaluate(inst, plan), TERMS)
-    ):
+    for floor in (seed, *floors):
+        if floor is None or (
+            plan is not None and not lex_better(evaluate(inst, floor), evaluate(inst, plan), TERMS)
+        ):
+            continue
+        if floor is not seed and validate(inst, floor):
+            continue
         # The starting plan's groups are columns, so the MIP can only lose to it when stopped
         # early (or on the later levels, which it does not price): never answer worse than
-        # the plan it started from (auto's promise to be at least as good as its heuristics).
-        stats["seed_kept"] = 1.0
-        plan = seed
+        # the plan it started from, or than the baselines (auto's promise to be at least as
+        # good as its heuristics).
+        stats["seed_kept" if floor is seed else "baseline_kept"] = 1.0
+        plan = floor
     if plan is None:
         return Outcome(
             Status.NO_SOLUTION, bound=bound, explanation="no plan from the columns", stats=stats
