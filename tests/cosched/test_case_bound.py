@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from schedopt.problems.cosched.colgen import _fill
 from schedopt.problems.cosched.farley import Stack, _fractional, _knapsack
+from schedopt.problems.cosched.greedy import _fill
 from schedopt.problems.cosched.pricing import SCALE, case_bound, undominated
 
 P = 2
