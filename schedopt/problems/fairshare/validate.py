@@ -9,7 +9,6 @@ Constraint ids are the ``V`` numbers of ``formulations/fairshare.md``.
 from __future__ import annotations
 
 import math
-import weakref
 from collections import Counter
 from dataclasses import dataclass
 
@@ -91,18 +90,14 @@ class _Derived:
     units: list[_Unit]
 
 
-#: The last instances' derived data, by identity (an instance is immutable): validate,
-#: evaluate and metrics of one answer then derive it once, not four times (1 s at 20,000
-#: jobs, issue #17). Entries go with their instance (a weak reference).
-_DERIVED: dict[int, tuple[weakref.ref[FairshareInstance], _Derived]] = {}
-_DERIVED_MAX = 4
-
-
 def _derived(inst: FairshareInstance) -> _Derived:
-    key = id(inst)
-    hit = _DERIVED.get(key)
-    if hit is not None and hit[0]() is inst:
-        return hit[1]
+    """The instance's derived data, made once per instance (it is immutable): validate,
+    evaluate and metrics of one answer then derive it once, not four times (1 s at 20,000
+    jobs, issue #17). It goes with its instance (``FrozenModel.derived``)."""
+    return inst.derived("fairshare.validate", lambda: _derive(inst))
+
+
+def _derive(inst: FairshareInstance) -> _Derived:
     c = _cluster(inst)
     demand: dict[str, int] = {}
     best: dict[str, float] = {}
@@ -110,15 +105,7 @@ def _derived(inst: FairshareInstance) -> _Derived:
         usable = _usable(inst, c, job)
         demand[job.id] = max((n for _, n, _ in usable), default=0)
         best[job.id] = max((r for _, _, r in usable), default=0.0)
-    out = _Derived(c, demand, best, _units(inst, c, demand))
-    while len(_DERIVED) >= _DERIVED_MAX:
-        _DERIVED.pop(next(iter(_DERIVED)))
-
-    def forget(_ref: weakref.ref[FairshareInstance]) -> None:
-        _DERIVED.pop(key, None)
-
-    _DERIVED[key] = (weakref.ref(inst, forget), out)
-    return out
+    return _Derived(c, demand, best, _units(inst, c, demand))
 
 
 def _demands(inst: FairshareInstance, c: _Cluster) -> dict[str, int]:
