@@ -79,6 +79,11 @@ class CaseState:
 
     deterministic: bool = False
     hints: dict[tuple[int, tuple[int, ...]], list[tuple[int, int]]] = field(default_factory=dict)
+    #: each case's last exact bound and the duals it was proven at: ``U`` bounds ``Σ_S π_old``
+    #: over every group ``S`` of the case, so ``U + Σ max(0, π − π_old)`` bounds ``Σ_S π``
+    proven: dict[tuple[int, tuple[int, ...]], tuple[np.ndarray, float]] = field(
+        default_factory=dict
+    )
 
 
 class Stack:
@@ -293,7 +298,8 @@ def _refine(
 ) -> float:
     """θ over the cases, best first with lazy ratios: a case's key is a lower bound on its
     ratio — first ``c(h) / (Σ π + y·h)``, then with the surrogate U by Dantzig's bounds, then by
-    the knapsacks themselves, then with CP-SAT's exact
+    the knapsacks themselves, then by the case's exact bound of an earlier call moved by the
+    duals' rises (``state``), then with CP-SAT's exact
     bound (:func:`.pricing.case_bound`); keys only rise. The least key popped with its exact
     ratio while no other key is smaller is θ; stopped early, θ = the least key left, a lower
     bound on every case's ratio, so valid whenever the refinement stops. CP-SAT stops once its
@@ -316,6 +322,13 @@ def _refine(
                 heapq.heappush(heap, (max(key, case.cost / denom), i, stage + 1))
             continue
         its = case.items
+        before = None if state is None else state.proven.get((case.level, case.h))
+        if stage == 2 and before is not None:  # the last exact bound, moved by the duals
+            rise = float(np.maximum(pi[its] - before[0][its], 0.0).sum())
+            denom = before[1] + rise + case.yh
+            if denom > 1e-12:
+                heapq.heappush(heap, (max(key, case.cost / denom), i, 3))
+            continue
         load = stack.load[its]
         got = case_bound(
             pi,
@@ -335,8 +348,10 @@ def _refine(
             state.hints.get((case.level, case.h), ()) if state is not None else (),
             CASE_S if det else None,
         )
-        if state is not None and got.found:
-            state.hints[case.level, case.h] = got.found
+        if state is not None:
+            if got.found:
+                state.hints[case.level, case.h] = got.found
+            state.proven[case.level, case.h] = (pi.copy(), got.upper)
         if found is not None and got.found and case.cost - case.yh - got.value < 0:
             found.append(tuple(got.found))
         denom = got.upper + case.yh
