@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from schedopt.backends.highs_quiet import quiet_highs
 from schedopt.core.stopping import Deadline
 from schedopt.executor import Executor, Task
 
@@ -28,7 +29,7 @@ from .heuristics import build
 from .schedule import Planned, host_counts
 
 if TYPE_CHECKING:
-    import highspy
+    pass
 
 #: Seconds the exact scheduler may take on a group the heuristic one could not schedule.
 EXACT_CHECK_S = 0.3
@@ -52,10 +53,8 @@ class Column:
         return sum(n * data.cost[p] for p, n in enumerate(self.hosts))
 
 
-def _quiet(h: highspy.Highs) -> None:
-    h.setOptionValue("output_flag", False)
-    # HiGHS keeps one thread pool per process and fails a run that asks for another size,
-    # so `threads` is not set (as in model/emit_highs.py).
+# (no `threads` on the master: HiGHS keeps one thread pool per process and fails a run that
+# asks for another size, as in model/emit_highs.py)
 
 
 class Master:
@@ -67,8 +66,7 @@ class Master:
         self.n, self.np = len(data.jobs), len(data.pools)
         import highspy  # the solver is imported when first used (#16 item 11)
 
-        h = self.h = highspy.Highs()
-        _quiet(h)
+        h = self.h = quiet_highs()
         inf = highspy.kHighsInf
         lower = [1.0] * self.n + [-inf] * self.np
         upper = [1.0] * self.n + [float(x) for x in data.hosts]

@@ -15,7 +15,7 @@ from collections import Counter
 import highspy
 import numpy as np
 
-from schedopt.backends.highs_pulp import swallow_highs_banner
+from schedopt.backends.highs_quiet import quiet_highs
 from schedopt.core.stopping import Deadline
 
 INF = highspy.kHighsInf
@@ -35,9 +35,7 @@ def solve_master(
     """(value, x, prices μ ≥ 0 per type, from the LP's duals; None for a MILP): ``x`` the
     columns' ``y``, then the packings' ``g`` in ``supply``'s order. ``need`` is (columns ×
     types); ``supply`` a vector per type or the hosts' packings."""
-    swallow_highs_banner()  # stdout stays clean (--json)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = quiet_highs()
     ny, nt = need.shape
     packs = [] if isinstance(supply, np.ndarray) else [(n, pk) for n, ps in supply for pk in ps]
     ng = len(packs)
