@@ -65,43 +65,50 @@ def case_bound(
     s_bar = int(switch[items].max()) if len(items) else 0
     n = len(items)
     x: dict[tuple[int, int], cp_model.IntVar] = {}
-    pool_d: list[list] = [[] for _ in range(P)]
-    pool_l: list[list] = [[] for _ in range(P)]
-    pool_u: list[list] = [[] for _ in range(P)]
-    pool_m: list[list] = [[] for _ in range(P)]
-    obj = []
+    # per pool: the variables and their durations, loads (with the switch) and memory
+    pool_v: list[list] = [[] for _ in range(P)]
+    pool_d: list[list[int]] = [[] for _ in range(P)]
+    pool_l: list[list[int]] = [[] for _ in range(P)]
+    mem_v: list[list] = [[] for _ in range(P)]
+    mem_w: list[list[int]] = [[] for _ in range(P)]
+    obj_v: list = []
+    obj_w: list[int] = []
+    weighted = cp_model.LinearExpr.weighted_sum
     for i, j in enumerate(items):
         cs = [int(c) for c in np.flatnonzero(ok[i])]
         if not cs:
             continue
         xs = [m.new_bool_var("") for _ in cs]
+        chains = [int(chain[i, c]) for c in cs]
         for c, v in zip(cs, xs, strict=True):
             x[i, c] = v
-            # R5: the step fits 1 + σ cycles
-            m.add(int(factor[j]) * T >= int(chain[i, c])).only_enforce_if(v)
             for p in range(P):
                 if load[i, c, p] > 0:
-                    pool_d[p].append(int(duration[i, c, p]) * v)
-                    pool_l[p].append(int(load[i, c, p]) * v)
-                    pool_u[p].append(v)
+                    pool_v[p].append(v)
+                    pool_d[p].append(int(duration[i, c, p]))
+                    pool_l[p].append(int(load[i, c, p]))
                 if mem[i, c, p] > 0:
-                    pool_m[p].append(int(mem[i, c, p]) * v)
+                    mem_v[p].append(v)
+                    mem_w[p].append(int(mem[i, c, p]))
         m.add_at_most_one(xs)
+        # R5: the step fits 1 + σ cycles (at most one combination is chosen)
+        m.add(int(factor[j]) * T >= weighted(xs, chains))
         if slo[j] < level:  # R4: the cycle is within every member's SLO
             m.add(T + (int(level) - int(slo[j])) * sum(xs) <= int(level))
-        obj.append(int(np.ceil(pi[j] * SCALE)) * sum(xs))
+        obj_v += xs
+        obj_w += [int(np.ceil(pi[j] * SCALE))] * len(xs)
     for p in range(P):
-        if not pool_u[p]:
+        if not pool_v[p]:
             continue
         # R3': a pool's phases fit the cycle; with two users or more (b = 1), every user's
         # switch too
-        m.add(sum(pool_d[p]) <= T)
+        m.add(weighted(pool_v[p], pool_d[p]) <= T)
         b = m.new_bool_var("")
-        m.add(sum(pool_u[p]) <= 1 + n * b)
-        m.add(sum(pool_l[p]) <= T + s_bar * (1 - b))
-        if pool_m[p]:
-            m.add(sum(pool_m[p]) <= int(room[p]))  # R2
-    m.maximize(sum(obj))
+        m.add(sum(pool_v[p]) <= 1 + n * b)
+        m.add(weighted(pool_v[p], pool_l[p]) <= T + s_bar * (1 - b))
+        if mem_v[p]:
+            m.add(weighted(mem_v[p], mem_w[p]) <= int(room[p]))  # R2
+    m.maximize(weighted(obj_v, obj_w))
     hinted = set(hint)
     if hinted:
         for (i, c), v in x.items():
