@@ -44,7 +44,8 @@ class SolveOptions:
     its deterministic time (``max_deterministic_time`` = the limit's share, in CP-SAT's
     deterministic seconds) and heuristics do a fixed amount of work, so two runs with the same
     input, seed and threads=1 return the same solution; the wall time may then exceed the limit.
-    Honoured by admission's ``cpsat``, heuristics and ``auto``; other methods ignore it.
+    Honoured by admission's ``cpsat``, heuristics and ``auto``, and by cosched's ``colgen`` (a
+    budget of rounds in place of the wall clock); other methods ignore it.
     ``warm_start`` is what a method handed back last round (``Result.warm_start``: timeshare's
     simplex basis, keyed by job); a method that can resume from it does, the others ignore it.
     ``on_progress`` receives :class:`~schedopt.core.progress.Progress` events while the solve
