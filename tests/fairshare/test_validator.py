@@ -248,3 +248,17 @@ def test_what_the_validator_derives_once_follows_the_instance(multi) -> None:
     del broken, derived
     gc.collect()
     assert gone() is None
+
+
+def test_evaluate_and_metrics_read_the_answer_they_are_given(multi) -> None:
+    """The answer read last is kept with the instance: another answer in between gives its
+    own values, and the first's come back unchanged."""
+    inst, sol = multi
+    idle = FairshareSolution(
+        allocations=tuple(Allocation(job_id=a.job_id) for a in sol.allocations)
+    )
+    first, first_metrics = SPEC.evaluate(inst, sol), SPEC.metrics(inst, sol)
+    assert SPEC.evaluate(inst, idle)[1] == 0.0
+    assert SPEC.metrics(inst, idle)["gpus_allocated"] == 0.0
+    assert first[1] > 0.0 and first_metrics["gpus_allocated"] > 0.0
+    assert SPEC.evaluate(inst, sol) == first and SPEC.metrics(inst, sol) == first_metrics

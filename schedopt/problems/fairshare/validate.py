@@ -267,9 +267,12 @@ class _Read:
 def _read(inst: FairshareInstance, sol: FairshareSolution) -> _Read:
     """:class:`_Read` of ``sol``; the last one read is kept with the instance (solutions are
     immutable), so that evaluate and metrics of one answer read it once (issue #17)."""
+    # (one (solution, read) pair, replaced whole: a thread reading it never sees a solution
+    # with another's read)
     last: list[Any] = inst.derived("fairshare.validate.last", list)
-    if last and last[0] is sol:
-        return cast(_Read, last[1])
+    got = last[0] if last else None
+    if got is not None and got[0] is sol:
+        return cast(_Read, got[1])
     d = _derived(inst)
     sigma_of = d.cluster.largest_host
     index, jobs = inst.job_index, inst.jobs
@@ -297,7 +300,7 @@ def _read(inst: FairshareInstance, sol: FairshareSolution) -> _Read:
             relative[k] = j.throughput.get(a.gpu_type or "", {}).get(m, 0.0) / best
         costs[k, 1] = frag * (math.ceil(m / sigma_of.get(a.gpu_type or "", 1)) - 1)
     out = _Read(job, count, spanned, changed, relative, costs)
-    last[:] = [sol, out]
+    last[:] = [(sol, out)]
     return out
 
 
