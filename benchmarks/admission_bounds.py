@@ -7,7 +7,9 @@ Two parts:
   no limit) and B1L at the LP's capacity duals, with their times;
 - the rows: ``schedopt.solve(inst, METHOD, time_limit_s=LIMIT)`` once per instance and method,
   each in a fresh process, one at a time; ``--previous PATH`` runs ``auto`` a second time with
-  the package imported from PATH (a checkout of the commit before), on the same instances.
+  the package imported from PATH (a checkout of the commit before), on the same instances;
+  ``--variant LABEL=PATH`` likewise from other checkouts, ``--params LABEL=JSON`` with
+  ``params`` (``{"executor": "process", "workers": 2}``: the parallel pass).
 
 Rows (with the 1-minute load before and after each) go to
 benchmarks/results/admission_bounds.jsonl; a table is printed.
@@ -33,10 +35,11 @@ import json, os, sys, time
 import schedopt
 from schedopt.problems.admission import generate_custom
 hosts, jobs, seed, method, limit = {hosts}, {jobs}, {seed}, {method!r}, {limit}
+params = {params!r}
 inst = generate_custom(hosts=hosts, jobs=jobs, slots=12, seed=seed)
 load0 = os.getloadavg()[0]
 t = time.perf_counter()
-r = schedopt.solve(inst, method, time_limit_s=limit)
+r = schedopt.solve(inst, method, time_limit_s=limit, **({{"params": params}} if params else {{}}))
 wall = time.perf_counter() - t
 print(json.dumps(dict(status=r.status.value, method_used=r.method, objective=r.objective,
     bound=r.best_bound, gap=r.gap, wall_s=round(wall, 3), load_before=load0,
@@ -87,6 +90,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--methods", default="auto")
     ap.add_argument("--limit", type=float, default=10.0)
     ap.add_argument("--previous", default=None, help="a checkout of the previous commit")
+    ap.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="LABEL=PATH",
+        help="auto once more per instance from another checkout (repeatable)",
+    )
+    ap.add_argument(
+        "--params",
+        action="append",
+        default=[],
+        metavar="LABEL=JSON",
+        help="auto once more per instance with these params (e.g. the executor's), repeatable",
+    )
     ap.add_argument("--bounds", action="store_true")
     args = ap.parse_args(argv)
     rows = []
@@ -98,12 +115,27 @@ def main(argv: list[str] | None = None) -> int:
                 cases.append(("bounds", ROOT, BOUNDS))
             for m in args.methods.split(","):
                 cases.append((m, ROOT, ROW))
+            params: dict[str, dict] = {}
+            for spec in args.params:
+                label, _, given = spec.partition("=")
+                cases.append((f"auto ({label})", ROOT, ROW))
+                params[f"auto ({label})"] = json.loads(given)
+            for spec in args.variant:
+                label, _, where = spec.partition("=")
+                cases.append((f"auto ({label})", Path(where), ROW))
             if args.previous:
                 cases.append(("auto (previous)", Path(args.previous), ROW))
             for label, path, code in cases:
-                method = "auto" if label == "auto (previous)" else label
+                method = "auto" if label.startswith("auto (") else label
                 got = _run(
-                    code.format(hosts=hosts, jobs=jobs, seed=seed, method=method, limit=args.limit),
+                    code.format(
+                        hosts=hosts,
+                        jobs=jobs,
+                        seed=seed,
+                        method=method,
+                        limit=args.limit,
+                        params=params.get(label, {}),
+                    ),
                     path,
                 )
                 row = {"instance": f"{shape}-s{seed}", "method": label, "limit_s": args.limit}

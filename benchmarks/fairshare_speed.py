@@ -70,6 +70,11 @@ def main() -> None:
                 "L3_bound_s",
                 "parts_slowest_s",
                 "parts_solved",
+                "l2_repair_neighbourhoods",
+                "l2_repair_improved",
+                "l2_repair_gained",
+                "l2_repair_l3_saved",
+                "l2_repair_s",
             )
         },
         "finish_s": round(FINISH[0], 3) if FINISH else None,

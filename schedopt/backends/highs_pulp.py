@@ -7,7 +7,6 @@ model status, primal solution status and MIP dual bound ourselves.
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Mapping
 
@@ -16,6 +15,7 @@ import pulp
 
 from schedopt.core.status import Status
 
+from .highs_quiet import swallow_highs_banner
 from .milp_run import MilpRun
 
 
@@ -42,29 +42,6 @@ class _HighsWithHint(pulp.HiGHS):
             lp.solverModel.setSolution(len(index), index, value)
         lp.solverModel.run()
         self.run_ended = time.perf_counter()
-
-
-_BANNER_SHOWN = False
-
-
-def swallow_highs_banner() -> None:
-    """HiGHS prints its banner from C on the first ``Highs()`` of a process; keep stdout clean
-    (the CLI's ``--json`` output must be parseable) by creating that first one with fd 1 muted."""
-    global _BANNER_SHOWN
-    if _BANNER_SHOWN:
-        return
-    _BANNER_SHOWN = True
-    try:
-        saved = os.dup(1)
-    except OSError:
-        return
-    try:
-        with open(os.devnull, "w") as devnull:
-            os.dup2(devnull.fileno(), 1)
-            highspy.Highs()
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
 
 
 def solve_highs(prob, time_limit_s, mip_gap, threads, seed, hint, msg) -> MilpRun:

@@ -10,9 +10,9 @@ with its full path (``jobs[3].deadlines[0].value``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -21,6 +21,34 @@ from .pydantic_errors import invalid_instance_error
 
 _TOO_DEEP = "the input is nested too deeply"
 _Model = TypeVar("_Model", bound="FrozenModel")
+_View = TypeVar("_View")
+
+
+class DerivedViews:
+    """What modules derive from one frozen instance (arrays a validator reads, a cluster's
+    tables), each under its own key, made once and kept as long as the instance.
+
+    Compared by identity, so pydantic's equality of two instances still compares their fields
+    only (a view holding arrays has no truth value); pickled and copied empty, so an instance
+    sent to a worker process carries its fields, not what this process derived from them (the
+    worker derives it again when it asks). A view must not refer back to its instance: the
+    cycle would be freed by the cyclic collector only."""
+
+    __slots__ = ("_views",)
+
+    def __init__(self) -> None:
+        self._views: dict[str, Any] = {}
+
+    def get(self, key: str, make: Callable[[], _View]) -> _View:
+        if key not in self._views:
+            self._views[key] = make()
+        return cast(_View, self._views[key])
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._views
+
+    def __reduce__(self) -> tuple[type[DerivedViews], tuple[()]]:
+        return (DerivedViews, ())
 
 
 class FrozenModel(BaseModel):
@@ -35,6 +63,18 @@ class FrozenModel(BaseModel):
             raise invalid_instance_error(err) from None
         except RecursionError:
             raise InvalidInstanceError("", _TOO_DEEP) from None
+
+    @cached_property
+    def derived_views(self) -> DerivedViews:
+        """This instance's derived views (:class:`DerivedViews`; read through :meth:`derived`).
+        A ``model_copy`` with an update starts with none (see there)."""
+        return DerivedViews()
+
+    def derived(self, key: str, make: Callable[[], _View]) -> _View:
+        """``make()``, computed once per instance and ``key`` (the instance is immutable): for
+        what validate, evaluate and metrics of one answer would otherwise each derive again.
+        ``key`` names the module that owns the view (``"timeshare.validate"``)."""
+        return self.derived_views.get(key, make)
 
     # Keep pydantic's fast path for nested models: it calls a custom __init__ for every nested
     # model unless the __init__ is marked as its own (the conversion belongs at the top only).

@@ -44,11 +44,17 @@ class SolveOptions:
     its deterministic time (``max_deterministic_time`` = the limit's share, in CP-SAT's
     deterministic seconds) and heuristics do a fixed amount of work, so two runs with the same
     input, seed and threads=1 return the same solution; the wall time may then exceed the limit.
-    Honoured by admission's ``cpsat``, heuristics and ``auto``; other methods ignore it.
+    Honoured by admission's ``cpsat``, heuristics and ``auto``, and by cosched's ``colgen`` (a
+    budget of rounds in place of the wall clock); other methods ignore it.
     ``warm_start`` is what a method handed back last round (``Result.warm_start``: timeshare's
     simplex basis, keyed by job); a method that can resume from it does, the others ignore it.
     ``on_progress`` receives :class:`~schedopt.core.progress.Progress` events while the solve
     runs (method, level, incumbent, bound, time left; a few a second at most); None: silent.
+    ``tuned`` is method name → parameter values of the tuned heuristics in force for this
+    solve (the shipped ones, overridden by ``solve(..., tuned=PATH)``): ``solve`` sets it, so
+    that a method that runs heuristics inside (admission's ``decomp:lp`` and ``lns``) runs them
+    with the parameters the caller chose. None (a method run without ``solve``): the method
+    reads the shipped ones itself.
     """
 
     time_limit_s: float = 10.0
@@ -61,6 +67,7 @@ class SolveOptions:
     deterministic: bool = False
     warm_start: Any = None
     on_progress: ProgressCallback | None = field(default=None, compare=False, repr=False)
+    tuned: Mapping[str, Mapping[str, Any]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         # InvalidInstanceError (a ValueError) naming the option: the same ranges as the CLI's,

@@ -123,6 +123,9 @@ def solve(
     tuned_params = _tuned_params(spec, tuned)  # shipped, overridden by the file ``tuned``
     if tuned is not None and method in tuned_params and not options.params:
         options = replace(options, params=tuned_params[method])
+    if tuned is not None or options.tuned is None:
+        # what a method that runs heuristics inside reads (SolveOptions.tuned)
+        options = replace(options, tuned=tuned_params)
     with gc_paused():
         if method == AUTO:
             name, outcome = _auto(spec, instance, options, deadline, tuned_params)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import SchedoptError
 
@@ -31,16 +32,43 @@ MAX_SLOWDOWN = 3.0
 CALIBRATED_SLOWDOWN = 1.5
 #: Wall seconds after which the process's CPU share is a measurement (before: no stretch).
 MIN_MEASURED_S = 0.1
+#: A deadline's slowdown is measured at most this often (reading the thread's times costs
+#: 5-15 µs, and ``auto`` at 3,200 admission jobs asks 10,000 times in 5 s).
+RESAMPLE_S = 0.02
 
 
-def slowdown(since_wall: float, since_cpu: float) -> float:
-    """How much slower than alone this process runs: wall time over its CPU time since
-    (``time.perf_counter()``, ``time.process_time()``) = (since_wall, since_cpu), between 1 and
-    MAX_SLOWDOWN. Beside other work on a 2-core machine a Python loop gets a fraction of a
-    core, and everything measured quiet (validation's reserve) takes that many times longer."""
+def thread_cpu_times() -> tuple[int, float, float] | None:
+    """(thread id, seconds on a CPU, seconds runnable but waiting for one) of the calling
+    thread since it started, from Linux's ``/proc/thread-self/schedstat``; None elsewhere."""
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as f:
+            on_cpu_ns, waiting_ns = f.read().split()[:2]
+        return threading.get_native_id(), int(on_cpu_ns) / 1e9, int(waiting_ns) / 1e9
+    except (OSError, ValueError):
+        return None
+
+
+def slowdown(since_wall: float, since_cpu: float, *since_thread: float) -> float:
+    """How much slower than alone this process runs, since (``time.perf_counter()``,
+    ``time.process_time()``, and :func:`thread_cpu_times` when there were any) = (since_wall,
+    since_cpu, *since_thread), between 1 and MAX_SLOWDOWN. Beside other work on a 2-core
+    machine a Python loop gets a fraction of a core, and everything measured quiet
+    (validation's reserve) takes that many times longer.
+
+    Where the thread's times are read (Linux): its time on a CPU and waiting for one, over its
+    time on a CPU. The time it is blocked (waiting on worker processes, on a pipe, on I/O)
+    counts as neither, so waiting on workers does not read as a busy machine. Elsewhere: wall
+    time over the process's CPU time, which grows while it waits (#17: up to one extra
+    reserve, ending phases early)."""
     wall = time.perf_counter() - since_wall
     if wall < MIN_MEASURED_S:
         return 1.0
+    now = thread_cpu_times() if since_thread else None
+    if now is not None and now[0] == since_thread[0]:
+        on_cpu, waiting = now[1] - since_thread[1], now[2] - since_thread[2]
+        if on_cpu + waiting < MIN_MEASURED_S:  # blocked nearly all the time: nothing measured
+            return 1.0
+        return min(MAX_SLOWDOWN, max(1.0, (on_cpu + waiting) / max(on_cpu, 1e-9)))
     cpu = time.process_time() - since_cpu
     return min(MAX_SLOWDOWN, max(1.0, wall / max(cpu, 1e-9)))
 
@@ -66,12 +94,15 @@ class Deadline:
     ``stretch_s`` is time kept back for a later phase (validating the answer), measured at
     CALIBRATED_SLOWDOWN: the deadline moves earlier by ``stretch_s × (s / CALIBRATED_SLOWDOWN
     − 1)`` more when the slowdown ``s`` this process measures since ``since`` (wall and CPU
-    clocks) is larger. Fair share's validation of 20,000 jobs, 1.4 s reserved, took 4-8 s at
-    load 8-11 (#16)."""
+    clocks, and the thread's times on and waiting for a CPU where Linux gives them:
+    :func:`slowdown`) is larger. Fair share's validation of 20,000 jobs, 1.4 s reserved, took
+    4-8 s at load 8-11 (#16)."""
 
     end: float
     stretch_s: float = 0.0
-    since: tuple[float, float] = (0.0, 0.0)
+    since: tuple[float, ...] = (0.0, 0.0)
+    #: (when, stretch factor) last measured, shared with the deadlines made by ``earlier``.
+    measured: list[float] = field(default_factory=lambda: [-1e300, 1.0], compare=False, repr=False)
 
     @classmethod
     def after(cls, seconds: float) -> Deadline:
@@ -83,8 +114,12 @@ class Deadline:
         return self.end - self.stretch_s * max(0.0, self.stretch_factor() - 1.0)
 
     def stretch_factor(self) -> float:
-        """How many times ``stretch_s`` the reserve is now (at least 1)."""
-        return max(1.0, slowdown(*self.since) / CALIBRATED_SLOWDOWN)
+        """How many times ``stretch_s`` the reserve is now (at least 1; measured again after
+        RESAMPLE_S)."""
+        now = time.perf_counter()
+        if now - self.measured[0] >= RESAMPLE_S:
+            self.measured[:] = [now, max(1.0, slowdown(*self.since) / CALIBRATED_SLOWDOWN)]
+        return self.measured[1]
 
     def remaining(self) -> float:
         return max(0.0, self._end() - time.perf_counter())
@@ -100,12 +135,13 @@ class Deadline:
 
     def earlier(self, seconds: float) -> Deadline:
         """This deadline moved ``seconds`` earlier (time kept back for a later phase)."""
-        return Deadline(self.end - max(0.0, seconds), self.stretch_s, self.since)
+        return Deadline(self.end - max(0.0, seconds), self.stretch_s, self.since, self.measured)
 
     def reserving(self, seconds: float) -> Deadline:
         """This deadline moved ``seconds`` earlier on a quiet machine, and ``seconds`` times
         the measured slowdown earlier on a busy one (``stretch_s``)."""
-        now = (time.perf_counter(), time.process_time())
+        thread = thread_cpu_times()
+        now = (time.perf_counter(), time.process_time(), *(thread or ()))
         return Deadline(self.end - max(0.0, seconds), self.stretch_s + max(0.0, seconds), now)
 
     def share(self, fraction: float, reserve_s: float = 0.0) -> float:

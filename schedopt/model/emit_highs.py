@@ -13,7 +13,7 @@ import time
 import highspy
 import numpy as np
 
-from schedopt.backends.highs_pulp import swallow_highs_banner
+from schedopt.backends.highs_quiet import quiet_highs
 from schedopt.core.options import SolveOptions
 from schedopt.core.progress import Progress, ProgressCallback, due
 from schedopt.core.status import Status
@@ -47,10 +47,8 @@ class HighsSession:
     kind = Backend.MILP
 
     def __init__(self, model: Model, verbose: bool = False):
-        swallow_highs_banner()
         self.model = model
-        h = self.highs = highspy.Highs()
-        h.setOptionValue("output_flag", bool(verbose))
+        h = self.highs = quiet_highs(verbose)
         n = model.num_cols
         self._integer = model.kinds()
         self._is_mip = bool(self._integer.any())

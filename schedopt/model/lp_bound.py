@@ -116,11 +116,9 @@ def _highs_of(r: Relaxation) -> Any:
     """A quiet HiGHS holding ``max cᵀx`` over ``r`` (as ``min −cᵀx``), not yet run."""
     import highspy  # imported when first solved (start-up imports no solver)
 
-    from schedopt.backends.highs_pulp import swallow_highs_banner
+    from schedopt.backends.highs_quiet import quiet_highs
 
-    swallow_highs_banner()
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = quiet_highs()
     # (no "threads": HiGHS fixes its thread pool at a process's first run and fails every
     # later run that asks for another size; its simplex and IPM run serially here anyway)
     lp = highspy.HighsLp()
@@ -134,6 +132,18 @@ def _highs_of(r: Relaxation) -> Any:
     lp.a_matrix_.index_ = r.cols.astype(np.int32)
     lp.a_matrix_.value_ = r.coefs.astype(np.float64)
     h.passModel(lp)
+    return h
+
+
+def highs_of(r: Relaxation, integer: np.ndarray | None = None) -> Any:
+    """A quiet HiGHS holding ``max cᵀx`` over ``r`` (as ``min −cᵀx``), not yet run; with
+    ``integer`` (a mask by column) those columns integral, so a MILP over the same rows."""
+    h = _highs_of(r)
+    if integer is not None and len(r.c):
+        n = len(r.c)
+        h.changeColsIntegrality(
+            n, np.arange(n, dtype=np.int32), np.asarray(integer, dtype=bool).astype(np.uint8)
+        )
     return h
 
 
@@ -318,9 +328,8 @@ def cutting_plane_ascent(
     of the LP's value in 40 steps where coordinate-wise golden sections stalled at 94%.)"""
     import highspy  # imported when first solved (start-up imports no solver)
 
-    from schedopt.backends.highs_pulp import swallow_highs_banner
+    from schedopt.backends.highs_quiet import quiet_highs
 
-    swallow_highs_banner()
     y = np.maximum(np.asarray(start, dtype=np.float64), 0.0)
     n = len(y)
     unit = np.maximum(np.abs(y), 1e-3)
@@ -338,8 +347,7 @@ def cutting_plane_ascent(
         else:
             width *= 0.5
         # max θ : θ ≤ value_k + grad_k·(y − y_k) for every cut, y in the box
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = quiet_highs()
         lo = np.maximum(0.0, best_y - width * unit)
         h.addVars(
             n + 1,
@@ -367,6 +375,7 @@ __all__ = [
     "StagedLp",
     "cutting_plane_ascent",
     "dual_bound",
+    "highs_of",
     "lagrangian_bound",
     "relax",
     "relax_objective",

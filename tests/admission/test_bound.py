@@ -4,17 +4,25 @@ item 6: CP-SAT at 1,024 GPUs × 1,000 jobs on a busy machine ended with none).""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 import schedopt
+from schedopt.core.options import SolveOptions
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
-from schedopt.problems.admission import generate_custom
+from schedopt.problems.admission import exact, generate_custom, lpdecomp
 from schedopt.problems.admission.data import build_data
 from schedopt.problems.admission.strategies import instances
-from schedopt.problems.admission.tier_bound import tier_bound
-from tests.timing import quiet_s
+from schedopt.problems.admission.tier_bound import (
+    gpu_slots_needed,
+    knapsack_bound,
+    reachable_tiers,
+    tier_bound,
+)
+from tests.timing import PROOF_LIMIT_S, quiet_s
 
 from .bruteforce import best_first_level
 
@@ -30,10 +38,69 @@ SETTINGS = settings(
 @given(inst=instances(max_jobs=5, max_slots=4))
 def test_b0_is_never_below_the_optimum(inst) -> None:
     truth = best_first_level(inst)
-    bound = tier_bound(build_data(inst), Deadline.after(60), 30.0)
+    data = build_data(inst)
+    bound = tier_bound(data, Deadline.after(60), 30.0)
     assert bound is not None
+    assert knapsack_bound(data) >= bound * (1 - 1e-6) - 1e-9  # B0k relaxes B0 (slacks differ)
     if truth is not None:
         assert bound >= truth - 1e-9
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_b0k_is_the_lp_of_b0_with_its_last_deadline_row_alone(seed: int) -> None:
+    # the same LP written out (u_jk per reachable tier, B0a, one capacity row) and solved by
+    # scipy: Dantzig's greedy must meet its optimum (formulations/admission.md, B0k)
+    from scipy.optimize import linprog
+
+    data = build_data(generate_custom(hosts=2, jobs=40, slots=6, seed=seed))
+    cols, jobs, rows_a = [], [], []
+    for job in data.jobs:
+        rho = gpu_slots_needed(data, job) if job.is_slo else None
+        for k in reachable_tiers(data, job) if rho is not None else []:
+            cols.append((job.tiers[k].value, rho, min(job.tiers[k].slots_before, data.T)))
+            jobs.append(job.index)
+    capacity = sum(data.chunk_capacity[g, 1] for g in data.levels)
+    for j in sorted(set(jobs)):
+        rows_a.append([1.0 if jj == j else 0.0 for jj in jobs])
+    lp = linprog(
+        [-v for v, _, _ in cols],
+        A_ub=[*rows_a, [rho for _, rho, _ in cols]],
+        b_ub=[1.0] * len(rows_a) + [capacity * max(e for _, _, e in cols)],
+        bounds=(0, 1),
+    )
+    assert lp.status == 0
+    assert knapsack_bound(data) == pytest.approx(-lp.fun, rel=2e-6)
+    assert knapsack_bound(data) >= -lp.fun - 1e-7 * max(1.0, -lp.fun)
+
+
+def _busy(monkeypatch, module) -> None:
+    """A machine too busy for B0's LP (and, in decomp:lp, for the LP guide's bound and B1L)."""
+    monkeypatch.setattr(module, "tier_bound", lambda data, deadline, seconds: None)
+    if module is lpdecomp:
+        real = lpdecomp.guide
+        monkeypatch.setattr(
+            lpdecomp,
+            "guide",
+            lambda *a, **kw: dataclasses.replace(real(*a, **kw), bound=None, label="none"),
+        )
+
+
+def test_decomp_lp_reports_b0k_when_no_lp_is_solved_in_time(monkeypatch) -> None:
+    # at 3,200 jobs and load 6, neither the guide's bound nor B0's LP in 0.14 s (#17)
+    _busy(monkeypatch, lpdecomp)
+    inst = generate_custom(hosts=4, jobs=60, slots=6, seed=2)
+    result = schedopt.solve(inst, "decomp:lp", time_limit_s=PROOF_LIMIT_S)
+    assert result.stats["bound"] == "B0k"
+    assert result.best_bound == pytest.approx(knapsack_bound(build_data(inst)), rel=1e-12)
+    assert result.objective is not None and result.best_bound >= result.objective
+
+
+def test_the_exact_methods_keep_b0k_when_b0s_lp_is_out_of_time(monkeypatch) -> None:
+    _busy(monkeypatch, exact)
+    inst = generate_custom(hosts=4, jobs=60, slots=6, seed=2)
+    formulated = exact.prepare(inst, SolveOptions(), Deadline.after(60))
+    assert not isinstance(formulated, schedopt.core.registry.Outcome)
+    assert formulated.hooks.bound == knapsack_bound(build_data(inst))
 
 
 @pytest.fixture(scope="module")

@@ -69,6 +69,27 @@ def test_auto_routes_large_instances_to_the_decomposition() -> None:
     assert auto_route(generate_custom(hosts=8, jobs=600, slots=4, seed=0)) == "decomp:lp"
 
 
+def test_auto_runs_decomp_lp_first_without_the_heuristics(monkeypatch) -> None:
+    # decomp:lp makes its own greedy floor (lpdecomp.greedy_plans): auto runs it first with
+    # the whole limit; the heuristics (LNS took 2 s of 10 at 256 GPUs x 800 jobs) stand in
+    # only when it answers nothing (#17)
+    assert schedopt.get_problem("admission").methods["decomp:lp"].decomposition
+    from schedopt.problems.admission import lns
+
+    ran = []
+    real = lns.run_edf
+
+    def spy(*args):
+        ran.append("lns")
+        return real(*args)
+
+    monkeypatch.setattr(lns, "run_edf", spy)
+    inst = generate_custom(hosts=8, jobs=500, slots=6, seed=3)
+    result = schedopt.solve(inst, "auto", time_limit_s=2.0)
+    assert result.method == "auto(decomp:lp)" and not ran
+    assert "heuristic" not in result.stats
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("limit", [1.0, 5.0])
 def test_time_limit_at_1024_gpus_and_3200_jobs(limit: float) -> None:

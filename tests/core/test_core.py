@@ -130,3 +130,33 @@ def test_a_copy_with_changed_fields_computes_its_derived_views_again() -> None:
     assert len(inst.job_index) == 6
     same = inst.model_copy()
     assert same.job_index == inst.job_index
+
+
+def test_a_derived_view_is_made_once_per_instance_and_travels_empty() -> None:
+    """FrozenModel.derived: one view per instance and key, made once; another instance (even an
+    equal one) and a copy with changed fields make their own; instances with views still
+    compare by their fields; a pickled or deep-copied instance carries no view."""
+    import copy
+    import pickle
+
+    import numpy as np
+
+    from schedopt.problems.timeshare import generate_custom
+
+    inst = generate_custom(4, seed=1)
+    calls: list[int] = []
+
+    def make(n: int):
+        calls.append(n)
+        return np.arange(n)  # an array: equality of two instances must not compare it
+
+    first = inst.derived("test.view", lambda: make(3))
+    assert inst.derived("test.view", lambda: make(5)) is first and calls == [3]
+    twin = type(inst).model_validate(inst.model_dump())
+    assert twin.derived("test.view", lambda: make(4)).tolist() == [0, 1, 2, 3]
+    assert twin == inst and "test.view" in inst.derived_views
+    fewer = inst.model_copy(update={"jobs": inst.jobs[:2]})
+    assert "test.view" not in fewer.derived_views
+    for other in (pickle.loads(pickle.dumps(inst)), copy.deepcopy(inst)):
+        assert other == inst and "test.view" not in other.derived_views
+    assert calls == [3, 4]

@@ -13,7 +13,7 @@ from schedopt.core import registry
 from schedopt.core.errors import ModelTooLargeError
 from schedopt.core.registry import MethodKind, MethodSpec, Outcome
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline, DeadlineReached, Ticker
+from schedopt.core.stopping import Deadline, DeadlineReached, Ticker, thread_cpu_times
 from schedopt.problems.admission import generate, generate_custom
 from schedopt.problems.admission.data import build_data, estimate_num_variables
 from tests.timing import promised_s
@@ -133,6 +133,7 @@ def test_a_reserve_stretches_with_the_measured_slowdown(monkeypatch) -> None:
     wall, cpu = [100.0], [10.0]
     monkeypatch.setattr(stopping.time, "perf_counter", lambda: wall[0])
     monkeypatch.setattr(stopping.time, "process_time", lambda: cpu[0])
+    monkeypatch.setattr(stopping, "thread_cpu_times", lambda: None)  # not Linux: the clocks
     deadline = stopping.Deadline(110.0).reserving(1.0)
     assert deadline.remaining() == pytest.approx(9.0)  # nothing measured yet: as measured
     wall[0], cpu[0] = 103.0, 11.0  # 3 s of wall for 1 s of CPU: 3 × slower
@@ -153,9 +154,55 @@ def test_a_quiet_process_keeps_the_plain_reserve(monkeypatch) -> None:
     wall, cpu = [100.0], [10.0]
     monkeypatch.setattr(stopping.time, "perf_counter", lambda: wall[0])
     monkeypatch.setattr(stopping.time, "process_time", lambda: cpu[0])
+    monkeypatch.setattr(stopping, "thread_cpu_times", lambda: None)
     deadline = stopping.Deadline(110.0).reserving(1.0)
     wall[0], cpu[0] = 105.0, 14.0  # 5 s for 4 s: no slower than the reserve was measured at
     assert deadline.remaining() == pytest.approx(4.0)
+
+
+def test_waiting_on_workers_does_not_stretch_the_reserve(monkeypatch) -> None:
+    """Where the thread's CPU times are read (Linux), time blocked (on worker processes) is no
+    slowness: before, 3 s of waiting for 1 s of CPU read as 3× slower and kept back one extra
+    reserve (#17). Time runnable but waiting for a CPU still stretches it."""
+    from schedopt.core import stopping
+
+    wall, cpu, thread = [100.0], [10.0], [(7, 10.0, 2.0)]
+    monkeypatch.setattr(stopping.time, "perf_counter", lambda: wall[0])
+    monkeypatch.setattr(stopping.time, "process_time", lambda: cpu[0])
+    monkeypatch.setattr(stopping, "thread_cpu_times", lambda: thread[0])
+    deadline = stopping.Deadline(110.0).reserving(1.0)
+    wall[0], cpu[0], thread[0] = 103.0, 11.0, (7, 11.0, 2.0)  # 1 s on a CPU, 2 s blocked
+    assert deadline.stretch_factor() == 1.0
+    assert deadline.remaining() == pytest.approx(6.0)
+    wall[0], cpu[0], thread[0] = 106.0, 12.0, (7, 12.0, 6.0)  # then 1 s on a CPU, 3 s queued
+    assert deadline.stretch_factor() == pytest.approx(3.0 / stopping.CALIBRATED_SLOWDOWN)
+    wall[0], thread[0] = 106.1, (8, 12.0, 2.0)  # another thread's times say nothing: clocks
+    assert deadline.stretch_factor() == pytest.approx(3.0 / stopping.CALIBRATED_SLOWDOWN)
+    wall[0], cpu[0] = 106.2, 14.0  # the clocks: 6.2 s of wall for 4 s of CPU
+    assert deadline.stretch_factor() == pytest.approx(6.2 / 4.0 / stopping.CALIBRATED_SLOWDOWN)
+    thread[0] = (7, 12.0, 6.0)
+    deadline = stopping.Deadline(110.0).reserving(1.0)
+    wall[0], cpu[0], thread[0] = (106.5, 12.05, (7, 12.04, 6.01))  # blocked throughout
+    assert deadline.stretch_factor() == 1.0
+
+
+@pytest.mark.skipif(
+    thread_cpu_times() is None, reason="the thread's CPU times are read on Linux only"
+)
+def test_a_parent_blocked_on_a_worker_keeps_the_plain_reserve() -> None:
+    from schedopt.core import stopping
+    from schedopt.executor import Task, make_executor
+
+    with make_executor("process", jobs=1) as pool:
+        (warm,) = pool.run([Task("warm", time.sleep, (0.0,))])
+        assert warm.ok  # the worker started
+        deadline = Deadline.after(30.0).reserving(1.0)
+        (slept,) = pool.run([Task("sleep", time.sleep, (1.0,))], deadline=deadline)
+        assert slept.ok
+        # blocked for 1 s on the worker: the clocks alone read that as MAX_SLOWDOWN
+        wall, cpu = deadline.since[:2]
+        assert stopping.slowdown(wall, cpu) == stopping.MAX_SLOWDOWN
+        assert deadline.stretch_factor() == 1.0
 
 
 def test_a_model_is_not_handed_over_without_the_time_to_load_it() -> None:

@@ -141,7 +141,7 @@ def test_colgen_falls_back_on_its_starting_plan(monkeypatch: pytest.MonkeyPatch)
     MIP gives no plan (stopped early), colgen answers with that plan, not NO_SOLUTION."""
     from schedopt.problems.cosched import decomp
 
-    monkeypatch.setattr(decomp, "_integer", lambda master, seconds: None)
+    monkeypatch.setattr(decomp, "_integer", lambda *args: None)
     inst = generate_custom(16, 16, 16, 16, 0, (0, 1), scale=4)
     result = schedopt.solve(inst, "colgen", time_limit_s=3, deterministic=True)
     packing = schedopt.solve(inst, "heuristic:packing", time_limit_s=3, deterministic=True)
@@ -175,3 +175,80 @@ def test_colgen_keeps_the_time_limit_at_656_gpus(workers: int) -> None:
 def test_golden_file_lists_the_goldens_used() -> None:
     golden = json.loads((ROOT / "golden.json").read_text())
     assert all(f"{n}.json" in golden for n in GOLDEN)
+
+
+def test_colgen_in_deterministic_mode_answers_the_same_twice() -> None:
+    """A budget of rounds in place of the wall clock (CP-SAT on its deterministic time): the
+    same plan, bound and columns in two runs, and exactly the rounds asked for."""
+    inst = generate_custom(12, 12, 16, 16, 1, (0, 1))
+    runs = [
+        schedopt.solve(
+            inst, "colgen", time_limit_s=2, deterministic=True, params={"rounds": rounds}
+        )
+        for rounds in (8, 8, 3)
+    ]
+    a, b, short = runs
+    assert a.solution is not None and a.solution == b.solution
+    assert a.objectives == b.objectives and a.best_bound == b.best_bound
+    assert a.stats == b.stats
+    assert a.stats["rounds"] == 8 and short.stats["rounds"] == 3
+
+
+@pytest.mark.parametrize("rounds", [0, -1, 2.5, "3", True])
+def test_colgen_refuses_a_bad_round_budget(rounds: object) -> None:
+    inst = generate_custom(4, 4, 8, 8, 0, (0,), scale=4)
+    with pytest.raises(schedopt.InvalidInstanceError, match=r"params\.rounds"):
+        schedopt.solve(inst, "colgen", time_limit_s=2, params={"rounds": rounds})
+
+
+def test_the_master_mip_starts_from_the_seed_plan() -> None:
+    """The restricted master MIP is handed the packing plan's groups as its first incumbent:
+    stopped before any search of its own (no nodes, no heuristics), it still answers that plan
+    (without the start it answers nothing)."""
+    from schedopt.core.options import SolveOptions
+    from schedopt.problems.cosched import decomp
+    from schedopt.problems.cosched.colgen import Master
+    from schedopt.problems.cosched.heuristics import heuristic_data
+
+    inst = generate_custom(12, 12, 16, 16, 1, (0, 1))
+    packed = schedopt.solve(inst, "heuristic:packing", time_limit_s=3, deterministic=True)
+    data = heuristic_data(inst)
+    start, plan = decomp._start(inst, data, SolveOptions(hint=packed.solution), Deadline.after(30))
+    assert plan and all(c in start for c in plan)
+    got = {}
+    for warm in (False, True):
+        master = Master(data)
+        for col in start:
+            master.add(col)
+        for name, value in (
+            ("mip_max_nodes", 0),
+            ("mip_heuristic_effort", 0.0),
+            ("presolve", "off"),
+        ):
+            master.h.setOptionValue(name, value)
+        got[warm] = decomp._integer(master, 5.0, plan if warm else None)
+    assert got[False] is None
+    assert got[True] is not None
+    assert sum(c.cost(data) for c in got[True]) <= packed.objectives[0] + 1e-6
+
+
+def test_colgen_keeps_the_baselines_as_floors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no packing plan and no MIP answer, colgen still answers the better of RollMux's two
+    baselines (auto's other heuristics), validated, never NO_SOLUTION."""
+    from schedopt.core.registry import Outcome
+    from schedopt.problems.cosched import decomp
+
+    monkeypatch.setattr(decomp, "_integer", lambda *args: None)
+    monkeypatch.setattr(
+        decomp, "solve_packing", lambda *args: Outcome(Status.NO_SOLUTION, explanation="none")
+    )
+    inst = generate_custom(16, 16, 16, 16, 0, (0, 1), scale=4)
+    result = schedopt.solve(
+        inst, "colgen", time_limit_s=3, deterministic=True, params={"rounds": 2}
+    )
+    cheapest = min(
+        schedopt.solve(inst, m, time_limit_s=3, deterministic=True).objectives[0]
+        for m in ("heuristic:disaggregated", "heuristic:colocated")
+    )
+    assert result.status is Status.FEASIBLE and result.stats["baseline_kept"] == 1.0
+    assert result.objectives[0] == pytest.approx(cheapest)

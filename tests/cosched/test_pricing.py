@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from schedopt.core.stopping import Deadline
 from schedopt.io.instance_json import loads
 from schedopt.problems.cosched.data import JobData, OptionData, build_data
-from schedopt.problems.cosched.farley import Combos, farley_bound, farley_theta
+from schedopt.problems.cosched.farley import CaseState, Combos, farley_bound, farley_theta
 from schedopt.problems.cosched.group_exact import schedule_exact
 from schedopt.problems.cosched.instance import CoschedInstance
-from schedopt.problems.cosched.schedule import Planned, cycle_bound
+from schedopt.problems.cosched.schedule import Planned, cycle_bound, cycle_window, schedule_group
 from schedopt.problems.cosched.strategies import instances
 
 from .bruteforce import _schedule, best_groups, least_cost
@@ -169,6 +169,65 @@ def test_theta_prices_every_schedulable_group_nonnegative(inst, seed, scale, exa
     pi = rng.uniform(-0.2, 1.0, len(data.jobs)) * scale * 100
     y = -rng.uniform(0, 1, len(data.pools)) * scale * 25
     theta = farley_theta(data, pi, y, None, Deadline.after(60) if exact else None)
+    if theta is None:
+        return
+    jobs = list(range(len(data.jobs)))
+    for r in range(1, len(jobs) + 1):
+        for members in itertools.combinations(jobs, r):
+            for hosts in best_groups(inst, list(members)):
+                cost = sum(n * c for n, c in zip(hosts, data.cost, strict=True))
+                value = sum(pi[j] for j in members) + float(np.dot(y, hosts))
+                assert theta * value <= cost + 1e-6, (members, hosts, theta, value, cost)
+
+
+@SETTINGS
+@given(inst=instances(max_jobs=3))
+def test_both_schedulers_search_the_same_cycle_window(inst) -> None:
+    """The heuristic and the exact scheduler answer a cycle inside ``cycle_window`` (the
+    least exact one at its bottom or above), and neither answers one when it is empty."""
+    if inst.chance is not None:
+        return
+    data = build_data(inst)
+    if any(not opts for j in data.jobs for opts in j.phases):
+        return
+    members = [(j, tuple(ph[0] for ph in j.phases)) for j in data.jobs]
+    lo, hi = cycle_window(members)
+    heuristic = schedule_group(members)
+    exact = schedule_exact(members, 20.0)
+    if lo > hi:
+        assert heuristic is None and exact is False
+        return
+    for got in (heuristic, exact):
+        if isinstance(got, Planned):
+            assert lo <= got.cycle <= hi
+    if isinstance(heuristic, Planned):
+        assert isinstance(exact, Planned) and exact.cycle <= heuristic.cycle
+
+
+@SETTINGS
+@given(
+    inst=instances(max_jobs=3),
+    seed=st.integers(0, 2**16),
+    scale=st.floats(0.1, 3.0),
+    move=st.floats(0.0, 0.5),
+)
+def test_theta_from_earlier_exact_bounds_prices_every_schedulable_group_nonnegative(
+    inst, seed, scale, move
+) -> None:
+    """Farley's claim when the cases' exact bounds of an earlier call, moved by the duals'
+    rises, stand in for CP-SAT (CaseState.proven): θ (Σ_S π + y·h) ≤ c(h) for every group
+    with a periodic schedule (brute force), at duals moved from the earlier ones."""
+    if inst.chance is not None:
+        return
+    data = build_data(inst)
+    rng = np.random.default_rng(seed)
+    pi0 = rng.uniform(-0.2, 1.0, len(data.jobs)) * scale * 100
+    y0 = -rng.uniform(0, 1, len(data.pools)) * scale * 25
+    state = CaseState()
+    farley_theta(data, pi0, y0, None, Deadline.after(60), None, None, state)
+    pi = pi0 * (1 + rng.uniform(-move, move, len(pi0)))
+    y = y0 * (1 + rng.uniform(-move, move, len(y0)))
+    theta = farley_theta(data, pi, y, None, Deadline.after(60), None, None, state)
     if theta is None:
         return
     jobs = list(range(len(data.jobs)))

@@ -225,11 +225,10 @@ def test_metrics_count_tenants_whose_quota_rounds_to_zero(multi) -> None:
 def test_what_the_validator_derives_once_follows_the_instance(multi) -> None:
     """validate/evaluate/metrics derive the cluster and demands once per instance (issue #17):
     another instance, even one alike but for its failed GPUs, is derived afresh, and what was
-    derived goes with its instance."""
+    derived goes with its instance (``FrozenModel.derived``)."""
     import gc
-    import importlib
+    import weakref
 
-    derived = importlib.import_module("schedopt.problems.fairshare.validate")._DERIVED
     inst, sol = multi
     a = _running(sol)
     host = next(iter(a.hosts))
@@ -240,8 +239,26 @@ def test_what_the_validator_derives_once_follows_the_instance(multi) -> None:
     assert "V3" not in ids(inst, sol)
     # fewer GPUs: other quotas, so another L1 for the same allocations
     assert SPEC.evaluate(broken, sol)[0] != SPEC.evaluate(inst, sol)[0]
-    assert id(broken) in derived
-    key = id(broken)
-    del broken
+    assert "fairshare.validate" in broken.derived_views
+    derived = broken.derived("fairshare.validate", lambda: None)
+    assert derived is not None
+    SPEC.evaluate(broken, sol)
+    assert broken.derived("fairshare.validate", lambda: None) is derived  # made once
+    gone = weakref.ref(derived)
+    del broken, derived
     gc.collect()
-    assert key not in derived
+    assert gone() is None
+
+
+def test_evaluate_and_metrics_read_the_answer_they_are_given(multi) -> None:
+    """The answer read last is kept with the instance: another answer in between gives its
+    own values, and the first's come back unchanged."""
+    inst, sol = multi
+    idle = FairshareSolution(
+        allocations=tuple(Allocation(job_id=a.job_id) for a in sol.allocations)
+    )
+    first, first_metrics = SPEC.evaluate(inst, sol), SPEC.metrics(inst, sol)
+    assert SPEC.evaluate(inst, idle)[1] == 0.0
+    assert SPEC.metrics(inst, idle)["gpus_allocated"] == 0.0
+    assert first[1] > 0.0 and first_metrics["gpus_allocated"] > 0.0
+    assert SPEC.evaluate(inst, sol) == first and SPEC.metrics(inst, sol) == first_metrics

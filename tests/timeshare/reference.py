@@ -5,7 +5,7 @@ model, data or validator. For small instances only."""
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linprog
+from scipy.optimize import linprog, minimize
 
 from schedopt.problems.timeshare import Policy, TimeshareInstance
 
@@ -126,6 +126,43 @@ def policy_value(inst: TimeshareInstance) -> float:
         else:
             lo = mid
     return hi
+
+
+def _nash_weights(inst: TimeshareInstance) -> np.ndarray:
+    """a_j of max-min perf: s_j / (π_j p_j), p_j the equal split's throughput."""
+    s_over_pi = np.array([j.scale_factor / j.priority_weight for j in inst.jobs])
+    return s_over_pi / equal_split(inst)
+
+
+def nash_dual_bound(inst: TimeshareInstance, utility: np.ndarray) -> float:
+    """Weak duality, written apart from nash.py: with λ_j = 1/u_j (any u > 0), Σ log u ≤
+    Σ_j (−1 − log λ_j) + max_{x ∈ P} Σ_j λ_j a_j ρ_j(x) for every allocation (P: C1, C2, C4,
+    0 ≤ x ≤ 1); tight at the optimal u."""
+    A, b, rho, nv = _polytope(inst)
+    lam = 1.0 / utility
+    res = linprog(-(lam * _nash_weights(inst)) @ rho, A_ub=A, b_ub=b, bounds=[(0, 1)] * nv)
+    assert res.status == 0, res.message
+    return float(np.sum(-1.0 - np.log(lam)) - res.fun)
+
+
+def nash_slsqp(inst: TimeshareInstance) -> tuple[float, np.ndarray]:
+    """max Σ log a_j ρ_j(x) over the polytope by scipy's SLSQP (a local method on a concave
+    objective: its answer is an allocation, so at most the optimum): the value and u."""
+    A, b, rho, nv = _polytope(inst)
+    W = _nash_weights(inst)[:, None] * rho
+    res = minimize(
+        lambda x: -np.sum(np.log(W @ x)),
+        np.full(nv, 1e-3),
+        jac=lambda x: -(W.T @ (1.0 / (W @ x))),
+        bounds=[(1e-12, 1)] * nv,
+        constraints=[{"type": "ineq", "fun": lambda x: b - A @ x, "jac": lambda x: -A}],
+        method="SLSQP",
+        options={"ftol": 1e-14, "maxiter": 2000},
+    )
+    x = np.clip(res.x, 0, 1)
+    x *= min(1.0, float(np.min(b / np.maximum(A @ x, 1e-300))))  # exactly feasible
+    u = W @ x
+    return float(np.sum(np.log(u))), u
 
 
 def leximin(inst: TimeshareInstance, weights: np.ndarray) -> np.ndarray:

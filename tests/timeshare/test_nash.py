@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from scipy.optimize import linprog, minimize
 
 from schedopt.core.status import Status
 from schedopt.problems.timeshare import Policy, Share, TimeshareInstance, TimeshareSolution
@@ -27,42 +26,6 @@ from .test_waterfill import _round
 FOREVER = lambda: 60.0  # noqa: E731
 
 
-def dual_bound(inst: TimeshareInstance, utility: np.ndarray) -> float:
-    """Weak duality, written apart from nash.py: with λ_j = 1/u_j, Σ log u ≤ Σ_j (−1 − log λ_j)
-    + max_{x ∈ P} Σ_j λ_j a_j ρ_j(x) for every allocation (P: C1, C2, C4, 0 ≤ x ≤ 1)."""
-    A, b, rho, nv = reference._polytope(inst)
-    a = (
-        1.0
-        / reference.equal_split(inst)
-        * np.array([j.scale_factor / j.priority_weight for j in inst.jobs])
-    )
-    lam = 1.0 / utility
-    res = linprog(-(lam * a) @ rho, A_ub=A, b_ub=b, bounds=[(0, 1)] * nv, method="highs")
-    assert res.status == 0, res.message
-    return float(np.sum(-1.0 - np.log(lam)) - res.fun)
-
-
-def slsqp_value(inst: TimeshareInstance) -> float:
-    """max Σ log a_j ρ_j(x) over the reference polytope by scipy's SLSQP (a local method on a
-    concave objective: its answer is an allocation, so at most the optimum)."""
-    A, b, rho, nv = reference._polytope(inst)
-    a = np.array([j.scale_factor / j.priority_weight for j in inst.jobs])
-    W = (a / reference.equal_split(inst))[:, None] * rho
-    start = np.full(nv, 1e-3)
-    res = minimize(
-        lambda x: -np.sum(np.log(W @ x)),
-        start,
-        jac=lambda x: -(W.T @ (1.0 / (W @ x))),
-        bounds=[(1e-12, 1)] * nv,
-        constraints=[{"type": "ineq", "fun": lambda x: b - A @ x, "jac": lambda x: -A}],
-        method="SLSQP",
-        options={"ftol": 1e-14, "maxiter": 2000},
-    )
-    x = np.clip(res.x, 0, 1)
-    x *= min(1.0, float(np.min(b / np.maximum(A @ x, 1e-300))))  # exactly feasible
-    return float(np.sum(np.log(W @ x)))
-
-
 @pytest.mark.parametrize("seed", range(8))
 def test_the_optimum_is_certified_by_an_independent_dual(seed: int) -> None:
     inst = _round(seed)
@@ -72,8 +35,8 @@ def test_the_optimum_is_certified_by_an_independent_dual(seed: int) -> None:
     assert found.gap <= 1e-9
     assert found.value <= found.bound
     # above every allocation scipy's SLSQP finds, and below an independent dual bound
-    assert found.value >= slsqp_value(inst) - 1e-7
-    assert found.value <= dual_bound(inst, found.utility) + 1e-9
+    assert found.value >= reference.nash_slsqp(inst)[0] - 1e-7
+    assert found.value <= reference.nash_dual_bound(inst, found.utility) + 1e-9
     assert not validate(inst, shares_of(data, data.singles, found.x))
 
 
@@ -183,5 +146,5 @@ def test_hypothesis_every_answer_is_valid_and_bounded(doc: dict, tol: float) -> 
     assert np.all((mech.discounts >= 0) & (mech.discounts <= 1))
     for x in (mech.x, mech.welfare.x):
         assert not validate(inst, shares_of(data, data.singles, x))
-    certified = dual_bound(inst, mech.welfare.utility)
+    certified = reference.nash_dual_bound(inst, mech.welfare.utility)
     assert mech.welfare.value <= certified + 1e-9

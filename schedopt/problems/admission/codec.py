@@ -20,7 +20,8 @@ def encode(am: AdmissionModel, raw: Sequence[RawPlan]) -> np.ndarray:
         values[col] = float(bool(raw[j].admitted))
     for (j, k), col in am.y.items():
         values[col] = float(bool(raw[j].admitted) and raw[j].tier == k)
-    seen = {j for (j, _) in c.index}
+    # the model's jobs (a model without the count changes, ``l1_only``, has no c)
+    seen = {key[0] for key in c.index} | {key[0] for key in x.index}
     for job in data.jobs:
         if job.index not in seen:
             continue
@@ -31,7 +32,9 @@ def encode(am: AdmissionModel, raw: Sequence[RawPlan]) -> np.ndarray:
             if o is not None and (j, t, o) in x:
                 values[x[j, t, o]] = 1.0
             n = 0 if o is None else job.options[o].n
-            values[c[j, t]] = abs(n - prev)
+            change = c.get((j, t))
+            if change is not None:
+                values[change] = abs(n - prev)
             prev = n
             at = p.get((j, t))
             if at is not None:

@@ -21,7 +21,7 @@ from .explain import explain_infeasible
 from .heuristics import refill_best_effort
 from .instance import AdmissionInstance
 from .model import AdmissionModel, build_model
-from .tier_bound import tier_bound
+from .tier_bound import knapsack_bound, tier_bound
 
 #: Share of the time left that B0's LP may take (it takes milliseconds at 1,000 jobs).
 B0_SHARE = 0.1
@@ -34,7 +34,7 @@ class AdmissionHooks(Hooks):
 
     def __init__(self, am: AdmissionModel, bound: float | None = None):
         self.am = am
-        self.bound = bound  # B0 (tier_bound.py), or None
+        self.bound = bound  # B0 or B0k (tier_bound.py), or None
 
     def first_bound(self, method: str, bound: float | None) -> float | None:
         # The solver's bound, or B0 where B0 is tighter or the solver has none (CP-SAT stopped
@@ -83,6 +83,8 @@ def prepare(
     if early is not None:
         return early
     b0 = tier_bound(data, deadline, deadline.share(B0_SHARE))
+    if b0 is None:  # its LP not solved in the time (a busy machine): B0k, no solver
+        b0 = knapsack_bound(data)
     try:
         am = build_model(data, deadline=deadline)
     except DeadlineReached as stop:  # no model in time: B0 is still a bound

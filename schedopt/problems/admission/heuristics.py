@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from schedopt.core.options import SolveOptions, method_params
 from schedopt.core.registry import Outcome
@@ -298,6 +298,18 @@ def run_slack(
     data: ModelData, params: SlackParams, stop: Deadline | None = None
 ) -> tuple[list[RawPlan], list[str]]:
     return _greedy(data, slack_order(params), boost=params.share_boost, stop=stop)
+
+
+def tuned_or_shipped(
+    tuned: Mapping[str, Mapping[str, Any]] | None,
+) -> Mapping[str, Mapping[str, Any]]:
+    """The heuristics' parameters ``solve`` handed over (``SolveOptions.tuned``: the shipped
+    ones, or the caller's ``tuned=`` file over them), else the shipped ones."""
+    if tuned is not None:
+        return tuned
+    from schedopt.tuning.store import load_tuned
+
+    return load_tuned("admission")
 
 
 #: Assembling a solution from the plans costs about what building the data did (one pass over

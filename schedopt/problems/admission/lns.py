@@ -23,7 +23,6 @@ from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline, DeadlineReached
-from schedopt.tuning.store import load_tuned
 
 from .assemble import assemble, guaranteed_value, raw_from_solution
 from .codec import decode, encode
@@ -36,6 +35,7 @@ from .heuristics import (
     refill_best_effort,
     run_edf,
     run_slack,
+    tuned_or_shipped,
 )
 from .instance import AdmissionInstance
 from .model import build_model
@@ -64,7 +64,8 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
     params = LnsParams(**options.params)
     data = build_data(inst, check_size=False, deadline=deadline)
     stop = deadline.earlier(assemble_reserve_s(time.perf_counter() - t0))
-    tuned = load_tuned("admission")  # start from the greedy heuristics at their tuned settings
+    # start from the greedy heuristics at their tuned settings (solve(..., tuned=) included)
+    tuned = tuned_or_shipped(options.tuned)
     greedy_stop = None if options.deterministic else stop  # deterministic: fixed work
     t1 = time.perf_counter()
     starts = [run_edf(data, EdfParams(**tuned.get("heuristic:edf", {})), greedy_stop)]

@@ -27,9 +27,15 @@ class AdmissionModel(Built):
 
 
 def build_model(
-    data: ModelData, jobs: Sequence[JobData] | None = None, deadline: Deadline | None = None
+    data: ModelData,
+    jobs: Sequence[JobData] | None = None,
+    deadline: Deadline | None = None,
+    *,
+    l1_only: bool = False,
 ) -> AdmissionModel:
-    """The model over ``jobs`` (default: all of them)."""
+    """The model over ``jobs`` (default: all of them). ``l1_only``: without what only the
+    lower levels read (the count changes ``c`` and C9, L2 and L3): the repair's group model
+    (C1–C7 and L1, formulations/admission.md, "Repair by groups of slots")."""
     jobs = tuple(data.jobs if jobs is None else jobs)
     m = Model("admission", deadline)
     T = data.T
@@ -51,14 +57,18 @@ def build_model(
         VarKind.INTEGER,
         ub=caps,
     )
-    tops = [max(max(o.n for o in j.options), j.current_gpus) for j in jobs for _ in range(T)]
+    tops = [
+        max(max(o.n for o in j.options), j.current_gpus)
+        for j in ([] if l1_only else jobs)
+        for _ in range(T)
+    ]
     # c is |Δ GPUs| at the optimum, a whole number either way: continuous and unbounded
     # above in the MILP, as the legacy model had it (with c <= its top, CBC's presolve kept
     # all 24,000 C9 rows at 1,024 GPUs × 1,000 jobs and found no L1 solution in 5 s), integer
     # on CP-SAT's grid of 1 with the top CP-SAT needs.
     c = m.add_vars(
         "c",
-        ((j.index, t) for j in jobs for t in range(T)),
+        ((j.index, t) for j in ([] if l1_only else jobs) for t in range(T)),
         VarKind.CONTINUOUS,
         ub=np.inf,
         cpsat_scale=1,
@@ -97,7 +107,8 @@ def build_model(
                 xs = run(j, t)
                 c7.add([*xs, z[j.index,]], [1.0] * len(xs) + [-1.0], hi=0.0)
     _best_effort_rows(m, data, best_effort, x, p)
-    _change_rows(m, data, jobs, x, c)
+    if not l1_only:
+        _change_rows(m, data, jobs, x, c)
     _capacity_rows(m, data, jobs, x)
 
     l1_cols, l1_coefs = [], []
@@ -113,6 +124,8 @@ def build_model(
     m.add_level(
         Level("L1", Expr.of(l1_cols, l1_coefs), Sense.MAXIMIZE, 0.5 / VALUE_SCALE, 0.0, VALUE_SCALE)
     )
+    if l1_only:
+        return AdmissionModel(m, data, x, z, y, p, c)
     # L2 in units of data.progress_unit: the MILP takes the real coefficients, CP-SAT the
     # rounded integers (formulation, "Integer scaling"). Rounded, two plans the validator finds
     # equal could differ by some units (970,560,180 against 970,560,090 on

@@ -9,7 +9,8 @@ the group joins the fixed plans within C3 at every level, and C5 keeps the earli
 inside the group. The group's current plans are CP-SAT's hint; a better L1 replaces them.
 Best-effort jobs are left out and re-planned greedily at the end (they do not enter L1).
 Given the LP point of the bound, every third pass takes its groups where the LP says value is
-left instead (``neighbourhood.py``).
+left instead (``neighbourhood.py``). A group's model is C1–C7 and L1 alone
+(``build_model(..., l1_only=True)``): the count changes C9 only matter to L3.
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ def improve_group(
     # deterministic: the build's wall time must not change CP-SAT's limit (the wall clock only
     # caps a runaway step, as SolveOptions.deterministic does)
     deadline = Deadline.after(10 * seconds + 10 if deterministic else seconds)
-    am = build_model(sub, deadline=deadline)
+    # C1–C7 and L1 alone: the count changes (C9) are read by L3 only, and half the rows
+    am = build_model(sub, deadline=deadline, l1_only=True)
     session = CpsatSession(am.model, AdmissionHooks.cpsat_linearization_level)
     session.set_level(am.model.levels[0])
     session.set_hint(encode(am, start))

@@ -5,9 +5,14 @@ A small LP over the tiers alone (one column per reachable tier, one row per job 
 deadline): every admitted job needs at least ρ_j GPU-slots, all before its tier's deadline, and
 the cluster has K GPUs a slot. Its optimum bounds L1 from above whatever the solver manages in
 the time (CP-SAT at 1,024 GPUs × 1,000 jobs on a busy machine ended L1 with no bound at all, #16).
+When HiGHS does not solve that LP in the time given (0.14 s at 3,200 jobs, load 6), B0k, its
+relaxation to the last deadline row, is a fractional knapsack solved by sorting, with no solver
+and no time limit.
 """
 
 from __future__ import annotations
+
+import math
 
 from schedopt.core.options import SolveOptions
 from schedopt.core.status import Status
@@ -78,4 +83,33 @@ def tier_bound(data: ModelData, deadline: Deadline, seconds: float) -> float | N
     return run.objective + B0_SLACK * max(1.0, abs(run.objective)) + 1e-9 * len(keys)
 
 
-__all__ = ["B0_SLACK", "gpu_slots_needed", "reachable_tiers", "tier_bound"]
+def knapsack_bound(data: ModelData) -> float:
+    """B0k (formulations/admission.md): B0 with only its last deadline row, a fractional
+    knapsack of the SLO jobs (value: the best reachable tier's, weight ρ_j GPU-slots, capacity
+    K times the last tier deadline), solved by Dantzig's greedy; at least B0."""
+    capacity = sum(data.chunk_capacity[g, 1] for g in data.levels)
+    items: list[tuple[float, float]] = []  # (value, GPU-slots)
+    last = 0
+    for job in data.jobs:
+        if not job.is_slo:
+            continue
+        rho = gpu_slots_needed(data, job)
+        reach = reachable_tiers(data, job) if rho is not None else []
+        if rho is None or not reach:
+            continue
+        items.append((max(job.tiers[k].value for k in reach), rho))
+        last = max(last, *(min(job.tiers[k].slots_before, data.T) for k in reach))
+    room = float(capacity * last)
+    total = 0.0
+    for value, rho in sorted(items, key=lambda it: -it[0] / it[1] if it[1] > 0 else -math.inf):
+        if value <= 0:
+            continue
+        take = 1.0 if rho <= room else room / rho
+        total += take * value
+        room -= take * rho
+        if room <= 0:
+            break
+    return total + B0_SLACK * max(1.0, abs(total)) + 1e-9 * len(items)
+
+
+__all__ = ["B0_SLACK", "gpu_slots_needed", "knapsack_bound", "reachable_tiers", "tier_bound"]

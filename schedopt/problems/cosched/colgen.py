@@ -1,36 +1,36 @@
 """Column generation over groups (formulations/cosched.md, "Column-generation bound on L1").
 
 :class:`Master` is the restricted master LP on HiGHS over groups that have a schedule;
-:func:`price` proposes groups of the relaxed space R with a negative reduced cost (greedily: a
-heuristic), and :func:`check` — the sub-solve, run through an executor — builds each one's
-explicit periodic schedule. :func:`generate` alternates them, then proves the Farley bound of
-the last duals (:mod:`.farley`), valid over all of R whatever columns were found.
+:func:`.greedy.price` proposes groups of the relaxed space R with a negative reduced cost
+(greedily: a heuristic), and :func:`check` — the sub-solve, run through an executor — builds
+each one's explicit periodic schedule. :func:`generate` alternates them, then proves the
+Farley bound of the last duals (:mod:`.farley`), valid over all of R whatever columns were
+found.
 """
 
 from __future__ import annotations
 
-import itertools
+import math
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from schedopt.backends.highs_quiet import quiet_highs
 from schedopt.core.stopping import Deadline
 from schedopt.executor import Executor, Task
 
-from .data import ModelData, OptionData, aggregate_shares
-from .farley import LEVELS, Combos, Stack, farley_bound
+from .data import ModelData, aggregate_shares
+from .farley import LEVELS, CaseState, Combos, Stack, farley_bound
+from .greedy import Members, box_fits, boxes_of, price
 from .group_exact import schedule_exact
 from .heuristics import build
 from .schedule import Planned, host_counts
 
 if TYPE_CHECKING:
-    import highspy
+    pass
 
-#: A column prices in when its reduced cost is below this ($/h).
-PRICE_TOL = 1e-6
-#: Columns proposed per round, most negative reduced cost first.
-MAX_NEW = 24
 #: Seconds the exact scheduler may take on a group the heuristic one could not schedule.
 EXACT_CHECK_S = 0.3
 #: Greedy pricing alone while a round adds at least this many groups; then exact pricing too.
@@ -39,9 +39,6 @@ GREEDY_STALL = 8
 SMOOTH = 0.5
 #: Cost of the artificial column that covers one job (keeps the restricted master feasible).
 ARTIFICIAL = 1e7
-
-#: A group's members: (job index, the chosen option of every phase).
-Members = tuple[tuple[int, tuple[OptionData, ...]], ...]
 
 
 @dataclass(frozen=True)
@@ -56,10 +53,8 @@ class Column:
         return sum(n * data.cost[p] for p, n in enumerate(self.hosts))
 
 
-def _quiet(h: highspy.Highs) -> None:
-    h.setOptionValue("output_flag", False)
-    # HiGHS keeps one thread pool per process and fails a run that asks for another size,
-    # so `threads` is not set (as in model/emit_highs.py).
+# (no `threads` on the master: HiGHS keeps one thread pool per process and fails a run that
+# asks for another size, as in model/emit_highs.py)
 
 
 class Master:
@@ -71,8 +66,7 @@ class Master:
         self.n, self.np = len(data.jobs), len(data.pools)
         import highspy  # the solver is imported when first used (#16 item 11)
 
-        h = self.h = highspy.Highs()
-        _quiet(h)
+        h = self.h = quiet_highs()
         inf = highspy.kHighsInf
         lower = [1.0] * self.n + [-inf] * self.np
         upper = [1.0] * self.n + [float(x) for x in data.hosts]
@@ -82,8 +76,13 @@ class Master:
         self.columns: list[Column] = []
         self.keys: set[tuple] = set()
 
+    @staticmethod
+    def key(col: Column) -> tuple:
+        """What makes two columns the same: members, their options and the hosts."""
+        return (tuple(sorted((j, tuple(o.index for o in c)) for j, c in col.members)), col.hosts)
+
     def add(self, col: Column) -> bool:
-        key = (tuple(sorted((j, tuple(o.index for o in c)) for j, c in col.members)), col.hosts)
+        key = self.key(col)
         if key in self.keys:
             return False
         self.keys.add(key)
@@ -112,92 +111,17 @@ class Master:
         return self.h.getInfo().objective_function_value, dual[: self.n], dual[self.n :]
 
 
-def price(
+def check(
     data: ModelData,
-    combos: list[Combos],
-    pi: np.ndarray,
-    y: np.ndarray,
-    levels: list[int],
-    boxes: list[tuple[int, ...]],
+    members: Members,
     deadline: Deadline | None = None,
-    stack: Stack | None = None,
-) -> list[Members]:
-    """Groups of R' with a negative reduced cost, found greedily (a heuristic: the bound never
-    depends on it). Per case (SLO level, hosts ``h``): the admissible jobs, each on its
-    combination of least normalised load, join in decreasing ``π_j`` per normalised load while
-    the pool loads (R3', with every switch once two jobs share a pool) and memory (R2) fit;
-    the case's group is kept if its reduced cost ``c(h) − y·h − Σ π_j`` is negative."""
-    P = len(data.pools)
-    memory = np.array(data.memory_mib)
-    y = np.minimum(y, 0.0)
-    stack = stack or Stack(combos, P)
-    slo = np.array([j.slo for j in data.jobs])
-    factor = 1 + np.array([j.sigma for j in data.jobs])
-    switch = [j.switch for j in data.jobs]
-    on = stack.load > 0  # (J, K, P)
-    found: dict[tuple[int, ...], tuple[float, Members]] = {}
-    for level in levels:
-        cand = (slo >= level) & (pi > 0)
-        chain_ok = cand[:, None] & stack.real & (stack.chain <= factor[:, None] * level)
-        for h in boxes:
-            if deadline is not None and deadline.expired():
-                break
-            hv = np.array(h)
-            room = np.maximum(memory * hv, 0)
-            fixed = float(np.dot(np.array(data.cost) - y, hv))
-            ok = chain_ok & (stack.need <= hv).all(axis=2) & (stack.mem <= room).all(axis=2)
-            jobs = np.flatnonzero(ok.any(axis=1))
-            if not len(jobs):
-                continue
-            size = (stack.load[jobs] / level).max(axis=2) + (
-                stack.mem[jobs] / np.maximum(room, 1)
-            ).max(axis=2)
-            size = np.where(ok[jobs], size, np.inf)
-            pick = size.argmin(axis=1)
-            ratio = pi[jobs] / np.maximum(size[np.arange(len(jobs)), pick], 1e-9)
-            load = [0] * P
-            mem = [0] * P
-            users = [0] * P
-            chosen = []
-            value = 0.0
-            for t in np.argsort(-ratio, kind="stable"):
-                j, i = int(jobs[t]), int(pick[t])
-                cl, cm, co = stack.load[j, i].tolist(), stack.mem[j, i].tolist(), on[j, i].tolist()
-                # R3': a pool's only user pays no switch; once two use it, every one is paid
-                if all(
-                    mem[p] + cm[p] <= room[p]
-                    and (not co[p] or load[p] + cl[p] <= level + (switch[j] if not users[p] else 0))
-                    for p in range(P)
-                ):
-                    for p in range(P):
-                        users[p] += co[p]
-                        load[p] += cl[p]
-                        mem[p] += cm[p]
-                    chosen.append((j, i))
-                    value += pi[j]
-            rc = fixed - value
-            if chosen and rc < -PRICE_TOL:
-                key = tuple(sorted(j for j, _ in chosen))
-                if key not in found or rc < found[key][0]:
-                    found[key] = (rc, tuple((j, combos[j].options[i]) for j, i in chosen))
-    best = sorted(found.values(), key=lambda t: t[0])
-    return [m for _, m in best[:MAX_NEW]]
-
-
-def boxes_of(data: ModelData, combos: list[Combos], most: int = 2) -> list[tuple[int, ...]]:
-    """Host vectors the pricing tries: up to ``most`` hosts per pool, enough for any option."""
-    tops = []
-    for p in range(len(data.pools)):
-        need = max((int(c.need[:, p].max()) for c in combos if len(c.need)), default=0)
-        tops.append(min(data.hosts[p], max(need, most if need else 0)))
-    return [h for h in itertools.product(*(range(t + 1) for t in tops)) if any(h)]
-
-
-def check(data: ModelData, members: Members, deadline: Deadline | None = None) -> Column | None:
+    deterministic: bool = False,
+) -> Column | None:
     """The sub-solve: an explicit periodic schedule for the members (the heuristics'
     scheduler, fewest hosts; else the exact one of :mod:`.group_exact` for up to
-    :data:`EXACT_CHECK_S`), dropping the last-added member until one is found; within
-    ``deadline`` (the inline executor does not interrupt a task)."""
+    :data:`EXACT_CHECK_S`, deterministic seconds if ``deterministic``), dropping the
+    last-added member until one is found; within ``deadline`` (the inline executor does not
+    interrupt a task)."""
     group = list(members)
     while group:
         if deadline is not None and deadline.expired():
@@ -207,13 +131,15 @@ def check(data: ModelData, members: Members, deadline: Deadline | None = None) -
             return Column(tuple(group), tuple(built.hosts), built.planned)
         chosen = [(data.jobs[j], opts) for j, opts in group]
         hosts = host_counts(data, chosen)
-        seconds = EXACT_CHECK_S if deadline is None else min(EXACT_CHECK_S, deadline.remaining())
+        cap = math.inf if deadline is None else deadline.remaining()
+        seconds = cap if deterministic else min(EXACT_CHECK_S, cap)
         if (
             seconds > 0.02
             and hosts is not None
             and all(n <= data.hosts[p] for p, n in enumerate(hosts))
         ):
-            exact = schedule_exact(chosen, seconds)
+            work = EXACT_CHECK_S if deterministic else None
+            exact = schedule_exact(chosen, min(seconds, 3600.0), 0, work)
             if exact:
                 return Column(tuple(group), tuple(hosts), exact)
         group.pop()
@@ -243,12 +169,16 @@ def generate(
     deadline: Deadline,
     executor: Executor,
     bound_deadline: Deadline,
+    rounds: int | None = None,
+    deterministic: bool = False,
 ) -> Generated:
     """Rounds of restricted master LP and pricing (columns checked through ``executor``)
-    until no checked column is new or ``deadline``; then the Farley bound of the last duals,
-    by ``bound_deadline``. Each round prices greedily and proves the Farley bound of its duals
-    over R', whose exact case bounds (CP-SAT, :mod:`.pricing`) also find groups: the best
-    bound of any round is valid, and when exact pricing finds no group it equals the LP."""
+    until no checked column is new, ``rounds`` rounds or ``deadline``; then the Farley bound
+    of the last duals, by ``bound_deadline``. ``deterministic``: CP-SAT stops on its
+    deterministic time, so with a round budget and far deadlines a run is reproducible. Each
+    round prices greedily and proves the Farley bound of its duals over R', whose exact case
+    bounds (CP-SAT, :mod:`.pricing`) also find groups: the best bound of any round is valid,
+    and when exact pricing finds no group it equals the LP."""
     master = Master(data)
     for col in start:
         master.add(col)
@@ -256,19 +186,31 @@ def generate(
     levels = levels_of(data)
     boxes = boxes_of(data, combos)
     stack = Stack(combos, len(data.pools))
-    rounds = 0
+    fits = box_fits(data, stack, boxes)
+    state = CaseState(deterministic)
+    done = 0
     solved = None
     best: float | None = None
     exact = False  # greedy pricing first; exact case bounds once it finds few new groups
     center: tuple[np.ndarray, np.ndarray] | None = None  # the duals of the best bound
     smooth = SMOOTH
-    while not deadline.expired():
-        rounds += 1
-        solved = master.solve(deadline.remaining())
+    shares = aggregate_shares(data)
+    floor = None if shares is None else AGG_FLOOR * sum(shares)
+    last = 0.0  # seconds the last round took
+    while rounds is None or done < rounds:
+        # Once exact rounds prove more than the scaled aggregate bound could add, they are the
+        # bound stage itself: they run on into its time (its last duals' bound is one more).
+        far = exact and best is not None and (floor is None or best >= floor)
+        dl = bound_deadline if far else deadline
+        if dl.remaining() <= (last if exact and rounds is None else 0.0):
+            break  # no time for a round like the last (it would eat the bound stage's)
+        began = time.perf_counter()
+        done += 1
+        solved = master.solve(dl.remaining())
         if solved is None:
             break
         _, pi, y = solved
-        proposed = price(data, combos, pi, y, levels, boxes, deadline, stack)
+        proposed = price(data, combos, pi, y, levels, boxes, dl, stack, fits)
         if exact:
             # Exact pricing at duals smoothed towards those of the best bound (Wentges):
             # fewer rounds; any duals give a valid bound.
@@ -281,15 +223,17 @@ def generate(
                 )
             )
             found: list[tuple[tuple[int, int], ...]] = []
-            b = farley_bound(data, ps, ys, deadline, deadline, found, combos)
+            b = farley_bound(data, ps, ys, dl, dl, found, combos, state)
             if b is not None and (best is None or b > best):
                 best, center = b, (ps, ys)
             proposed += [tuple((j, combos[j].options[c]) for j, c in f) for f in found]
-        tasks = [Task(str(i), check, (data, m, deadline)) for i, m in enumerate(proposed)]
+        tasks = [Task(str(i), check, (data, m, dl, deterministic)) for i, m in enumerate(proposed)]
         added = 0
-        for res in executor.run(tasks, deadline=deadline):
+        # in the tasks' order, whatever order a pool finishes them in (a reproducible master)
+        for res in sorted(executor.run(tasks, deadline=dl), key=lambda r: int(r.key)):
             if res.ok and res.value is not None:
                 added += master.add(res.value)
+        last = time.perf_counter() - began
         if added < GREEDY_STALL:
             if not added and exact:
                 if center is None or smooth == 0:
@@ -298,36 +242,42 @@ def generate(
                 continue
             exact = True
         smooth = SMOOTH
-    shares = aggregate_shares(data)
-    if shares is not None and (best is None or best < sum(shares)):
+    if shares is not None and floor is not None and (best is None or best < floor):
         # The rounds' bounds are not above the aggregate one (at 4,096 GPUs x 200 jobs greedy
         # pricing adds 8 or more groups nearly every round for the whole minute: their duals
         # give 2,524-2,593 against 2,797, #17); the aggregate shares scaled by Farley's θ over
         # R' give at least it (2,888; formulation, "Farley at the aggregate shares").
-        scaled = scaled_aggregate(data, bound_deadline, combos)
+        scaled = scaled_aggregate(data, bound_deadline, combos, state)
         if scaled is not None and (best is None or scaled > best):
             best = scaled
     # Any duals give a valid Farley bound; those of the final master give the strongest.
     solved = master.solve(bound_deadline.remaining()) or solved
     if solved is None:
-        return Generated(best, None, rounds, master.columns)
+        return Generated(best, None, done, master.columns)
     lp, pi, y = solved
     for b in (
-        farley_bound(data, pi, y, bound_deadline, bound_deadline),
+        farley_bound(data, pi, y, bound_deadline, bound_deadline, None, combos, state),
         best_farley(data, pi, y, bound_deadline),
     ):
         if b is not None and (best is None or b > best):
             best = b
-    return Generated(best, lp, rounds, master.columns)
+    return Generated(best, lp, done, master.columns)
 
 
+#: The scaled aggregate bound is tried when no round's bound is this many times the
+#: aggregate one (θ* = 1.26 at 656 GPUs × 40 jobs, where the rounds reach 860–880 against 649,
+#: and 1.0325 at 4,096 × 200, where they reach 2,800–2,830 against 2,797 and it gives 2,888).
+AGG_FLOOR = 1.1
 #: The aggregate shares are scaled by this before Farley's θ (capped at 1) is taken over R':
 #: above θ's own value at the shares (1.26 at 656 GPUs x 40 jobs, 1.03 at 4,096 x 200, #17).
 AGG_SCALE = 1.5
 
 
 def scaled_aggregate(
-    data: ModelData, deadline: Deadline, combos: list[Combos] | None = None
+    data: ModelData,
+    deadline: Deadline,
+    combos: list[Combos] | None = None,
+    state: CaseState | None = None,
 ) -> float | None:
     """Farley's bound at the duals ``(s π_agg, 0)``, ``s`` = :data:`AGG_SCALE`: at least the
     aggregate bound when ``θ`` at ``(π_agg, 0)`` is 1 (its shares are dual feasible over R'),
@@ -336,7 +286,9 @@ def scaled_aggregate(
     if shares is None or sum(shares) <= 0:
         return None
     pi = AGG_SCALE * np.array(shares)
-    return farley_bound(data, pi, np.zeros(len(data.pools)), deadline, deadline, None, combos)
+    return farley_bound(
+        data, pi, np.zeros(len(data.pools)), deadline, deadline, None, combos, state
+    )
 
 
 #: Weights α of the master's duals in the duals the Farley bound is tried with, the rest on

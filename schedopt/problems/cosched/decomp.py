@@ -21,12 +21,12 @@ from schedopt.core.solve import lex_better
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.executor import make_executor
-from schedopt.model.decompose import executor_choice
+from schedopt.model.decompose import executor_choice, whole_param
 
 from .assemble import Raw, RawGroup, assemble, raw_from_solution
 from .colgen import Column, Master, generate
 from .data import ModelData, aggregate_bound, build_data
-from .heuristics import alone, heuristic_data, solve_packing
+from .heuristics import alone, baselines, heuristic_data, solve_packing
 from .instance import CoschedInstance
 from .schedule import Planned
 from .validate import TERMS, evaluate, validate
@@ -36,10 +36,15 @@ from .validate import TERMS, evaluate, validate
 COLGEN_FROM_JOBS = 16
 #: Shares of the time left: column generation, then the Farley bound; the MIP gets the rest.
 CG_SHARE, BOUND_SHARE = 0.7, 0.12
-#: Share of the time left for the packing plan when no hint is given.
-SEED_SHARE = 0.3
+#: Share of the time left for the packing plan when no hint is given, then for the baselines.
+SEED_SHARE, FLOOR_SHARE = 0.3, 0.1
 #: Option combinations tried per job for its group alone, cheapest first.
 SINGLE_COMBOS = 8
+#: Rounds of column generation in deterministic mode (``params["rounds"]`` overrides it): a
+#: budget of work in place of the wall clock, so the answer is reproducible.
+DETERMINISTIC_ROUNDS = 30
+#: Most rounds ``params["rounds"]`` may ask for.
+MAX_ROUNDS = 100_000
 
 
 def route(inst: CoschedInstance) -> str:
@@ -47,9 +52,11 @@ def route(inst: CoschedInstance) -> str:
     return "colgen" if len(inst.jobs) >= COLGEN_FROM_JOBS and inst.chance is None else "cpsat"
 
 
-def _start(inst: CoschedInstance, data: ModelData, options: SolveOptions, dl: Deadline):
+def _start(
+    inst: CoschedInstance, data: ModelData, options: SolveOptions, dl: Deadline
+) -> tuple[list[Column], list[Column]]:
     """Scheduled groups to start from: the hint's as they are (if the hint is valid), and every
-    job alone on its cheapest plan found."""
+    job alone on its cheapest plan found; and the hint's groups alone (its plan, as columns)."""
     out: list[Column] = []
     hint = options.hint
     raw = None if hint is None or validate(inst, hint) else raw_from_solution(inst, hint)
@@ -61,17 +68,21 @@ def _start(inst: CoschedInstance, data: ModelData, options: SolveOptions, dl: De
                 members.append((j, tuple(by_index[o] for o in raw.option[j])))
             starts = {j: list(raw.start[j]) for j in g.members}
             out.append(Column(tuple(members), tuple(g.hosts), Planned(g.cycle, starts)))
+    plan = list(out)
     for job in data.jobs:
         if dl.expired():
             break
         b = alone(data, job, SINGLE_COMBOS, dl)
         if b is not None:
             out.append(Column(((job.index, b.members[0][1]),), tuple(b.hosts), b.planned))
-    return out
+    return out, plan
 
 
-def _integer(master: Master, seconds: float) -> list[Column] | None:
-    """The restricted master MIP over the scheduled groups (the artificials stay out)."""
+def _integer(
+    master: Master, seconds: float, start: list[Column] | None = None
+) -> list[Column] | None:
+    """The restricted master MIP over the scheduled groups (the artificials stay out), started
+    from ``start`` (the seed plan's groups, all columns of the master) as its incumbent."""
     import highspy  # the solver is imported when first used (#16 item 11)
 
     h = master.h
@@ -80,6 +91,16 @@ def _integer(master: Master, seconds: float) -> list[Column] | None:
     h.changeColsBounds(n_art, np.arange(n_art, dtype=np.int32), np.zeros(n_art), np.zeros(n_art))
     idx = np.arange(n_art, n_art + k, dtype=np.int32)
     h.changeColsIntegrality(k, idx, np.array([highspy.HighsVarType.kInteger] * k))
+    where = {master.key(c): i for i, c in enumerate(master.columns)}
+    at = [where.get(master.key(c)) for c in start or ()]
+    if at and None not in at:
+        # HiGHS checks the point and keeps it as its first incumbent when feasible
+        value = np.zeros(n_art + k)
+        value[[n_art + i for i in at if i is not None]] = 1.0
+        sol = highspy.HighsSolution()
+        sol.col_value = value.tolist()
+        sol.value_valid = True
+        h.setSolution(sol)
     h.setOptionValue("time_limit", max(0.05, seconds))
     h.run()
     if h.getInfo().primal_solution_status != 2:
@@ -94,6 +115,12 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
     kind, workers = executor_choice(options)
     if workers and "executor" not in options.params:
         kind = "process"
+    # ``params["rounds"]``: a budget of rounds (in deterministic mode DETERMINISTIC_ROUNDS
+    # without it; the wall clock then only stops a runaway run).
+    det = options.deterministic
+    rounds: int | None = None
+    if det or "rounds" in options.params:
+        rounds = whole_param(options, "rounds", DETERMINISTIC_ROUNDS, 1, MAX_ROUNDS)
     exact = build_data(inst)
     aggregate = aggregate_bound(exact)
     if exact.scenarios:
@@ -110,17 +137,22 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
             inst, replace(options, params={}), Deadline.after(deadline.share(SEED_SHARE))
         )
         options = replace(options, hint=packed.solution)
+        # auto's other two heuristics (each job alone: a pass over the jobs, 0.05 s at 200
+        # jobs) are floors too, so auto is never below any of its heuristics
+        floors = baselines(inst, data, Deadline.after(deadline.share(FLOOR_SHARE)))
+    else:
+        floors = []
     seed = options.hint if options.hint is not None and not validate(inst, options.hint) else None
-    start = _start(inst, data, options, Deadline.after(deadline.share(SEED_SHARE)))
+    start, seed_groups = _start(inst, data, options, Deadline.after(deadline.share(SEED_SHARE)))
     cg_dl = Deadline.after(deadline.share(CG_SHARE))
     bound_dl = Deadline.after(deadline.share(CG_SHARE + BOUND_SHARE))
     with make_executor(kind, jobs=workers) as executor:
-        gen = generate(data, start, cg_dl, executor, bound_dl)
+        gen = generate(data, start, cg_dl, executor, bound_dl, rounds, det)
     master = Master(data)
     for col in gen.columns:
         master.add(col)
     # Keep a share back for the baselines' metrics (with_efficiency) and the validator.
-    chosen = _integer(master, 0.6 * deadline.remaining())
+    chosen = _integer(master, 0.6 * deadline.remaining(), seed_groups)
     bound = max((b for b in (aggregate, gen.bound) if b is not None), default=None)
     stats = {
         "rounds": float(gen.rounds),
@@ -138,14 +170,19 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
                 raw.option[j] = [o.index for o in opts]
                 raw.start[j] = list(col.planned.starts[j])
         plan = assemble(inst, raw)
-    if seed is not None and (
-        plan is None or lex_better(evaluate(inst, seed), evaluate(inst, plan), TERMS)
-    ):
+    for floor in (seed, *floors):
+        if floor is None or (
+            plan is not None and not lex_better(evaluate(inst, floor), evaluate(inst, plan), TERMS)
+        ):
+            continue
+        if floor is not seed and validate(inst, floor):
+            continue
         # The starting plan's groups are columns, so the MIP can only lose to it when stopped
         # early (or on the later levels, which it does not price): never answer worse than
-        # the plan it started from (auto's promise to be at least as good as its heuristics).
-        stats["seed_kept"] = 1.0
-        plan = seed
+        # the plan it started from, or than the baselines (auto's promise to be at least as
+        # good as its heuristics).
+        stats["seed_kept" if floor is seed else "baseline_kept"] = 1.0
+        plan = floor
     if plan is None:
         return Outcome(
             Status.NO_SOLUTION, bound=bound, explanation="no plan from the columns", stats=stats

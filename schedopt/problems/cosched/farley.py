@@ -15,7 +15,7 @@ import heapq
 import itertools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -69,6 +69,23 @@ class Combos:
 _BIG = np.int64(1) << 60
 
 
+@dataclass
+class CaseState:
+    """What the exact case bounds keep from one call to the next, and how they stop:
+    ``hints``, each case's last group found by CP-SAT, keyed by (level, hosts), the next
+    call's starting point; ``deterministic``, CP-SAT stops on its deterministic time
+    (:data:`CASE_S` deterministic seconds) instead of the wall clock, so a run is
+    reproducible (SolveOptions.deterministic)."""
+
+    deterministic: bool = False
+    hints: dict[tuple[int, tuple[int, ...]], list[tuple[int, int]]] = field(default_factory=dict)
+    #: each case's last exact bound and the duals it was proven at: ``U`` bounds ``Σ_S π_old``
+    #: over every group ``S`` of the case, so ``U + Σ max(0, π − π_old)`` bounds ``Σ_S π``
+    proven: dict[tuple[int, tuple[int, ...]], tuple[np.ndarray, float]] = field(
+        default_factory=dict
+    )
+
+
 class Stack:
     """The jobs' combinations stacked into (jobs, K, pools) arrays, padded (``real`` False)."""
 
@@ -103,6 +120,32 @@ def _knapsack(values: np.ndarray, weights: np.ndarray, capacity: int) -> float:
         if wi <= cap:
             best[wi:] = np.maximum(best[wi:], best[: cap + 1 - wi] + v)
     return free + float(best[cap])
+
+
+def _fractional(values: np.ndarray, weights: np.ndarray, capacities: np.ndarray) -> np.ndarray:
+    """Dantzig's bound (the LP relaxation) of the 0/1 knapsack of every column ``s`` of
+    ``weights`` (items × S) with capacity ``capacities[s]`` ≥ 0: the items by value per weight,
+    whole while they fit, then a fraction of the next. An upper bound on each knapsack's value,
+    for every column at once in a few array operations (the dynamic programme's screen)."""
+    take = values > 0
+    v, w = values[take].astype(float), weights[take].astype(float)
+    if not len(v):
+        return np.zeros(len(capacities))
+    cap = np.asarray(capacities, dtype=float)
+    density = np.divide(v[:, None], w, out=np.full(w.shape, np.inf), where=w > 0)
+    order = np.argsort(-density, axis=0, kind="stable")
+    ws = np.take_along_axis(w, order, axis=0)
+    vs = v[order]
+    used = np.cumsum(ws, axis=0)
+    whole = used <= cap
+    k = whole.sum(axis=0)  # items taken whole (a prefix: the used weight only grows)
+    out = (vs * whole).sum(axis=0)
+    part = k < len(v)
+    if part.any():
+        s = np.flatnonzero(part)
+        before = np.where(k[s] > 0, used[np.maximum(k[s] - 1, 0), s], 0.0)
+        out[s] += vs[k[s], s] * np.clip((cap[s] - before) / ws[k[s], s], 0.0, 1.0)
+    return out
 
 
 def _mixes(P: int) -> np.ndarray:
@@ -140,12 +183,13 @@ def farley_theta(
     exact: Deadline | None = None,
     found: list[tuple[tuple[int, int], ...]] | None = None,
     combos: list[Combos] | None = None,
+    state: CaseState | None = None,
 ) -> float | None:
     """``θ`` with ``θ (π, y)`` feasible for the dual of the master over R' (None: out of time).
     ``y`` must be ≤ 0 (the capacity rows' duals of a minimisation). With ``exact``, the cases
     of least surrogate ratio get CP-SAT's exact bound (:mod:`.pricing`) until that deadline or
     until no case left can lower θ; the groups CP-SAT finds go to ``found`` as (job,
-    combination) pairs."""
+    combination) pairs; ``state`` keeps each case's last group to start CP-SAT from."""
     P = len(data.pools)
     s_bar = max(j.switch for j in data.jobs)
     combos = combos or [Combos(data, j) for j in data.jobs]
@@ -170,8 +214,11 @@ def farley_theta(
     mix = _mixes(P)
     loads = stack.load @ mix.T  # (J, K, S): each combination's surrogate loads
 
-    def surrogate(idx: np.ndarray, ok: np.ndarray, level: int, h: tuple[int, ...]) -> float:
-        """The knapsack bound U of a case on its items ``idx`` (admissible ``ok``)."""
+    def surrogate(
+        idx: np.ndarray, ok: np.ndarray, level: int, h: tuple[int, ...], screen: bool = False
+    ) -> float:
+        """The knapsack bound U of a case on its items ``idx`` (admissible ``ok``); with
+        ``screen``, each knapsack by its LP relaxation (cheaper, never below it)."""
         v = pi[idx]
         okm = ok[..., None]
         W = np.where(okm, loads[idx], _BIG).min(axis=1)  # (items, S)
@@ -185,12 +232,16 @@ def farley_theta(
         slack = np.where(uses, 0, int(switch[idx].max()))
         # Surrogate knapsacks: for λ ≥ 0, Σ_p λ_p load_p ≤ Σ_p λ_p (ℓ + slack_p) holds in
         # every group of two or more members of the case, so each λ bounds Σ π from above.
-        for s_ in range(len(mix)):
-            cap = int(mix[s_].sum()) * level + int(np.dot(mix[s_], slack))
-            U = min(U, _knapsack(v, W[:, s_], cap))
-        for p in range(P):
-            if data.memory_mib[p]:
-                U = min(U, _knapsack(v, M[:, p], data.memory_mib[p] * h[p]))
+        caps = mix.sum(axis=1) * level + mix @ slack
+        memory = [p for p in range(P) if data.memory_mib[p]]
+        if memory:
+            W = np.concatenate([W, M[:, memory]], axis=1)
+            caps = np.concatenate([caps, [data.memory_mib[p] * h[p] for p in memory]])
+        if screen:  # Dantzig's bounds, each ≥ its knapsack's value
+            U = min(U, float(_fractional(v, W, caps).min()))
+        else:
+            for s_ in range(W.shape[1]):
+                U = min(U, _knapsack(v, W[:, s_], int(caps[s_])))
         return max(U, float(v.max()))  # a group of one member: its own π
 
     theta = math.inf
@@ -220,11 +271,15 @@ def farley_theta(
             if exact is not None:
                 cases.append(_Case(cost / denom, int(level), h, cost, yh, idx, ok[idx]))
                 continue
-            denom = surrogate(idx, ok[idx], int(level), h) + yh
+            # Dantzig's bounds first: the case is dropped when they show it cannot lower θ
+            denom = surrogate(idx, ok[idx], int(level), h, True) + yh
+            if denom <= 1e-12 or cost / denom >= theta:
+                continue
+            denom = min(denom, surrogate(idx, ok[idx], int(level), h) + yh)
             if denom > 1e-12:
                 theta = min(theta, cost / denom)
     if exact is not None and cases:
-        theta = _refine(data, pi, stack, slo, factor, switch, cases, surrogate, exact, found)
+        theta = _refine(data, pi, stack, slo, factor, switch, cases, surrogate, exact, found, state)
     return 1.0 if theta == math.inf else min(1.0, theta)
 
 
@@ -236,17 +291,23 @@ def _refine(
     factor: np.ndarray,
     switch: np.ndarray,
     cases: list[_Case],
-    surrogate: Callable[[np.ndarray, np.ndarray, int, tuple[int, ...]], float],
+    surrogate: Callable[[np.ndarray, np.ndarray, int, tuple[int, ...], bool], float],
     exact: Deadline,
     found: list[tuple[tuple[int, int], ...]] | None,
+    state: CaseState | None,
 ) -> float:
     """θ over the cases, best first with lazy ratios: a case's key is a lower bound on its
-    ratio — first ``c(h) / (Σ π + y·h)``, then with the surrogate U, then with CP-SAT's exact
+    ratio — first ``c(h) / (Σ π + y·h)``, then with the surrogate U by Dantzig's bounds, then by
+    the knapsacks themselves, then by the case's exact bound of an earlier call moved by the
+    duals' rises (``state``), then with CP-SAT's exact
     bound (:func:`.pricing.case_bound`); keys only rise. The least key popped with its exact
     ratio while no other key is smaller is θ; stopped early, θ = the least key left, a lower
-    bound on every case's ratio, so valid whenever the refinement stops."""
+    bound on every case's ratio, so valid whenever the refinement stops. CP-SAT stops once its
+    bound shows the case's ratio is at least the least exact one so far (``Σ π ≤ c(h)/θ − y·h``:
+    the case cannot lower θ), and starts from the case's group of the last call (``state``)."""
     from .pricing import case_bound
 
+    det = state is not None and state.deterministic
     heap = [(c.ratio, i, 0) for i, c in enumerate(cases)]
     heapq.heapify(heap)
     best = 1.0
@@ -255,12 +316,19 @@ def _refine(
         if exact.expired():
             return key
         case = cases[i]
-        if stage == 0:  # the surrogate knapsacks
-            denom = surrogate(case.items, case.ok, case.level, case.h) + case.yh
+        if stage < 2:  # the surrogate knapsacks: Dantzig's bounds (0), then exact (1)
+            denom = surrogate(case.items, case.ok, case.level, case.h, stage == 0) + case.yh
             if denom > 1e-12:
-                heapq.heappush(heap, (max(key, case.cost / denom), i, 1))
+                heapq.heappush(heap, (max(key, case.cost / denom), i, stage + 1))
             continue
         its = case.items
+        before = None if state is None else state.proven.get((case.level, case.h))
+        if stage == 2 and before is not None:  # the last exact bound, moved by the duals
+            rise = float(np.maximum(pi[its] - before[0][its], 0.0).sum())
+            denom = before[1] + rise + case.yh
+            if denom > 1e-12:
+                heapq.heappush(heap, (max(key, case.cost / denom), i, 3))
+            continue
         load = stack.load[its]
         got = case_bound(
             pi,
@@ -275,8 +343,15 @@ def _refine(
             switch,
             case.level,
             np.array(data.memory_mib) * np.array(case.h),
-            min(CASE_S, exact.remaining()),
+            exact.remaining() if det else min(CASE_S, exact.remaining()),
+            case.cost / best - case.yh,
+            state.hints.get((case.level, case.h), ()) if state is not None else (),
+            CASE_S if det else None,
         )
+        if state is not None:
+            if got.found:
+                state.hints[case.level, case.h] = got.found
+            state.proven[case.level, case.h] = (pi.copy(), got.upper)
         if found is not None and got.found and case.cost - case.yh - got.value < 0:
             found.append(tuple(got.found))
         denom = got.upper + case.yh
@@ -293,12 +368,13 @@ def farley_bound(
     exact: Deadline | None = None,
     found: list[tuple[tuple[int, int], ...]] | None = None,
     combos: list[Combos] | None = None,
+    state: CaseState | None = None,
 ) -> float | None:
     """``θ (Σ π + Σ y H)``: a lower bound on L1 (formulation); None if out of time. The dual
     objective is recomputed from the duals themselves (``y`` clipped to ≤ 0)."""
     y = np.minimum(y, 0.0)
     dual = float(pi.sum() + np.dot(y, np.array(data.hosts, dtype=float)))
-    theta = farley_theta(data, pi, y, deadline, exact, found, combos)
+    theta = farley_theta(data, pi, y, deadline, exact, found, combos, state)
     if theta is None:
         return None
     return theta * dual if dual > 0 else None

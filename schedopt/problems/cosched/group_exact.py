@@ -13,18 +13,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from .schedule import Member, Planned, cross, cycle_bound
+from .schedule import Member, Planned, cross, cycle_window
 
 
 def schedule_exact(
-    members: Sequence[Member], seconds: float, seed: int = 0
+    members: Sequence[Member], seconds: float, seed: int = 0, work: float | None = None
 ) -> Planned | Literal[False] | None:
     """The members' periodic schedule of least cycle (C8, C9, C11, C12 with the options
-    fixed); False: proven none within the smallest SLO; None: not decided in ``seconds``."""
+    fixed); False: proven none within the smallest SLO; None: not decided in ``seconds`` (or
+    in ``work`` deterministic seconds when given: reproducible, ``seconds`` a runaway cap)."""
     if not members:
         return None
-    hi = min(job.slo for job, _ in members)
-    lo = cycle_bound(members)
+    lo, hi = cycle_window(members)
     if lo > hi:
         return False
     from ortools.sat.python import cp_model  # the solver is imported when first used
@@ -62,6 +62,8 @@ def schedule_exact(
     m.minimize(T)
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(0.01, seconds)
+    if work is not None:
+        solver.parameters.max_deterministic_time = work
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = seed
     status = solver.solve(m)

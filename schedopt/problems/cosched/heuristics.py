@@ -27,6 +27,7 @@ from .assemble import Raw, RawGroup, assemble
 from .data import JobData, ModelData, OptionData, aggregate_bound, build_data, robust
 from .instance import CoschedInstance
 from .schedule import Member, Planned, group_cost, host_counts, schedule_group
+from .solution import CoschedSolution
 
 
 @dataclass(frozen=True)
@@ -180,6 +181,17 @@ def separate(
     if not fits_cluster(data, groups):
         return None, "one group per job needs more hosts than the pools have"
     return groups, ""
+
+
+def baselines(inst: CoschedInstance, data: ModelData, deadline: Deadline) -> list[CoschedSolution]:
+    """The plans of RollMux's two baselines (disaggregated, colocated: each job alone, one
+    pass over the jobs each), for a method that keeps them as floors."""
+    out = []
+    for mode in ("most", "fewest"):
+        groups, _ = separate(data, BaselineParams.max_combinations, deadline, mode)
+        if groups is not None:
+            out.append(assemble(inst, to_raw(groups)))
+    return out
 
 
 def timed(search: Search) -> Runner:

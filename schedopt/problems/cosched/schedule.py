@@ -76,11 +76,16 @@ def cycle_bound(members: Sequence[Member]) -> int:
     return lo
 
 
+def cycle_window(members: Sequence[Member]) -> tuple[int, int]:
+    """The cycles a group's schedule can have: from :func:`cycle_bound` up to the members'
+    smallest SLO (C7); empty (``lo > hi``) when none can. Both schedulers search it."""
+    return cycle_bound(members), min(job.slo for job, _ in members)
+
+
 def schedule_group(members: Sequence[Member], deadline: Deadline | None = None) -> Planned | None:
     if not members:
         return None
-    hi = min(job.slo for job, _ in members)
-    lo = cycle_bound(members)
+    lo, hi = cycle_window(members)
     if lo > hi:
         return None
     tries = sorted({lo + (hi - lo) * i // (CYCLE_TRIES - 1) for i in range(CYCLE_TRIES)})

@@ -9,7 +9,9 @@ every tenant. A unit's accounts are split in proportion to its demand in each pa
 (``α_vp = δ_vp / Σ_p δ_vp``): a share of ``t`` in every part is a share of at least ``t`` on
 the whole (the formulation proves it), so the join keeps the parts' minimum. Each part runs
 gavel-round (the Gavel LP, rounded and water-filled) on its own hosts; the join keeps every
-part's placement (the host groups are disjoint) and water-fills the GPUs the parts left idle.
+part's placement (the host groups are disjoint) and water-fills the GPUs the parts left idle,
+puts running jobs back where they ran (``restore.py``) and wins back the L2 the rounding lost
+by neighbourhood MILPs with L1 held, then L3 at the plan's L2 (``l2_repair.py``).
 
 Hard guarantees (C5) and a preemption cap (C6) are not split: with either, the method answers
 NO_SOLUTION at once and ``auto`` keeps the monolithic model.
@@ -32,7 +34,7 @@ from schedopt.executor import Task
 from schedopt.model import decompose
 
 from .bound import Bounds, bounds
-from .data import JobData, ModelData, TenantData, build_data, finish_reserve_s
+from .data import ModelData, TenantData, build_data, finish_reserve_s
 from .explain import with_fairness_note
 from .gavel import GavelAllocation
 from .heuristics import (
@@ -43,9 +45,11 @@ from .heuristics import (
     water_fill,
 )
 from .instance import FairshareInstance
-from .l3_bound import l1_settled, l2_upper_bound, l3_lower_bound, need_gpus
+from .l2_repair import repair_l2
+from .l3_bound import arrays, l1_settled, l2_prices, l3_lower_bound, need_gpus
 from .lp_guide import lp_guide
 from .restore import restore_running
+from .subround import part_data
 from .units import NotCounted
 
 #: About this many jobs per part (the Gavel LP of 2,500 jobs solves in well under a second).
@@ -54,14 +58,20 @@ JOBS_PER_PART = 2500
 #: 10 s limit at 20,000 jobs, issue #16).
 AUTO_DECOMP_JOBS = 5000
 
-#: Seconds B3L may take at most after the join (its whole search: 0.5 s at 4,096 GPUs, load
-#: 5), out of what the join's reserve leaves beyond the finish (not kept back from the parts:
-#: at load 5 that starved them, L2 75% under B2 at 16,384 GPUs), and the relative slack on
-#: the plan's L2 in its floor (the validator sums the same e_jo in another order).
-B3L_MAX_S = 0.75
-#: Share of that time B2L (the L2 bound behind the plan's L1) takes first.
-B2L_SHARE = 0.3
+#: Seconds B2L and B3L may take at most after the join (B3L's whole search: 0.2 s at 4,096
+#: GPUs, about 1 s at 16,384 behind the repaired plan's L2, load 5), out of what the join's
+#: reserve leaves beyond the finish (not kept back from the parts: at load 5 that starved
+#: them, L2 75% under B2 at 16,384 GPUs), and the relative slack on the plan's L2 in its
+#: floor (the validator sums the same e_jo in another order).
+B3L_MAX_S = 1.25
+#: Share of that time B2L (the L2 bound behind the plan's L1) takes first (0.225 s).
+B2L_SHARE = 0.18
 L2_FLOOR_TOL = 1e-9
+#: Seconds the L2 repair (``l2_repair.py``) may take after B2L, out of what is left before
+#: B3L and the finish (one 600-job neighbourhood, 0.2-0.9 s at load 5, gains 0.12% of L2 on
+#: 4,096 GPUs and 0.24% on 16,384; with 2 s instead of 1.2 the L3 neighbourhoods after it
+#: gained little, the L3 gap stayed 4.5-4.7% and 5-11%, and the run took 0.8 s longer).
+REPAIR_MAX_S = 1.2
 
 #: Seconds per job the join keeps for turning the joined state into a solution (measured:
 #: 0.3 s for 20,000 jobs at load 10), and the join's whole reserve per job (state, water-fill
@@ -113,54 +123,6 @@ def split(data: ModelData, k: int, random: bool, seed: int) -> list[list[int]]:
             parts[turn % k].append(i)
             turn += 1
     return parts
-
-
-def part_data(data: ModelData, indices: list[int], group: int, groups: dict[str, int]) -> ModelData:
-    """The part as a round of its own: its hosts, its jobs (options that fit its hosts), and
-    every unit's accounts scaled by its share of demand ``α_vp`` (``shares[v]``)."""
-    hosts = {h for h, p in groups.items() if p == group}
-    free = {h: data.free[h] for h in hosts}
-    host_type = {h: data.host_type[h] for h in hosts}
-    cap: dict[str, int] = {}
-    widest: dict[str, int] = {}
-    for h in hosts:
-        g = host_type[h]
-        if g is not None:
-            cap[g] = cap.get(g, 0) + free[h]
-            widest[g] = max(widest.get(g, 0), free[h])
-    # the most GPUs an option of each type may ask for in this part
-    fits = {g: cap[g] if data.multi_host else min(cap[g], widest[g]) for g in cap}
-    jobs = []
-    for n, i in enumerate(indices):
-        job = data.jobs[i]
-        options = tuple(o for o in job.options if o.n <= fits.get(o.gpu_type, 0))
-        prev = None
-        kept = None if job.prev_option is None else job.options[job.prev_option]
-        if kept in options and set(job.prev_hosts) <= hosts:
-            prev = options.index(kept)
-        # (JobData built directly: dataclasses.replace cost 0.8 s over 20,000 jobs)
-        jobs.append(
-            JobData(
-                n,
-                job.id,
-                job.tenant,
-                job.unit,
-                options,
-                job.was_running,
-                prev,
-                job.prev_hosts,
-                job.restart_cost,
-                job.restart_scaled,
-                job.used_gpu_s,
-            )
-        )
-    return dataclasses.replace(
-        data,
-        jobs=tuple(jobs),
-        type_capacity=cap,
-        free=free,
-        host_type=host_type,
-    )
 
 
 def scale_units(data: ModelData, parts: list[ModelData]) -> list[ModelData]:
@@ -274,20 +236,38 @@ def join(
         "restore_s": round(restore_s, 3),
     }
     if whole is not None:
-        stats.update(l3_stats(state, whole, stop))
+        stats.update(l3_stats(state, whole, stop, REPAIR_MAX_S))
     solution = state.solution()
     # the join's own time (B3L's included), against the reserve kept for it
     stats["join_s"] = round(time.perf_counter() - started, 3)
     return solution, stats
 
 
-def l3_stats(state: _State, whole: Bounds, stop: Deadline) -> dict[str, float | str]:
-    """B2L and B3L (``l3_bound.py``) behind the joined plan, within B3L_MAX_S and ``stop``:
-    over the allocations at least as fair as the plan (``m_v(t̂)``) and, for B3L when t̂ is
-    L1 of the optimum (``l1_settled``), at least its effective throughput."""
+def l3_stats(
+    state: _State, whole: Bounds, stop: Deadline, repair_s: float = 0.0
+) -> dict[str, float | str]:
+    """B2L (``l3_bound.py``) behind the joined plan's L1, then the L2 repair guided by its
+    multipliers within ``repair_s`` (``l2_repair.py``), then B3L behind the repaired plan,
+    within B3L_MAX_S and ``stop``: over the allocations at least as fair as the plan
+    (``m_v(t̂)``) and, for B3L when t̂ is L1 of the optimum (``l1_settled``), at least its
+    effective throughput."""
     data = state.data
     started = time.perf_counter()
     t_hat = data.min_share([float(g) for g in state.unit_gpus])
+    # (not out of the finish kept back once more for solve(): under load it needs it, #16)
+    left = stop.remaining() - finish_reserve_s(data.instance)
+    bounds_s = max(0.0, min(B3L_MAX_S, left))
+    need, prices = need_gpus(data, t_hat), np.asarray(whole.prices)
+    a = arrays(data)  # (once for B2L, the repair and B3L: 0.1 s at 20,000 jobs)
+    l2_bound, mu, rho = l2_prices(data, need, prices, Deadline.after(B2L_SHARE * bounds_s), a)
+    b3l_s = bounds_s - (time.perf_counter() - started)
+    stats: dict[str, float | str] = {}
+    if repair_s > 0.0:
+        # (its own time, not B3L's: B3L's floor is the repaired plan's L2)
+        repair_stop = stop.earlier(finish_reserve_s(data.instance) + max(0.0, b3l_s))
+        stats.update(repair_l2(state, mu, rho, repair_stop, repair_s, a).as_stats())
+    left = stop.remaining() - finish_reserve_s(data.instance)
+    budget = Deadline.after(max(0.0, min(b3l_s, left)))
     l2 = sum(
         job.options[r.option].eff
         for job, r in zip(data.jobs, state.raw, strict=True)
@@ -295,13 +275,9 @@ def l3_stats(state: _State, whole: Bounds, stop: Deadline) -> dict[str, float | 
     )
     settled = l1_settled(data, t_hat, whole.l1)
     floor = l2 - L2_FLOOR_TOL * max(1.0, abs(l2)) if settled else None
-    # (not out of the finish kept back once more for solve(): under load it needs it, #16)
-    left = stop.remaining() - finish_reserve_s(data.instance)
-    budget = Deadline.after(max(0.0, min(B3L_MAX_S, left)))
-    need, prices = need_gpus(data, t_hat), np.asarray(whole.prices)
-    l2_bound = l2_upper_bound(data, need, prices, Deadline.after(budget.share(B2L_SHARE)))
-    value = l3_lower_bound(data, need, floor, prices, budget)
+    value = l3_lower_bound(data, need, floor, prices, budget, a)
     return {
+        **stats,
         "L2_bound": min(whole.l2, l2_bound),
         "L3_bound": max(whole.l3, value),
         "L3_bound_s": round(time.perf_counter() - started, 3),

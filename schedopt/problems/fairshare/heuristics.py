@@ -29,7 +29,7 @@ from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 
-from .data import JobData, ModelData, Option, build_data
+from .data import JobData, ModelData, build_data
 from .explain import with_fairness_note
 from .gavel import STAGE1_TOL, GavelAllocation, solve_data
 from .instance import FairshareInstance
@@ -162,21 +162,19 @@ def _keep_for_cap(state: _State) -> str | None:
     return None
 
 
-def _score(job: JobData, opt: Option, size_penalty: float) -> tuple[float, int]:
-    top = max(o.n for o in job.options)
-    return (opt.eff - size_penalty * opt.n / top, -opt.n)
+def _option_order(job: JobData, size_penalty: float) -> list[int]:
+    """``job``'s options, best first: throughput less ``size_penalty`` times GPUs over its
+    widest option's, then fewer GPUs (ties in option order)."""
+    top = max((o.n for o in job.options), default=1)
+    scores = [(o.eff - size_penalty * o.n / top, -o.n) for o in job.options]
+    return sorted(range(len(scores)), key=scores.__getitem__, reverse=True)
 
 
 def _give(state: _State, job: JobData, p: AstraeaParams) -> bool:
     """Give ``job`` GPUs: its previous allocation if kept, else its best option that fits."""
     if p.keep_running and state.keep(job):
         return True
-    order = sorted(
-        range(len(job.options)),
-        key=lambda o: _score(job, job.options[o], p.size_penalty),
-        reverse=True,
-    )
-    return any(state.place(job, o) for o in order)
+    return any(state.place(job, o) for o in _option_order(job, p.size_penalty))
 
 
 def _unit_key(data: ModelData, v: UnitData, gpus: int, p: AstraeaParams) -> tuple:
@@ -211,12 +209,12 @@ def water_fill(
             return _give(state, job, p)
 
     queues: dict[int, list[JobData]] = {}
+    every, raw = data.jobs, state.raw
     for unit in units if units is not None else data.units:
-        jobs = [data.jobs[j] for j in unit.jobs if data.jobs[j].options]
-        jobs = [j for j in jobs if not state.done(j)]
-        jobs.sort(key=job_order)
-        jobs.reverse()  # pop() from the end takes the first in order
+        jobs = [every[j] for j in unit.jobs if raw[j].option is None and every[j].options]
         if jobs and (wants is None or wants(unit)):
+            jobs.sort(key=job_order)
+            jobs.reverse()  # pop() from the end takes the first in order
             queues[unit.index] = jobs
     gpus = state.unit_gpus
     heap = [(_unit_key(data, data.units[v], gpus[v], p), v) for v in queues]

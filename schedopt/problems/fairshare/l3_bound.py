@@ -192,6 +192,7 @@ def l3_lower_bound(
     l2_floor: float | None,
     prices: np.ndarray,
     stop: Deadline,
+    a: Arrays | None = None,
 ) -> float:
     """B3L: the best Lagrangian value found before ``stop`` (at least B3 = the restart cost of
     the unkeepable running jobs, which μ = λ = ρ = 0 gives). ``need``: ``m_v(t̂)`` by unit;
@@ -199,7 +200,7 @@ def l3_lower_bound(
     b3 = restart_lower_bound(data)
     if stop.expired():
         return b3
-    a = arrays(data)
+    a = arrays(data) if a is None else a
     if len(prices) != len(a.capacity):
         prices = np.zeros(len(a.capacity))
     best, rho = lagrangian(a, need, None, 0.0, np.zeros_like(prices))
@@ -252,29 +253,45 @@ def l2_upper_bound(data: ModelData, need: np.ndarray, prices: np.ndarray, stop: 
     """B2L: an upper bound on L2 over the allocations at least as fair as a solution
     (``g_v ≥ m_v(t̂)``, ``need``), by relaxing those rows with ``ρ_v ≥ 0`` and C2 with
     ``μ_g ≥ 0``: ``Σ_g μ_g F_g − Σ_v ρ_v m_v + Σ_j max(0, max_o e_jo − (μ_g − ρ_v) n_o)``
-    (formulations/fairshare.md, "B2L"). It is B3L's Lagrangian with no restart or host costs
-    and ``λ = 1`` (the L2 row as the objective), negated: ``μ`` from B2's ``prices`` (where
-    ``ρ = 0`` gives B2 itself), then each ``μ_g`` alone by golden sections, ``ρ`` exactly
-    enough at each point. The least value met before ``stop`` (+inf with no time)."""
-    a = arrays(data)
+    (formulations/fairshare.md, "B2L"). The least value met before ``stop`` (+inf with no
+    time); :func:`l2_prices` gives its multipliers too."""
+    return l2_prices(data, need, prices, stop)[0]
+
+
+def l2_prices(
+    data: ModelData,
+    need: np.ndarray,
+    prices: np.ndarray,
+    stop: Deadline,
+    a: Arrays | None = None,
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """B2L (:func:`l2_upper_bound`) and the multipliers ``(μ_g, ρ_v)`` that give it. It is
+    B3L's Lagrangian with no restart or host costs and ``λ = 1`` (the L2 row as the
+    objective), negated: ``μ`` from B2's ``prices`` (where ``ρ = 0`` gives B2 itself), then
+    each ``μ_g`` alone by golden sections, ``ρ`` exactly enough at each point."""
+    a = arrays(data) if a is None else a
+    units = len(need)
     if not len(a.unit):
-        return 0.0
+        return 0.0, np.zeros(len(a.capacity)), np.zeros(units)
     if len(prices) != len(a.capacity):
         prices = np.zeros(len(a.capacity))
+    mu = np.asarray(prices, dtype=np.float64).copy()
+    if stop.expired():
+        return math.inf, mu, np.zeros(units)
     plain = Arrays(
         a.unit, a.n, a.eff, a.gtype, np.where(np.isfinite(a.base), 0.0, np.inf), a.capacity, 0.0
     )
     near: list[np.ndarray | None] = [None]
+    found: dict[float, np.ndarray] = {}
 
     def at(mu: np.ndarray) -> float:
         # the lower bound on min −L2 at (1, μ, ρ): its negation bounds L2 from above
-        value, near[0] = lagrangian(plain, need, 0.0, 1.0, mu, near[0])
+        value, rho = lagrangian(plain, need, 0.0, 1.0, mu, near[0])
+        near[0] = found[value] = rho
         return value
 
-    if stop.expired():
-        return math.inf
-    mu = np.asarray(prices, dtype=np.float64).copy()
     best = at(mu)
+    best_rho = found[best]
     for g in range(len(mu)):
         if stop.expired():
             break
@@ -286,14 +303,15 @@ def l2_upper_bound(data: ModelData, need: np.ndarray, prices: np.ndarray, stop: 
 
         value, price = _golden(with_price, 0.0, 2.0 * mu[g] + 1e-3, SCALE_STEPS, stop)
         if value > best:
-            best, mu[g] = value, price
-    return -best
+            best, mu[g], best_rho = value, price, found[value]
+    return -best, mu, best_rho
 
 
 __all__ = [
     "Arrays",
     "arrays",
     "l1_settled",
+    "l2_prices",
     "l2_upper_bound",
     "l3_lower_bound",
     "lagrangian",

@@ -9,9 +9,11 @@ Constraint ids are the ``V`` numbers of ``formulations/fairshare.md``.
 from __future__ import annotations
 
 import math
-import weakref
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
 
 from schedopt.core.result import Violation
 
@@ -47,16 +49,26 @@ def _cluster(inst: FairshareInstance) -> _Cluster:
     return _Cluster(free, host_type, dict(per_type), largest, largest_free)
 
 
-def _usable(inst: FairshareInstance, c: _Cluster, job: Job) -> list[tuple[str, int, float]]:
-    """The (type, count, rate) options this cluster can host now."""
-    return [
-        (g, n, r)
-        for g, table in job.throughput.items()
-        for n, r in table.items()
-        if r > 0  # 0: the job cannot run so
-        and n <= c.per_type.get(g, 0)
-        and (inst.allow_multi_host or n <= c.largest_free.get(g, 0))
-    ]
+def _widest(inst: FairshareInstance, c: _Cluster) -> dict[str, int]:
+    """By GPU type, the most GPUs one job may use now (C1; one host without multi-host)."""
+    if inst.allow_multi_host:
+        return dict(c.per_type)
+    return {g: min(n, c.largest_free.get(g, 0)) for g, n in c.per_type.items()}
+
+
+def _usable(job: Job, widest: dict[str, int]) -> tuple[int, float]:
+    """The largest gang (0: none) and best rate (0.0: none) of ``job``'s options this cluster
+    can host now (``widest``: :func:`_widest`; rate 0: the job cannot run so)."""
+    demand, best = 0, 0.0
+    for g, table in job.throughput.items():
+        most = widest.get(g, 0)
+        for n, r in table.items():
+            if r > 0 and n <= most:
+                if n > demand:
+                    demand = n
+                if r > best:
+                    best = r
+    return demand, best
 
 
 @dataclass(frozen=True)
@@ -89,36 +101,28 @@ class _Derived:
     demand: dict[str, int]
     best: dict[str, float]
     units: list[_Unit]
-
-
-#: The last instances' derived data, by identity (an instance is immutable): validate,
-#: evaluate and metrics of one answer then derive it once, not four times (1 s at 20,000
-#: jobs, issue #17). Entries go with their instance (a weak reference).
-_DERIVED: dict[int, tuple[weakref.ref[FairshareInstance], _Derived]] = {}
-_DERIVED_MAX = 4
+    unit_of: np.ndarray  # by job (instance order): the index of its unit in ``units``
 
 
 def _derived(inst: FairshareInstance) -> _Derived:
-    key = id(inst)
-    hit = _DERIVED.get(key)
-    if hit is not None and hit[0]() is inst:
-        return hit[1]
+    """The instance's derived data, made once per instance (it is immutable): validate,
+    evaluate and metrics of one answer then derive it once, not four times (1 s at 20,000
+    jobs, issue #17). It goes with its instance (``FrozenModel.derived``)."""
+    return inst.derived("fairshare.validate", lambda: _derive(inst))
+
+
+def _derive(inst: FairshareInstance) -> _Derived:
     c = _cluster(inst)
     demand: dict[str, int] = {}
     best: dict[str, float] = {}
+    widest = _widest(inst, c)
     for job in inst.jobs:
-        usable = _usable(inst, c, job)
-        demand[job.id] = max((n for _, n, _ in usable), default=0)
-        best[job.id] = max((r for _, _, r in usable), default=0.0)
-    out = _Derived(c, demand, best, _units(inst, c, demand))
-    while len(_DERIVED) >= _DERIVED_MAX:
-        _DERIVED.pop(next(iter(_DERIVED)))
-
-    def forget(_ref: weakref.ref[FairshareInstance]) -> None:
-        _DERIVED.pop(key, None)
-
-    _DERIVED[key] = (weakref.ref(inst, forget), out)
-    return out
+        demand[job.id], best[job.id] = _usable(job, widest)
+    units = _units(inst, c, demand)
+    unit_of = np.zeros(len(inst.jobs), dtype=np.int64)
+    for k, v in enumerate(units):
+        unit_of[[inst.job_index[j] for j in v.jobs]] = k
+    return _Derived(c, demand, best, units, unit_of)
 
 
 def _demands(inst: FairshareInstance, c: _Cluster) -> dict[str, int]:
@@ -180,44 +184,54 @@ def _changed(job: Job, a: Allocation) -> bool:
 
 def validate(inst: FairshareInstance, sol: FairshareSolution) -> list[Violation]:
     out: list[Violation] = []
-    jobs = {j.id: j for j in inst.jobs}
+    index = inst.job_index
     counts = Counter(a.job_id for a in sol.allocations)
     for job_id, n in counts.items():
-        if job_id not in jobs:
+        if job_id not in index:
             out.append(Violation("V1", f"allocation for unknown job {job_id!r}"))
         elif n > 1:
             out.append(Violation("V1", f"job {job_id!r} has {n} allocations"))
-    for job_id in jobs:
-        if job_id not in counts:
-            out.append(Violation("V1", f"job {job_id!r} has no allocation"))
+    if len(counts) < len(index):
+        out.extend(
+            Violation("V1", f"job {job_id!r} has no allocation")
+            for job_id in index
+            if job_id not in counts
+        )
     if out:
         return out
     c = _derived(inst).cluster
     used = Counter[str]()
     gpus_of = Counter[str]()
+    multi = inst.allow_multi_host
     for a in sol.allocations:
-        job = jobs[a.job_id]
+        hosts = a.hosts
+        if not hosts:
+            if a.gpu_type is not None:
+                out.append(
+                    Violation("V1", f"job {a.job_id!r}: type {a.gpu_type!r} with hosts {{}}")
+                )
+            continue
+        job = inst.jobs[index[a.job_id]]
         name = f"job {job.id!r}"
-        if any(n < 1 for n in a.hosts.values()):
+        if min(hosts.values()) < 1:
             out.append(Violation("V1", f"{name}: host GPU counts must be >= 1"))
             continue
-        if (a.gpu_type is None) != (not a.hosts):
-            out.append(Violation("V1", f"{name}: type {a.gpu_type!r} with hosts {a.hosts}"))
+        if a.gpu_type is None:
+            out.append(Violation("V1", f"{name}: type {a.gpu_type!r} with hosts {hosts}"))
             continue
-        if not a.hosts:
-            continue
-        if not job.throughput.get(a.gpu_type or "", {}).get(a.count, 0.0) > 0:
-            out.append(Violation("V2", f"{name}: {a.count}×{a.gpu_type} is not an allowed option"))
-        for h, n in a.hosts.items():
+        count = sum(hosts.values())
+        if not job.throughput.get(a.gpu_type, {}).get(count, 0.0) > 0:
+            out.append(Violation("V2", f"{name}: {count}×{a.gpu_type} is not an allowed option"))
+        for h, n in hosts.items():
             if h not in c.free:
                 out.append(Violation("V3", f"{name}: unknown host {h!r}"))
                 continue
             if c.host_type[h] != a.gpu_type:
                 out.append(Violation("V3", f"{name}: host {h!r} has no {a.gpu_type} GPUs"))
             used[h] += n
-        if not inst.allow_multi_host and len(a.hosts) > 1:
-            out.append(Violation("V4", f"{name}: spans hosts {sorted(a.hosts)} (one host only)"))
-        gpus_of[job.tenant] += a.count
+        if not multi and len(hosts) > 1:
+            out.append(Violation("V4", f"{name}: spans hosts {sorted(hosts)} (one host only)"))
+        gpus_of[job.tenant] += count
     for h, n in used.items():
         if n > c.free[h]:
             out.append(Violation("V3", f"host {h!r}: {n} GPUs used, {c.free[h]} free"))
@@ -227,7 +241,7 @@ def validate(inst: FairshareInstance, sol: FairshareSolution) -> list[Violation]
                 Violation("V5", f"tenant {t.id!r}: {gpus_of[t.id]} GPUs < guarantee {t.guarantee}")
             )
     if inst.max_preemptions is not None:
-        changed = sum(1 for a in sol.allocations if _changed(jobs[a.job_id], a))
+        changed = sum(1 for a in sol.allocations if _changed(inst.jobs[index[a.job_id]], a))
         if changed > inst.max_preemptions:
             out.append(
                 Violation("V6", f"{changed} preemptions > max_preemptions {inst.max_preemptions}")
@@ -235,44 +249,88 @@ def validate(inst: FairshareInstance, sol: FairshareSolution) -> list[Violation]
     return out
 
 
-def _shares(
-    inst: FairshareInstance, units: list[_Unit], sol: FairshareSolution
-) -> dict[str, float]:
+@dataclass(frozen=True)
+class _Read:
+    """One answer read once, by allocation (in the solution's order): its job's index in the
+    instance, GPUs, hosts spanned, whether it changed a running job's allocation, its rate
+    over the job's best usable rate (0 idle or no usable rate), and its restart and host costs
+    (s) in the order :func:`evaluate` adds them."""
+
+    job: np.ndarray
+    count: np.ndarray
+    spanned: np.ndarray
+    changed: np.ndarray
+    relative: np.ndarray
+    costs: np.ndarray  # (allocations, 2): restart cost, then host cost
+
+
+def _read(inst: FairshareInstance, sol: FairshareSolution) -> _Read:
+    """:class:`_Read` of ``sol``; the last one read is kept with the instance (solutions are
+    immutable), so that evaluate and metrics of one answer read it once (issue #17)."""
+    # (one (solution, read) pair, replaced whole: a thread reading it never sees a solution
+    # with another's read)
+    last: list[Any] = inst.derived("fairshare.validate.last", list)
+    got = last[0] if last else None
+    if got is not None and got[0] is sol:
+        return cast(_Read, got[1])
+    d = _derived(inst)
+    sigma_of = d.cluster.largest_host
+    index, jobs = inst.job_index, inst.jobs
+    n = len(sol.allocations)
+    job = np.zeros(n, dtype=np.int64)
+    count = np.zeros(n, dtype=np.int64)
+    spanned = np.zeros(n, dtype=np.int64)
+    changed = np.zeros(n, dtype=bool)
+    relative = np.zeros(n)
+    costs = np.zeros((n, 2))
+    frag = inst.fragmentation_cost_s
+    for k, a in enumerate(sol.allocations):
+        i = index[a.job_id]
+        j = jobs[i]
+        job[k] = i
+        if _changed(j, a):
+            changed[k] = True
+            costs[k, 0] = j.restart_cost_s
+        if not a.hosts:
+            continue
+        m = sum(a.hosts.values())
+        count[k], spanned[k] = m, len(a.hosts)
+        best = d.best[j.id]
+        if best > 0:
+            relative[k] = j.throughput.get(a.gpu_type or "", {}).get(m, 0.0) / best
+        costs[k, 1] = frag * (math.ceil(m / sigma_of.get(a.gpu_type or "", 1)) - 1)
+    out = _Read(job, count, spanned, changed, relative, costs)
+    last[:] = [(sol, out)]
+    return out
+
+
+def _in_order(values: np.ndarray) -> float:
+    """The sum of ``values`` added one by one in order (as a loop would: the same float)."""
+    return float(np.add.accumulate(values.ravel())[-1]) if values.size else 0.0
+
+
+def _shares(inst: FairshareInstance, d: _Derived, r: _Read) -> dict[str, float]:
     """The LTGF after the round of every counted unit (F3)."""
-    gpus = {a.job_id: a.count for a in sol.allocations}
+    gpus = np.bincount(d.unit_of[r.job], weights=r.count, minlength=len(d.units))
     return {
-        v.id: (v.used_s + inst.round_s * sum(gpus.get(j, 0) for j in v.jobs)) / v.deserved_after_s
-        for v in units
+        v.id: (v.used_s + inst.round_s * int(gpus[k])) / v.deserved_after_s
+        for k, v in enumerate(d.units)
         if v.counted
     }
 
 
 def evaluate(inst: FairshareInstance, sol: FairshareSolution) -> tuple[float, float, float]:
     """(L1 minimum LTGF after the round, L2 normalised effective throughput, L3 cost in s)."""
-    d = _derived(inst)
-    c = d.cluster
-    shares = _shares(inst, d.units, sol)
-    jobs = {j.id: j for j in inst.jobs}
-    throughput = cost = 0.0
-    for a in sol.allocations:
-        job = jobs[a.job_id]
-        if _changed(job, a):
-            cost += job.restart_cost_s
-        if not a.hosts:
-            continue
-        best = d.best[job.id]
-        rate = job.throughput.get(a.gpu_type or "", {}).get(a.count, 0.0)
-        throughput += rate / best if best > 0 else 0.0
-        sigma = c.largest_host.get(a.gpu_type or "", 1)
-        cost += inst.fragmentation_cost_s * (math.ceil(a.count / sigma) - 1)
-    return (min(shares.values(), default=0.0), throughput, cost)
+    d, r = _derived(inst), _read(inst, sol)
+    shares = _shares(inst, d, r)
+    return (min(shares.values(), default=0.0), _in_order(r.relative), _in_order(r.costs))
 
 
 def metrics(inst: FairshareInstance, sol: FairshareSolution) -> dict[str, float]:
-    units = _derived(inst).units
-    shares = _shares(inst, units, sol)
+    d, r = _derived(inst), _read(inst, sol)
+    units = d.units
+    shares = _shares(inst, d, r)
     values = list(shares.values())
-    jobs = {j.id: j for j in inst.jobs}
     out: dict[str, float] = {
         "units_counted": float(len(shares)),  # F3
         "units_not_counted": float(len(units) - len(shares)),
@@ -288,13 +346,12 @@ def metrics(inst: FairshareInstance, sol: FairshareSolution) -> dict[str, float]
         out["jain_index"] = sum(scaled) ** 2 / (len(scaled) * square) if square > 0 else 1.0
         if lo > 0:  # omitted when some tenant has nothing (the ratio is unbounded)
             out["max_min_share_ratio"] = hi / lo
-    _, throughput, _ = evaluate(inst, sol)
-    allocated = sum(a.count for a in sol.allocations)
-    out["effective_throughput"] = throughput
+    allocated = int(r.count.sum())
+    out["effective_throughput"] = _in_order(r.relative)
     out["gpus_allocated"] = float(allocated)
     out["utilisation"] = allocated / inst.free_gpus if inst.free_gpus else 0.0
-    out["preemptions"] = float(sum(1 for a in sol.allocations if _changed(jobs[a.job_id], a)))
-    out["extra_hosts_spanned"] = float(sum(max(0, len(a.hosts) - 1) for a in sol.allocations))
+    out["preemptions"] = float(int(r.changed.sum()))
+    out["extra_hosts_spanned"] = float(int(np.maximum(r.spanned - 1, 0).sum()))
     for unit_id, v in shares.items():
         out[f"share[{unit_id}]"] = v
     return out

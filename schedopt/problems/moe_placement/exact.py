@@ -6,6 +6,7 @@ import dataclasses
 
 import numpy as np
 
+from schedopt.core.lexico import level_time_shares
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
@@ -15,7 +16,7 @@ from schedopt.model.export import write_first_level
 from schedopt.model.lexico import fix_block
 
 from .codec import decode, encode, true_levels
-from .data import LEVEL_TIME_SHARE, ModelData, Plan, build_data
+from .data import ModelData, Plan, build_data
 from .instance import MoePlacementInstance
 from .model import MoeModel, Q, build_model
 from .solution import MoePlacementSolution
@@ -30,12 +31,14 @@ NO_SOLUTION = (
     "the solver found no placement within the time limit (pass a hint, e.g. from "
     "heuristic:eplb, or use method='auto')"
 )
+#: Share of the remaining time each lexicographic level may use (L1 most, the last the rest).
+LEVEL_TIME_SHARE = level_time_shares(4, first=0.6)
 
 
 class MoeHooks(Hooks):
     # The legacy CP-SAT model's setting (the full LP relaxation bounds the min-max loads).
     cpsat_linearization_level = 2
-    # "How the order is kept": level shares 0.6, 0.5, 0.5, all (data.LEVEL_TIME_SHARE).
+    # "How the order is kept": level shares 0.6, 0.5, 0.5, all (LEVEL_TIME_SHARE).
     first_level_share = LEVEL_TIME_SHARE[0]
 
     def __init__(self, mm: MoeModel, analytic: float):

@@ -26,7 +26,8 @@ from schedopt.core.stopping import Deadline
 from schedopt.model import CPSAT_ONLY, MILP_ONLY, Built, Expr, Level, Model, Sense, VarKind, Vars
 from schedopt.model.core import Rows
 
-from .data import LEX_REL_TOL, SHARE_RESOLUTION, ModelData, symmetry_classes, symmetry_weights
+from .data import LEX_REL_TOL, SHARE_RESOLUTION, ModelData
+from .symmetry import symmetry_classes, symmetry_weights
 
 Q = SHARE_RESOLUTION
 #: CP-SAT memory in integer units of 1/MEM_SCALE GiB (items rounded up, capacities down).

@@ -15,7 +15,7 @@ from collections import Counter
 import highspy
 import numpy as np
 
-from schedopt.backends.highs_pulp import swallow_highs_banner
+from schedopt.backends.highs_quiet import quiet_highs
 from schedopt.core.stopping import Deadline
 
 INF = highspy.kHighsInf
@@ -39,12 +39,10 @@ def solve_master(
     types); ``supply`` a vector per type or the hosts' packings. ``levels`` (a MILP with a
     ``cap``; levels × columns): the micro-batches each column holds at each level of the
     all-reduce, one level chosen (binary ``u``, appended to ``x``) in place of ``values``'
-    row. ``start``: hosts per packing
-    (``g``) of a known plan, a MILP's partial start (its positive entries fixed, HiGHS
-    completes the rest or drops it; a start changes what is found first, never validity)."""
-    swallow_highs_banner()  # stdout stays clean (--json)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    row. ``start``: hosts per packing (``g``) of a known plan, a MILP's partial start (its
+    positive entries fixed, HiGHS completes the rest or drops it; a start changes what is
+    found first, never validity)."""
+    h = quiet_highs()
     ny, nt = need.shape
     packs = [] if isinstance(supply, np.ndarray) else [(n, pk) for n, ps in supply for pk in ps]
     ng = len(packs)

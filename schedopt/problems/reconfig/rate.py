@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 
-from schedopt.backends.highs_pulp import swallow_highs_banner
+from schedopt.backends.highs_quiet import quiet_highs
 from schedopt.core.stopping import Deadline
 
 from .data import ModelData
@@ -55,9 +55,7 @@ class Packing:
     def __init__(self, data: ModelData, subset: list[Kind], integer: bool, scaled: bool):
         self.data, self.subset = data, subset
         T = len(data.templates)
-        swallow_highs_banner()  # stdout stays clean (--json)
-        h = self.h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = self.h = quiet_highs()
         # no `threads`: HiGHS fixes its pool at a process's first run and fails any later run
         # asking for another size (emit_highs.py)
         self.gcols: list[tuple[int, int]] = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import Enum
 from functools import cached_property
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import Field, model_validator
 
@@ -220,13 +220,6 @@ class TimeshareInstance(FrozenModel):
     @cached_property
     def job_index(self) -> dict[str, int]:
         return {j.id: i for i, j in enumerate(self.jobs)}
-
-    @cached_property
-    def views(self) -> dict[str, Any]:
-        """Arrays a module derives from the fields, kept for the next call on the same
-        instance, each module under its own key (the validator's: it is called three times
-        per solve, for the check, the objectives and the metrics)."""
-        return {}
 
 
 # --- space sharing by job type -------------------------------------------------------------

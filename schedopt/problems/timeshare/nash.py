@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 
+from schedopt.backends.highs_quiet import quiet_highs
 from schedopt.core.status import Status
 
 from .data import TimeshareData
@@ -94,8 +95,7 @@ class NashProgram:
         self.rows = _Rows(data)
         self.cut_job: list[int] = []
         self.cut_at: list[float] = []
-        h = self.h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = self.h = quiet_highs()
         h.setOptionValue("primal_feasibility_tolerance", 1e-10)
         h.setOptionValue("dual_feasibility_tolerance", 1e-10)
         lb = np.concatenate([np.zeros(nx), np.full(n, -highspy.kHighsInf)])

@@ -25,10 +25,8 @@ MAX_MESSAGES = 20
 
 def _raw(inst: TimeshareInstance) -> _Raw:
     """The instance's fields as arrays, read once per instance."""
-    raw = inst.views.get("validate")
-    if raw is None:
-        raw = inst.views["validate"] = _Raw(inst)
-    return raw
+    # validate, evaluate and metrics of one answer read them (three calls per solve)
+    return inst.derived("timeshare.validate", lambda: _Raw(inst))
 
 
 class _Raw:
@@ -36,7 +34,7 @@ class _Raw:
     share GPUs at what rates (read when first asked)."""
 
     def __init__(self, inst: TimeshareInstance):
-        # the fields read later; not the instance itself (kept in its ``views``, a reference
+        # the fields read later; not the instance itself (kept in its derived views, a reference
         # back would make a cycle that only the cyclic collector frees)
         self.policy, self.pairs, self.entries = inst.policy, inst.pairs, inst.colocation
         self.job_types = [j.job_type for j in inst.jobs]

@@ -1,0 +1,268 @@
+"""The join's L2 repair (formulations/fairshare.md, "Decomposition", the L2 repair): the
+throughput the parts' rounding lost, won back by small MILPs over neighbourhoods of the joined
+plan with L1 held, then L3 lowered at the plan's L2 the same way.
+
+The L2 neighbourhoods follow B2L's multipliers (``μ_g`` per GPU of each type, ``ρ_v`` per
+counted unit): a job's reduced profit on option ``o`` is ``π_jo = e_jo − (μ_g − ρ_v) n_o``, and
+the jobs whose choice is furthest below their best (the shortfall ``max(0, max_o π_jo) −
+π_j,now``: idle jobs that should run, jobs on the wrong option, jobs that cost more GPUs than
+they are worth) are where the relaxation says the rounding lost L2; the jobs with the least
+``|π|`` (those the relaxation is nearly indifferent about) fill the neighbourhood up. The L3
+neighbourhoods are the running jobs that restart though they could be kept, with the jobs on
+their previous hosts. Each neighbourhood is solved as a round of its own (``neighbourhood.py``)
+and its answer replaces the plan's only if the whole plan's L1 does not fall and (L2, −L3)
+rises (L2 within ``L2_HOLD`` of the neighbourhood's, as the exact models hold L2 within
+10⁻⁶): the plan gets lexicographically better or stays.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+import numpy as np
+
+from schedopt.core.stopping import Deadline
+
+from .heuristics import _State
+from .l3_bound import Arrays, arrays
+from .neighbourhood import L2_HOLD, Decision, residual, solve
+
+#: Jobs in one neighbourhood (its MILP on 4,096 GPUs: 600 jobs, 2,500 columns, 0.2-0.9 s at
+#: load 4-7), and the seconds such a neighbourhood is given: with less time left, it has
+#: proportionally fewer jobs (at least MIN_JOBS), the ones with the largest shortfall (at
+#: 16,384 GPUs, load 6, a 600-job neighbourhood given 0.46 s gained nothing).
+NEIGHBOURHOOD_JOBS = 600
+NEIGHBOURHOOD_S = 1.0
+MIN_JOBS = 100
+#: Shortfalls below this are noise.
+LOSS_TOL = 1e-9
+#: L3 must fall by more than this (seconds) for a neighbourhood to count as better.
+COST_TOL = 1e-6
+#: Share of the repair's time for the L2 neighbourhoods (the L3 ones take the rest).
+L2_PHASE = 0.75
+#: No neighbourhood is started with less time than this.
+MIN_S = 0.05
+
+
+@dataclasses.dataclass
+class RepairStats:
+    neighbourhoods: int = 0
+    improved: int = 0
+    gained_l2: float = 0.0
+    saved_l3: float = 0.0
+    seconds: float = 0.0
+
+    def as_stats(self) -> dict[str, float | str]:
+        return {
+            "l2_repair_neighbourhoods": float(self.neighbourhoods),
+            "l2_repair_improved": float(self.improved),
+            "l2_repair_gained": round(self.gained_l2, 6),
+            "l2_repair_l3_saved": round(self.saved_l3, 3),
+            "l2_repair_s": round(self.seconds, 3),
+        }
+
+
+def losses(
+    state: _State, a: Arrays, mu: np.ndarray, rho: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every job's shortfall at ``(μ, ρ)`` (module docstring) and its margin (``|π|`` of its
+    choice, or of its best option when idle), by job index; ``a``: ``arrays(state.data)``.
+    Jobs without options: 0 and +inf."""
+    data = state.data
+    rows = [j.index for j in data.jobs if j.options]
+    loss = np.zeros(len(data.jobs))
+    margin = np.full(len(data.jobs), np.inf)
+    if not rows:
+        return loss, margin
+    pi = a.eff - (mu[a.gtype] - rho[a.unit][:, None]) * a.n
+    pi = np.where(np.isfinite(a.base), pi, -np.inf)
+    top = pi.max(axis=1)
+    now = np.array([state.raw[j].option for j in rows], dtype=object)
+    running = np.array([o is not None for o in now], dtype=bool)
+    pick = np.array([0 if o is None else o for o in now], dtype=np.int64)
+    current = np.where(running, pi[np.arange(len(rows)), pick], 0.0)
+    loss[rows] = np.maximum(top, 0.0) - current
+    margin[rows] = np.abs(np.where(running, current, top))
+    return loss, margin
+
+
+def l2_neighbourhood(loss: np.ndarray, margin: np.ndarray, used: set[int], size: int) -> list[int]:
+    """Up to ``size`` jobs not in ``used``: those with a shortfall, largest first, then the
+    ones with the least margin; none when no job outside ``used`` falls short."""
+    free = np.ones(len(loss), dtype=bool)
+    if used:
+        free[list(used)] = False
+    short = np.flatnonzero(free & (loss > LOSS_TOL))
+    if not len(short):
+        return []
+    short = short[np.argsort(-loss[short], kind="stable")][:size]
+    free[short] = False
+    rest = np.flatnonzero(free & np.isfinite(margin))
+    rest = rest[np.argsort(margin[rest], kind="stable")][: size - len(short)]
+    return sorted(int(i) for i in np.concatenate([short, rest]))
+
+
+def l3_neighbourhood(state: _State, margin: np.ndarray, used: set[int], size: int) -> list[int]:
+    """Up to ``size`` jobs not in ``used``: running jobs that restart though they could be
+    kept (highest restart cost first) with the jobs on their previous hosts, up to half of
+    ``size``; then the jobs with the least margin. None without such a running job."""
+    data = state.data
+    on_host: dict[str, list[int]] = {}
+    for i, hosts in enumerate(state.hosts):
+        for h in hosts:
+            on_host.setdefault(h, []).append(i)
+    restarting = [
+        j
+        for j in data.jobs
+        if j.keepable and j.restart_cost > 0 and not state.raw[j.index].keep and j.index not in used
+    ]
+    restarting.sort(key=lambda j: (-j.restart_cost, j.index))
+    chosen: set[int] = set()
+    for j in restarting:
+        if len(chosen) >= size // 2:
+            break
+        chosen.add(j.index)
+        chosen.update(i for h in j.prev_hosts for i in on_host.get(h, ()) if i not in used)
+    if not chosen:
+        return []
+    free = np.isfinite(margin)
+    free[list(used | chosen)] = False
+    rest = np.flatnonzero(free)
+    rest = rest[np.argsort(margin[rest], kind="stable")][: max(0, size - len(chosen))]
+    return sorted(chosen | {int(i) for i in rest})
+
+
+def repair_l2(
+    state: _State,
+    mu: np.ndarray,
+    rho: np.ndarray,
+    stop: Deadline,
+    max_s: float,
+    a: Arrays | None = None,
+) -> RepairStats:
+    """Neighbourhood MILPs (module docstring) until ``max_s`` or ``stop``: L2 first, in up to
+    L2_PHASE of the time, then L3 at the plan's L2 until one is not kept. ``mu``, ``rho``:
+    B2L's multipliers (``l3_bound.l2_prices``); ``a``: ``l3_bound.arrays(state.data)``, if
+    made already. Not with hard guarantees or a preemption cap (the neighbourhood would have
+    to carry them; ``decomp`` refuses both)."""
+    started = time.perf_counter()
+    out = RepairStats()
+    inst = state.data.instance
+    if inst.guarantees_hard or inst.max_preemptions is not None:
+        return out
+    end = started + max(0.0, min(max_s, stop.remaining()))
+    l2_end = started + L2_PHASE * (end - started)
+    a = arrays(state.data) if a is None else a
+    used: set[int] = set()
+    while time.perf_counter() < l2_end - MIN_S:
+        loss, margin = losses(state, a, mu, rho)
+        chosen = l2_neighbourhood(loss, margin, used, _size(l2_end))
+        if not chosen:
+            break
+        used.update(chosen)
+        _improve(state, chosen, l2_end, True, out)
+    used = set()
+    while time.perf_counter() < end - MIN_S:
+        _, margin = losses(state, a, mu, rho)
+        chosen = l3_neighbourhood(state, margin, used, _size(end))
+        if not chosen:
+            break
+        used.update(chosen)
+        improved = out.improved
+        _improve(state, chosen, end, False, out)
+        if out.improved == improved:
+            # the next has less restart cost to win back (they take the largest first): at
+            # 4,096 GPUs, load 3.6, the three after a first that was not kept gained nothing
+            # in 0.53 s; at 16,384 GPUs the one after the first, as here
+            break
+    out.seconds = time.perf_counter() - started
+    return out
+
+
+def _size(end: float) -> int:
+    """Jobs in a neighbourhood started now that must end at ``end`` (NEIGHBOURHOOD_S)."""
+    left = end - time.perf_counter()
+    return max(MIN_JOBS, min(NEIGHBOURHOOD_JOBS, int(NEIGHBOURHOOD_JOBS * left / NEIGHBOURHOOD_S)))
+
+
+def _improve(state: _State, chosen: list[int], end: float, l2: bool, out: RepairStats) -> None:
+    """One neighbourhood's MILP, kept only if the plan gets lexicographically better."""
+    data = state.data
+    t_hat = data.min_share([float(g) for g in state.unit_gpus])
+    before = _levels(state, chosen)
+    sub = residual(state, chosen)
+    decided = solve(sub, state, chosen, t_hat, end - time.perf_counter(), l2)
+    out.neighbourhoods += 1
+    if decided is None:
+        return
+    old = [(state.raw[i], dict(state.hosts[i])) for i in chosen]
+    if not _apply(state, chosen, [sub.jobs[n].options for n in range(len(chosen))], decided):
+        return
+    after = _levels(state, chosen)
+    gained = after[0] - before[0]
+    tol = L2_HOLD * max(1.0, abs(before[0]))
+    fair = data.min_share([float(g) for g in state.unit_gpus]) >= t_hat
+    if fair and (gained > tol or (gained >= -tol and after[1] < before[1] - COST_TOL)):
+        out.improved += 1
+        out.gained_l2 += gained
+        out.saved_l3 += before[1] - after[1]
+    else:
+        _put_back(state, chosen, old)
+
+
+def _levels(state: _State, chosen: list[int]) -> tuple[float, float]:
+    """(L2, L3) of the chosen jobs' part of the plan (L3 less its constant)."""
+    data = state.data
+    l2 = l3 = 0.0
+    for i in chosen:
+        job, r = data.jobs[i], state.raw[i]
+        if r.option is None:
+            continue
+        opt = job.options[r.option]
+        l2 += opt.eff
+        l3 += data.frag_cost * opt.extra_hosts - (job.restart_cost if r.keep else 0.0)
+    return l2, l3
+
+
+def _apply(state: _State, chosen: list[int], options: list[Any], decided: list[Decision]) -> bool:
+    """The neighbourhood's decisions on the board (``options``: each job's options in the
+    neighbourhood): kept jobs first, then the others largest first (best fit, as
+    ``placement.assemble``); False, and the plan as it was, if a job does not fit."""
+    data = state.data
+    old = [(state.raw[i], dict(state.hosts[i])) for i in chosen]
+    for i in chosen:
+        state.unset(data.jobs[i])
+    moves = [
+        (not keep, -options[n][o].n, n, data.jobs[chosen[n]].options.index(options[n][o]), keep)
+        for n, (o, keep) in enumerate(decided)
+        if o is not None
+    ]
+    for _, _, n, o, keep in sorted(moves):
+        job = data.jobs[chosen[n]]
+        if not (state.keep(job) if keep and o == job.prev_option else state.place(job, o)):
+            _put_back(state, chosen, old)
+            return False
+    return True
+
+
+def _put_back(state: _State, chosen: list[int], old: list[tuple[Any, dict[str, int]]]) -> None:
+    """The chosen jobs as they were (``old``: their decisions and hosts)."""
+    data = state.data
+    for i in chosen:
+        state.unset(data.jobs[i])
+    for i, (r, hosts) in zip(chosen, old, strict=True):
+        if r.option is not None:
+            state.board.keep(hosts)
+            state._set(data.jobs[i], r.option, hosts, keep=r.keep)
+
+
+__all__ = [
+    "NEIGHBOURHOOD_JOBS",
+    "RepairStats",
+    "l2_neighbourhood",
+    "l3_neighbourhood",
+    "losses",
+    "repair_l2",
+]

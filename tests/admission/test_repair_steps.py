@@ -1,0 +1,57 @@
+"""Repair's steps (#17): a group's CP-SAT model is C1–C7 and L1 alone (no count changes C9,
+which only L3 reads), with the same L1 optimum as the full model."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+
+from schedopt.core.options import SolveOptions
+from schedopt.model.emit_cpsat import CpsatSession
+from schedopt.problems.admission import generate_custom
+from schedopt.problems.admission.bound import l1_bound
+from schedopt.problems.admission.data import build_data
+from schedopt.problems.admission.exact import AdmissionHooks
+from schedopt.problems.admission.lp_round import lp_round
+from schedopt.problems.admission.model import build_model
+from schedopt.problems.admission.repair import improve_group, left_for
+from schedopt.problems.admission.strategies import instances
+
+
+def _l1_optimum(data, l1_only: bool) -> float | None:
+    am = build_model(data, l1_only=l1_only)
+    session = CpsatSession(am.model, AdmissionHooks.cpsat_linearization_level)
+    session.set_level(am.model.levels[0])
+    run = session.run(600.0, SolveOptions(time_limit_s=600.0, threads=1, deterministic=True))
+    assert run.status.value in ("optimal", "infeasible"), run.status
+    return run.objective
+
+
+@settings(derandomize=True, deadline=None, max_examples=40,
+          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+@given(inst=instances(max_jobs=6, max_slots=4))
+def test_the_l1_model_has_the_full_models_l1_optimum(inst) -> None:
+    data = build_data(inst)
+    assert _l1_optimum(data, True) == _l1_optimum(data, False)
+
+
+def test_a_group_step_builds_no_count_changes(monkeypatch) -> None:
+    inst = generate_custom(hosts=4, jobs=120, slots=6, seed=3)
+    data = build_data(inst)
+    start = lp_round(data, l1_bound(data, 60))
+    assert start is not None
+    built = []
+
+    def spy(*args, **kwargs):
+        am = build_model(*args, **kwargs)
+        built.append(am)
+        return am
+
+    monkeypatch.setattr("schedopt.problems.admission.model.build_model", spy)
+    indices = [j.index for j in data.jobs if j.is_slo][:30]
+    sub = data.subset(indices, slot_capacity=left_for(data, start, set(indices)))
+    improve_group(sub, [start[i] for i in indices], 2.0, 0, deterministic=True)
+    (am,) = built
+    assert len(am.c) == 0
+    assert not [b for b in am.model.blocks if b.cid.startswith("C9") and len(b)]
+    full = build_model(sub)
+    assert am.model.num_cols < full.model.num_cols

@@ -1,0 +1,165 @@
+"""Exact pricing's pieces against brute force (formulations/cosched.md, "R' and exact pricing",
+"Cheaper exact rounds"): one case's CP-SAT bound with dominated combinations left out, a stop
+at ``enough`` and a hint; Dantzig's screen of the surrogate knapsacks; the greedy fill."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from schedopt.problems.cosched.farley import Stack, _fractional, _knapsack
+from schedopt.problems.cosched.greedy import _fill
+from schedopt.problems.cosched.pricing import SCALE, case_bound, undominated
+
+P = 2
+
+
+def _case(seed: int):
+    """A random case of 4 jobs × 3 combinations on 2 pools, with repeated and dominated
+    combinations likely (small whole numbers)."""
+    rng = np.random.default_rng(seed)
+    n, K = 4, 3
+    items = np.arange(n)
+    duration = rng.integers(0, 4, (n, K, P)) * 10
+    switch = rng.integers(0, 3, n) * 5
+    load = duration + np.where(duration > 0, switch[:, None, None], 0)
+    mem = rng.integers(0, 3, (n, K, P)) * 100
+    chain = duration.sum(axis=2) + rng.integers(0, 2, (n, K)) * 10
+    ok = rng.random((n, K)) < 0.85
+    level = int(rng.integers(40, 90))
+    slo = rng.integers(level - 20, level + 1, n)
+    factor = 1 + rng.integers(0, 2, n)
+    pi = rng.uniform(0.1, 5.0, n)
+    room = rng.integers(1, 4, P) * 150
+    return pi, items, ok, duration, load, mem, chain, slo, factor, switch, level, room
+
+
+def _brute(pi, items, ok, duration, load, mem, chain, slo, factor, switch, level, room):
+    """The case's most Σ π by enumeration of every job's combination (or none), from the
+    rows as the formulation states them: a cycle T ≤ ℓ within every member's SLO (R4), the
+    step chains (R5), each pool's phases within T and, with two users, their switches too
+    (R3'; one user may exceed T by the largest switch, its own not being paid), memory (R2)."""
+    s_bar = int(switch[items].max())
+    best = 0.0
+    for pick in itertools.product(range(-1, ok.shape[1]), repeat=len(items)):
+        chosen = [(i, c) for i, c in enumerate(pick) if c >= 0]
+        if any(not ok[i, c] for i, c in chosen):
+            continue
+        hi = min([level] + [int(slo[items[i]]) for i, _ in chosen])
+        lo = max([0] + [math.ceil(chain[i, c] / factor[items[i]]) for i, c in chosen])
+        fits = True
+        for p in range(P):
+            users = sum(load[i, c, p] > 0 for i, c in chosen)
+            d = sum(int(duration[i, c, p]) for i, c in chosen)
+            ld = sum(int(load[i, c, p]) for i, c in chosen)
+            lo = max(lo, d, ld if users >= 2 else ld - s_bar)
+            fits &= sum(int(mem[i, c, p]) for i, c in chosen) <= room[p]
+        if fits and lo <= hi:
+            best = max(best, float(sum(pi[items[i]] for i, _ in chosen)))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_case_bound_is_the_brute_force_maximum(seed: int) -> None:
+    """Solved to the end, CP-SAT's bound is the case's maximum (to π's rounding up), with the
+    dominated combinations left out; stopped at any ``enough`` or started from any hint it is
+    never below it."""
+    case = _case(seed)
+    best = _brute(*case)
+    slack = len(case[1]) / SCALE + 1e-6  # π rounded up to 1/SCALE per member
+    got = case_bound(*case, 30.0)
+    assert best - 1e-9 <= got.upper <= best + slack
+    assert got.value == pytest.approx(best, abs=slack)
+    for enough in (0.0, best / 2, best, best * 2 + 1):
+        stopped = case_bound(*case, 30.0, enough, got.found)
+        assert stopped.upper >= best - 1e-9, enough
+        assert stopped.upper <= max(enough, best + slack) + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_dominated_combinations_leave_the_maximum_unchanged(seed: int) -> None:
+    """The brute-force maximum over the undominated combinations equals the one over all."""
+    case = list(_case(seed))
+    ok, duration, load, mem, chain = case[2:7]
+    kept = undominated(ok, duration, load, mem, chain)
+    assert not (kept & ~ok).any()
+    assert (kept.any(axis=1) == ok.any(axis=1)).all()  # a job keeps a combination
+    case[2] = kept
+    assert _brute(*case) == pytest.approx(_brute(*_case(seed)))
+
+
+def test_a_dominated_combination_is_left_out() -> None:
+    ok = np.ones((1, 3), dtype=bool)
+    duration = np.array([[[10, 0], [20, 0], [10, 0]]])
+    load = duration + 5 * (duration > 0)
+    mem = np.array([[[100, 0], [100, 0], [100, 0]]])
+    chain = np.array([[10, 20, 10]])
+    # the second is dominated by the first; the third equals the first (the first is kept)
+    assert undominated(ok, duration, load, mem, chain).tolist() == [[True, False, False]]
+
+
+def _best_knapsack(v: np.ndarray, w: np.ndarray, cap: int) -> float:
+    return max(
+        float(v[list(s)].sum())
+        for r in range(len(v) + 1)
+        for s in itertools.combinations(range(len(v)), r)
+        if w[list(s)].sum() <= cap
+    )
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_dantzigs_screen_is_above_every_knapsack(seed: int) -> None:
+    """Dantzig's bound of each column is at least the knapsack's value (brute force) and at
+    most Σ v; with every weight fitting whole it is Σ v."""
+    rng = np.random.default_rng(seed)
+    n, S = int(rng.integers(1, 8)), 5
+    v = rng.uniform(-1, 10, n)
+    w = rng.integers(0, 50, (n, S))
+    caps = rng.integers(0, 120, S)
+    got = _fractional(v, w, caps)
+    positive = v > 0
+    for s in range(S):
+        exact = _best_knapsack(v[positive], w[positive, s], int(caps[s])) if positive.any() else 0
+        assert exact - 1e-9 <= got[s] <= v[positive].sum() + 1e-9
+        assert _knapsack(v, w[:, s], int(caps[s])) >= exact - 1e-9
+    assert _fractional(v, w, np.full(S, 10**6)) == pytest.approx(np.full(S, v[positive].sum()))
+
+
+def _fill_one_by_one(jobs, pick, order, stack, on, switch, level, room):
+    """The greedy fill as it was written first: every candidate tested once, in order."""
+    Pn = stack.load.shape[2]
+    load, mem, users, chosen = [0] * Pn, [0] * Pn, [0] * Pn, []
+    for t in order:
+        j, i = int(jobs[t]), int(pick[t])
+        cl, cm, co = stack.load[j, i], stack.mem[j, i], on[j, i]
+        if all(
+            mem[p] + cm[p] <= room[p]
+            and (not co[p] or load[p] + cl[p] <= level + (switch[j] if not users[p] else 0))
+            for p in range(Pn)
+        ):
+            for p in range(Pn):
+                users[p] += int(co[p])
+                load[p] += int(cl[p])
+                mem[p] += int(cm[p])
+            chosen.append((j, i))
+    return chosen
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_greedy_fill_takes_the_group_of_one_by_one_tests(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    J, K = 12, 3
+    stack = Stack.__new__(Stack)
+    stack.load = rng.integers(0, 4, (J, K, 3)) * 10
+    stack.mem = rng.integers(0, 3, (J, K, 3)) * 100
+    on = stack.load > 0
+    switch = rng.integers(0, 3, J) * 5
+    jobs = np.flatnonzero(rng.random(J) < 0.8)
+    pick = rng.integers(0, K, len(jobs))
+    order = rng.permutation(len(jobs))
+    level, room = int(rng.integers(20, 80)), rng.integers(1, 5, 3) * 100
+    args = (jobs, pick, order, stack, on, switch, level, room)
+    assert _fill(*args) == _fill_one_by_one(*args)

@@ -1,0 +1,132 @@
+"""The join's L2 repair (``l2_repair.py``, ``neighbourhood.py``): a neighbourhood's round has
+the whole round's shares; the repair keeps the plan valid and never makes it lexicographically
+worse; ``decomp`` with it reaches a higher L2 than without it, and its bounds stay on the
+right side of the exact optimum."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import schedopt
+from schedopt.core.status import Status
+from schedopt.core.stopping import Deadline
+from schedopt.problems.fairshare import decomp, generate_custom
+from schedopt.problems.fairshare.bound import bounds
+from schedopt.problems.fairshare.data import build_data
+from schedopt.problems.fairshare.heuristics import AstraeaParams, run_astraea
+from schedopt.problems.fairshare.l2_repair import repair_l2
+from schedopt.problems.fairshare.l3_bound import l2_prices, need_gpus
+from schedopt.problems.fairshare.neighbourhood import residual
+from schedopt.problems.fairshare.strategies import instances
+from schedopt.problems.fairshare.validate import evaluate, validate
+
+from ..timing import PROOF_LIMIT_S
+
+SETTINGS = settings(
+    derandomize=True, deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def _plan(inst, keep_running: int = 0):
+    data = build_data(inst, check_size=False)
+    state, problem = run_astraea(data, AstraeaParams(keep_running=keep_running))
+    return data, (None if problem else state)
+
+
+def _repair(data, state, seconds: float = 30.0):
+    t_hat = data.min_share([float(g) for g in state.unit_gpus])
+    whole = bounds(data)
+    _, mu, rho = l2_prices(
+        data, need_gpus(data, t_hat), np.asarray(whole.prices), Deadline.after(5)
+    )
+    return repair_l2(state, mu, rho, Deadline.after(seconds), seconds)
+
+
+@SETTINGS
+@given(inst=instances(max_jobs=8, max_hosts=4), keep=st.sampled_from([0, 1]))
+def test_the_repair_keeps_the_plan_valid_and_never_worse(inst, keep: int) -> None:
+    data, state = _plan(inst, keep)
+    if state is None:
+        return
+    l1, l2, l3 = evaluate(inst, state.solution())
+    _repair(data, state)
+    after = state.solution()
+    assert validate(inst, after) == []
+    n1, n2, n3 = evaluate(inst, after)
+    assert n1 >= l1 - 1e-12
+    tol = 1e-8 * max(1.0, abs(l2))
+    assert n2 >= l2 - tol
+    if n2 <= l2 + tol:  # L2 held: L3 did not rise
+        assert n3 <= l3 + 1e-6
+
+
+@SETTINGS
+@given(inst=instances(max_jobs=8, max_hosts=4), picks=st.lists(st.booleans(), max_size=8))
+def test_a_neighbourhoods_shares_are_the_whole_rounds(inst, picks: list[bool]) -> None:
+    data, state = _plan(inst, 1)
+    if state is None:
+        return
+    chosen = [j.index for j, p in zip(data.jobs, picks, strict=False) if p]
+    sub = residual(state, chosen)
+    gpus_in = [0] * len(data.units)
+    for n, i in enumerate(chosen):
+        r = state.raw[i]
+        if r.option is not None:
+            gpus_in[data.jobs[i].unit] += data.jobs[i].options[r.option].n
+        assert sub.jobs[n].id == data.jobs[i].id
+    for v, w in zip(data.units, sub.units, strict=True):
+        if w.included:
+            whole = v.share(state.unit_gpus[v.index], data.round_s)
+            assert w.share(gpus_in[v.index], data.round_s) == pytest.approx(whole, rel=1e-12)
+    # what the neighbourhood may use: the free GPUs and its own jobs' GPUs
+    held = sum(
+        data.jobs[i].options[state.raw[i].option].n
+        for i in chosen
+        if state.raw[i].option is not None
+    )
+    assert sum(sub.type_capacity.values()) == sum(state.board.free.values()) + held
+
+
+def test_the_repair_raises_l2_behind_a_heuristic() -> None:
+    inst = generate_custom(gpus=512, tenants=10, jobs=700, seed=3)
+    data, state = _plan(inst, 1)
+    assert state is not None
+    before = evaluate(inst, state.solution())
+    stats = _repair(data, state)
+    after = evaluate(inst, state.solution())
+    assert stats.improved >= 1
+    assert after[0] >= before[0]
+    assert after[1] > before[1] + 1e-3
+
+
+def test_decomp_repairs_the_parts_rounding(monkeypatch) -> None:
+    inst = generate_custom(gpus=1024, tenants=20, jobs=1500, seed=0)
+    with_repair = schedopt.solve(inst, "decomp", time_limit_s=30, params={"parts": 2})
+    monkeypatch.setattr(decomp, "REPAIR_MAX_S", 0.0)
+    without = schedopt.solve(inst, "decomp", time_limit_s=30, params={"parts": 2})
+    assert with_repair.stats["l2_repair_gained"] > 0
+    assert with_repair.objectives[0] >= without.objectives[0]
+    assert with_repair.objectives[1] > without.objectives[1]
+    assert with_repair.stats["L2_bound"] >= with_repair.objectives[1]
+    assert with_repair.stats["L3_bound"] <= with_repair.objectives[2]
+
+
+@settings(
+    derandomize=True, deadline=None, max_examples=25, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(inst=instances(max_jobs=6, max_hosts=4))
+def test_decomp_bounds_stay_on_the_right_side_of_the_optimum(inst) -> None:
+    best = schedopt.solve(inst, "milp:highs", time_limit_s=PROOF_LIMIT_S)
+    if best.status is not Status.OPTIMAL:
+        return
+    got = schedopt.solve(inst, "decomp", time_limit_s=30, params={"parts": 2})
+    if got.solution is None:
+        return
+    # (both rest on the plan's L1 ≤ L1*, and B3L's floor on the plan's L2 ≤ L2*)
+    l1, l2, l3 = best.objectives
+    assert got.objectives[0] <= l1 + 1e-9
+    assert got.stats["L2_bound"] >= l2 - 1e-6 * max(1.0, l2)
+    assert got.stats["L3_bound"] <= l3 + 1e-6 * max(1.0, l3)
