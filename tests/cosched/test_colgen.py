@@ -252,3 +252,42 @@ def test_colgen_keeps_the_baselines_as_floors(monkeypatch: pytest.MonkeyPatch) -
     )
     assert result.status is Status.FEASIBLE and result.stats["baseline_kept"] == 1.0
     assert result.objectives[0] == pytest.approx(cheapest)
+
+
+@pytest.mark.parametrize(("seed", "rounds"), [(0, 1), (1, 3)])
+def test_colgen_polishes_the_master_mip_plan(
+    monkeypatch: pytest.MonkeyPatch, seed: int, rounds: int
+) -> None:
+    """The groups one step from the MIP's plan (merged, moved, swapped: formulation,
+    "Polishing the plan") give a cheaper plan after a short column generation, validated;
+    without them the MIP's plan stands."""
+    from schedopt.problems.cosched import decomp
+
+    inst = generate_custom(16, 16, 16, 16, seed, (0, 1), scale=4)
+    params = {"rounds": rounds}
+    result = schedopt.solve(inst, "colgen", time_limit_s=5, deterministic=True, params=params)
+    monkeypatch.setattr(decomp, "polish", lambda *args: 0)
+    plain = schedopt.solve(inst, "colgen", time_limit_s=5, deterministic=True, params=params)
+    assert SPEC.validate(inst, result.solution) == []
+    assert result.stats["polished"] == 1.0 and result.stats["polish_columns"] > 0
+    assert result.objectives[0] < plain.objectives[0] - 1e-6
+    assert result.best_bound == plain.best_bound
+
+
+def test_the_hints_groups_keep_each_phases_own_option() -> None:
+    """A hint's groups enter the master with each phase's chosen option (an option's index is
+    its place in its own phase), so rescheduling them (polishing) plans the hint's options."""
+    from schedopt.core.options import SolveOptions
+    from schedopt.problems.cosched.decomp import _start
+    from schedopt.problems.cosched.heuristics import heuristic_data
+
+    inst = generate_custom(16, 16, 16, 16, 0, (0, 1), scale=4)
+    hint = schedopt.solve(inst, "heuristic:packing", time_limit_s=5, deterministic=True).solution
+    data = heuristic_data(inst)
+    _, plan = _start(inst, data, SolveOptions(hint=hint), Deadline.after(60))
+    assert plan
+    for col in plan:
+        for j, opts in col.members:
+            phases = data.jobs[j].phases
+            assert len(opts) == len(phases)
+            assert all(o in phases[k] for k, o in enumerate(opts)), (j, opts)

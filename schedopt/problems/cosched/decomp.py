@@ -28,6 +28,7 @@ from .colgen import Column, Master, generate
 from .data import ModelData, aggregate_bound, build_data
 from .heuristics import alone, baselines, heuristic_data, solve_packing
 from .instance import CoschedInstance
+from .polish import polish
 from .schedule import Planned
 from .validate import TERMS, evaluate, validate
 
@@ -36,6 +37,9 @@ from .validate import TERMS, evaluate, validate
 COLGEN_FROM_JOBS = 16
 #: Shares of the time left: column generation, then the Farley bound; the MIP gets the rest.
 CG_SHARE, BOUND_SHARE = 0.7, 0.12
+#: Shares of the time left for the master MIP, then for polishing its plan (the MIP runs again
+#: over the new groups with the rest but what is kept for the metrics and the validator).
+MIP_SHARE, POLISH_SHARE, REMIP_SHARE = 0.4, 0.3, 0.6
 #: Share of the time left for the packing plan when no hint is given, then for the baselines.
 SEED_SHARE, FLOOR_SHARE = 0.3, 0.1
 #: Option combinations tried per job for its group alone, cheapest first.
@@ -64,8 +68,19 @@ def _start(
         for g in raw.groups:
             members = []
             for j in g.members:
-                by_index = {o.index: o for ph in data.jobs[j].phases for o in ph}
-                members.append((j, tuple(by_index[o] for o in raw.option[j])))
+                # an option's index is its place in its phase's options: look it up per phase
+                # (one dict over all phases gave every phase the last phase's option of that
+                # index; harmless while only the indices were read, wrong for rescheduling)
+                phases = data.jobs[j].phases
+                members.append(
+                    (
+                        j,
+                        tuple(
+                            {o.index: o for o in phases[k]}[i]
+                            for k, i in enumerate(raw.option[j])
+                        ),
+                    )
+                )
             starts = {j: list(raw.start[j]) for j in g.members}
             out.append(Column(tuple(members), tuple(g.hosts), Planned(g.cycle, starts)))
     plan = list(out)
@@ -107,6 +122,29 @@ def _integer(
         return None
     v = np.asarray(h.getSolution().col_value)[n_art:]
     return [c for c, x in zip(master.columns, v, strict=True) if x > 0.5]
+
+
+def _polished(
+    data: ModelData,
+    columns: list[Column],
+    chosen: list[Column],
+    deadline: Deadline,
+    stats: dict[str, float],
+) -> list[Column]:
+    """``chosen``, or the master MIP's plan over the columns and the groups one step from it
+    (:func:`.polish.polish`) when that one costs less; the MIP starts from ``chosen``."""
+    master = Master(data)
+    for col in columns:
+        master.add(col)
+    added = polish(master, chosen, Deadline.after(deadline.share(POLISH_SHARE)))
+    stats["polish_columns"] = float(added)
+    if not added:
+        return chosen
+    better = _integer(master, deadline.share(REMIP_SHARE), chosen)
+    if better is None or sum(c.cost(data) for c in better) >= sum(c.cost(data) for c in chosen):
+        return chosen
+    stats["polished"] = 1.0
+    return better
 
 
 def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
@@ -152,9 +190,12 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
     for col in gen.columns:
         master.add(col)
     # Keep a share back for the baselines' metrics (with_efficiency) and the validator.
-    chosen = _integer(master, 0.6 * deadline.remaining(), seed_groups)
+    chosen = _integer(master, deadline.share(MIP_SHARE), seed_groups)
+    stats: dict[str, float] = {}
+    if chosen is not None:
+        chosen = _polished(data, master.columns, chosen, deadline, stats)
     bound = max((b for b in (aggregate, gen.bound) if b is not None), default=None)
-    stats = {
+    stats |= {
         "rounds": float(gen.rounds),
         "columns": float(len(gen.columns)),
         "master_lp": float("nan") if gen.lp is None else gen.lp,
