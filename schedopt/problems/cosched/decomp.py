@@ -36,10 +36,14 @@ from .validate import TERMS, evaluate, validate
 #: model has 1.2 M nonzeros at 40 jobs and is refused; at 8 jobs it still runs).
 COLGEN_FROM_JOBS = 16
 #: Shares of the time left: column generation, then the Farley bound; the MIP gets the rest.
-CG_SHARE, BOUND_SHARE = 0.7, 0.12
+CG_SHARE, BOUND_SHARE = 0.65, 0.12
 #: Shares of the time left for the master MIP, then for polishing its plan (the MIP runs again
 #: over the new groups with the rest but what is kept for the metrics and the validator).
-MIP_SHARE, POLISH_SHARE, REMIP_SHARE = 0.4, 0.3, 0.6
+MIP_SHARE, POLISH_SHARE, REMIP_SHARE = 0.6, 0.3, 0.6
+#: The second MIP holds the columns whose reduced cost is within this share of the first
+#: plan's gap above the master LP (656 GPUs x 40 jobs: 278 of 752 columns, 912.2 in 0.23 s,
+#: where all of them took 0.66 s to the same plan).
+RC_KEEP = 0.5
 #: Share of the time left for the packing plan when no hint is given, then for the baselines.
 SEED_SHARE, FLOOR_SHARE = 0.3, 0.1
 #: Option combinations tried per job for its group alone, cheapest first.
@@ -132,7 +136,10 @@ def _polished(
     stats: dict[str, float],
 ) -> list[Column]:
     """``chosen``, or the master MIP's plan over the columns and the groups one step from it
-    (:func:`.polish.polish`) when that one costs less; the MIP starts from ``chosen``."""
+    (:func:`.polish.polish`) when that one costs less; the MIP starts from ``chosen`` and
+    holds the columns whose reduced cost at the LP's duals is at most :data:`RC_KEEP` times
+    ``chosen``'s cost above the LP (a plan of cost ``c`` has ``Σ rc_a ≤ c − z_LP``: the
+    others can only be in plans within the rest of that gap; a heuristic cut, for speed)."""
     master = Master(data)
     for col in columns:
         master.add(col)
@@ -140,8 +147,24 @@ def _polished(
     stats["polish_columns"] = float(added)
     if not added:
         return chosen
-    better = _integer(master, deadline.share(REMIP_SHARE), chosen)
-    if better is None or sum(c.cost(data) for c in better) >= sum(c.cost(data) for c in chosen):
+    cost = sum(c.cost(data) for c in chosen)
+    solved = master.solve(deadline.share(POLISH_SHARE))
+    kept = master.columns
+    if solved is not None:
+        lp, pi, y = solved
+        slack = RC_KEEP * (cost - lp)
+        keys = {Master.key(c) for c in chosen}
+        kept = [
+            c
+            for c in master.columns
+            if Master.key(c) in keys
+            or c.cost(data) - sum(pi[j] for j, _ in c.members) - float(np.dot(y, c.hosts)) <= slack
+        ]
+    small = Master(data)
+    for col in kept:
+        small.add(col)
+    better = _integer(small, deadline.share(REMIP_SHARE), chosen)
+    if better is None or sum(c.cost(data) for c in better) >= cost:
         return chosen
     stats["polished"] = 1.0
     return better
