@@ -45,9 +45,12 @@ L2_PHASE = 0.75
 #: No neighbourhood is started with less time than this.
 MIN_S = 0.05
 #: An L2 neighbourhood's MILP stops once what it could still gain is proven below this share
-#: of the plan's L2 (at 16,384 GPUs, load 2, the first one's root gave +22.2 of L2 at 0.4 s
-#: with 0.97 = 0.0096% left to its LP bound; its sub-MIP then took 0.5 s more for +0.21).
-L2_GAP = 1e-4
+#: of the plan's L2, rather than proving its L3 tie-break too (at 4,096 GPUs, load 3.9: 0.40 s
+#: for +3.19 at 0.0013 from its bound, where it used its whole 0.9 s before for the same
+#: +3.19). Not 1e-4: at 16,384 GPUs a first neighbourhood stopped at its root's gap of 0.97
+#: gained 0.5 less L2 than one given its 0.9 s, and B3L, whose floor is the plan's L2, fell
+#: with it (L3 gap 5.0-6.1% -> 6.3-6.8% in four pairs at load 4).
+L2_GAP = 1e-6
 
 
 @dataclasses.dataclass
