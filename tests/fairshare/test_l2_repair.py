@@ -130,3 +130,55 @@ def test_decomp_bounds_stay_on_the_right_side_of_the_optimum(inst) -> None:
     assert got.objectives[0] <= l1 + 1e-9
     assert got.stats["L2_bound"] >= l2 - 1e-6 * max(1.0, l2)
     assert got.stats["L3_bound"] <= l3 + 1e-6 * max(1.0, l3)
+
+
+def _recorded_repair(monkeypatch, answer, seconds: float = 10.0):
+    """The repair on the heuristic's plan with the neighbourhoods' MILP replaced by
+    ``answer(...)``; the calls' (l2, seconds, abs_gap), in order."""
+    from schedopt.problems.fairshare import l2_repair
+
+    calls: list[tuple[bool, float, float]] = []
+
+    def fake(sub, state, chosen, t_hat, secs, l2, abs_gap=0.0):
+        calls.append((l2, secs, abs_gap))
+        return answer(sub, state, chosen, t_hat, secs, l2, abs_gap)
+
+    monkeypatch.setattr(l2_repair, "solve", fake)
+    inst = generate_custom(gpus=512, tenants=10, jobs=700, seed=3)
+    data, state = _plan(inst, 1)
+    assert state is not None
+    before = evaluate(inst, state.solution())[1]
+    _repair(data, state, seconds)
+    return before, calls
+
+
+def test_the_l2_neighbourhoods_stop_after_one_that_gains_nothing(monkeypatch) -> None:
+    # every MILP answers nothing: one L2 neighbourhood, not one after another until the time
+    # of the L2 phase is out (neighbourhoods of 20 jobs: there are jobs for many)
+    from schedopt.problems.fairshare import l2_repair
+
+    monkeypatch.setattr(l2_repair, "NEIGHBOURHOOD_JOBS", 20)
+    monkeypatch.setattr(l2_repair, "MIN_JOBS", 20)
+    _, calls = _recorded_repair(monkeypatch, lambda *args: None)
+    assert [c[0] for c in calls].count(True) == 1
+
+
+def test_the_l3_neighbourhoods_get_their_share_not_what_the_l2_ones_left(monkeypatch) -> None:
+    from schedopt.problems.fairshare.l2_repair import L2_PHASE
+
+    seconds = 10.0
+    _, calls = _recorded_repair(monkeypatch, lambda *args: None, seconds)
+    l3 = [secs for l2, secs, _ in calls if not l2]
+    assert l3  # (the plan has running jobs that restart)
+    assert max(l3) <= (1.0 - L2_PHASE) * seconds + 1e-6
+
+
+def test_an_l2_neighbourhood_stops_within_its_share_of_the_plans_l2(monkeypatch) -> None:
+    from schedopt.problems.fairshare import neighbourhood
+    from schedopt.problems.fairshare.l2_repair import L2_GAP
+
+    before, calls = _recorded_repair(monkeypatch, neighbourhood.solve)
+    # the first L2 neighbourhood starts from the plan as it was
+    first_l2 = next(c for c in calls if c[0])
+    assert first_l2[2] == pytest.approx(L2_GAP * before, rel=1e-9)
+    assert all(c[2] == 0.0 for c in calls if not c[0])  # (L3's: to the end, L2 held)

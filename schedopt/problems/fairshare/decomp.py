@@ -265,7 +265,7 @@ def l3_stats(
     if repair_s > 0.0:
         # (its own time, not B3L's: B3L's floor is the repaired plan's L2)
         repair_stop = stop.earlier(finish_reserve_s(data.instance) + max(0.0, b3l_s))
-        stats.update(repair_l2(state, mu, rho, repair_stop, repair_s, a).as_stats())
+        stats.update(repair_l2(state, mu, rho, repair_stop, repair_s, a, l2_bound).as_stats())
     left = stop.remaining() - finish_reserve_s(data.instance)
     budget = Deadline.after(max(0.0, min(b3l_s, left)))
     l2 = sum(

@@ -85,11 +85,18 @@ def residual(state: _State, chosen: list[int]) -> ModelData:
 
 
 def solve(
-    sub: ModelData, state: _State, chosen: list[int], t_hat: float, seconds: float, l2: bool
+    sub: ModelData,
+    state: _State,
+    chosen: list[int],
+    t_hat: float,
+    seconds: float,
+    l2: bool,
+    abs_gap: float = 0.0,
 ) -> list[Decision] | None:
     """The neighbourhood's decisions by job, or None (no point in time): with ``l2`` max L2
     (L3 as a tie-break), else min L3 with L2 held at the plan's; from the plan (a MIP
-    start), within ``seconds``."""
+    start), within ``seconds``; with ``l2``, done once its L2 is proven within ``abs_gap``
+    of the neighbourhood's best (HiGHS's ``mip_abs_gap``)."""
     import highspy  # imported when first solved (start-up imports no solver)
 
     p = part_lp(sub)
@@ -104,6 +111,8 @@ def solve(
     integer[t_col] = False
     h = highs_of(dataclasses.replace(r, lb=lb), integer)
     h.setOptionValue("mip_rel_gap", 0.0)
+    if l2 and abs_gap > 0.0:
+        h.setOptionValue("mip_abs_gap", abs_gap)
     stop_at = time.perf_counter() + seconds
 
     def interrupt(event: Any) -> None:
