@@ -4,7 +4,8 @@ Start from the hint's groups (without a hint, the packing plan's: ``auto`` runs 
 first, MethodSpec.decomposition) and every job alone; rounds of restricted master LP and pricing
 add groups whose schedules the sub-solves build (through :mod:`schedopt.executor`); the Farley
 bound is proven over the relaxed space R'; the restricted master MIP over the scheduled groups
-picks the plan, or the starting plan when the MIP gives none or a worse one. The answer is
+picks the plan, run again with the groups one step from it (:mod:`.polish`), or the starting
+plan when the MIP gives none or a worse one. The answer is
 FEASIBLE with its gap against ``max(aggregate, Farley)``, never OPTIMAL (the bound is not shown
 attained).
 """
