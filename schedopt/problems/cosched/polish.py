@@ -33,7 +33,7 @@ def neighbours(plan: list[Column]) -> Iterator[Members]:
             if x == y:
                 continue
             for m in b:
-                yield a + (m,)
+                yield (*a, m)
             for i in range(len(a)):
                 for m in b:
                     yield a[:i] + a[i + 1 :] + (m,)
