@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -141,6 +142,27 @@ def l3_neighbourhood(state: _State, margin: np.ndarray, used: set[int], size: in
     return sorted(chosen | {int(i) for i in rest})
 
 
+def _phase(
+    state: _State,
+    pick: Callable[[set[int], int], list[int]],
+    end: float,
+    l2: bool,
+    out: RepairStats,
+) -> None:
+    """Neighbourhoods from ``pick(used, size)``, each solved and kept if better (``l2``: the L2
+    phase), until ``end``, until ``pick`` has none or one is not kept."""
+    used: set[int] = set()
+    while time.perf_counter() < end - MIN_S:
+        chosen = pick(used, _size(end))
+        if not chosen:
+            return
+        used.update(chosen)
+        improved = out.improved
+        _improve(state, chosen, end, l2, out)
+        if out.improved == improved:
+            return
+
+
 def repair_l2(
     state: _State,
     mu: np.ndarray,
@@ -165,37 +187,23 @@ def repair_l2(
     l3_s = (1.0 - L2_PHASE) * (end - started)
     l2_end = end - l3_s
     a = arrays(state.data) if a is None else a
-    used: set[int] = set()
-    while time.perf_counter() < l2_end - MIN_S:
+
+    def l2_pick(used: set[int], size: int) -> list[int]:
         if _plan_l2(state) >= l2_bound - L2_GAP * abs(l2_bound):
-            break  # within L2_GAP of B2L: nothing measurable left to win
+            return []  # within L2_GAP of B2L: nothing measurable left to win
         loss, margin = losses(state, a, mu, rho)
-        chosen = l2_neighbourhood(loss, margin, used, _size(l2_end))
-        if not chosen:
-            break
-        used.update(chosen)
-        improved = out.improved
-        _improve(state, chosen, l2_end, True, out)
-        if out.improved == improved:
-            # the next has less shortfall to win back (they take the largest first): at
-            # 16,384 GPUs, load 2.7, the one after a first that gained 23.1 gained nothing
-            break
+        return l2_neighbourhood(loss, margin, used, size)
+
+    def l3_pick(used: set[int], size: int) -> list[int]:
+        return l3_neighbourhood(state, losses(state, a, mu, rho)[1], used, size)
+
+    # each phase stops after a neighbourhood that is not kept: the next has less to win back
+    # (they take the largest first): at 16,384 GPUs, load 2.7, the L2 one after a first that
+    # gained 23.1 gained nothing; at 4,096 GPUs, load 3.6, the three L3 ones after a first that
+    # was not kept gained nothing in 0.53 s
+    _phase(state, l2_pick, l2_end, True, out)
     # the L3 neighbourhoods have their share of the time from here, not what the L2 ones left
-    end = min(end, time.perf_counter() + l3_s)
-    used = set()
-    while time.perf_counter() < end - MIN_S:
-        _, margin = losses(state, a, mu, rho)
-        chosen = l3_neighbourhood(state, margin, used, _size(end))
-        if not chosen:
-            break
-        used.update(chosen)
-        improved = out.improved
-        _improve(state, chosen, end, False, out)
-        if out.improved == improved:
-            # the next has less restart cost to win back (they take the largest first): at
-            # 4,096 GPUs, load 3.6, the three after a first that was not kept gained nothing
-            # in 0.53 s; at 16,384 GPUs the one after the first, as here
-            break
+    _phase(state, l3_pick, min(end, time.perf_counter() + l3_s), False, out)
     out.seconds = time.perf_counter() - started
     return out
 
