@@ -45,10 +45,8 @@ MIP_SHARE, POLISH_SHARE, REMIP_SHARE = 0.6, 0.3, 0.6
 #: plan's gap above the master LP (656 GPUs x 40 jobs: 278 of 752 columns, 912.2 in 0.23 s,
 #: where all of them took 0.66 s to the same plan).
 RC_KEEP = 0.5
-#: Share of the time left for the packing plan when no hint is given (the master's seed and
-#: a floor: at 4,096 GPUs x 200 jobs it took 7-12 s of the minute at 30%, and the master MIP's
-#: plan is 10-20% cheaper than it, #17), then for the baselines, then for the starting columns.
-PACK_SHARE, FLOOR_SHARE, SEED_SHARE = 0.1, 0.1, 0.3
+#: Share of the time left for the packing plan when no hint is given, then for the baselines.
+SEED_SHARE, FLOOR_SHARE = 0.3, 0.1
 #: Option combinations tried per job for its group alone, cheapest first.
 SINGLE_COMBOS = 8
 #: Rounds of column generation in deterministic mode (``params["rounds"]`` overrides it): a
@@ -83,7 +81,8 @@ def _start(
                     (
                         j,
                         tuple(
-                            {o.index: o for o in phases[k]}[i] for k, i in enumerate(raw.option[j])
+                            {o.index: o for o in phases[k]}[i]
+                            for k, i in enumerate(raw.option[j])
                         ),
                     )
                 )
@@ -197,7 +196,7 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
         # No hint (called by name, or first by auto: MethodSpec.decomposition): the master
         # starts from the packing plan.
         packed = solve_packing(
-            inst, replace(options, params={}), Deadline.after(deadline.share(PACK_SHARE))
+            inst, replace(options, params={}), Deadline.after(deadline.share(SEED_SHARE))
         )
         options = replace(options, hint=packed.solution)
         # auto's other two heuristics (each job alone: a pass over the jobs, 0.05 s at 200
