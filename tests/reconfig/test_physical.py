@@ -18,6 +18,7 @@ from schedopt.problems.reconfig.dw_prices import RULED_OUT, dw_prices
 from schedopt.problems.reconfig.generate import generate_custom, model_config
 from schedopt.problems.reconfig.instance import Pipeline, ReconfigInstance, SlowGpu, Stage
 from schedopt.problems.reconfig.price_bound import priced_bound_us, priced_out, supply_value
+from schedopt.problems.reconfig.pricing import least_per_count
 from schedopt.problems.reconfig.solution import ReconfigSolution
 from schedopt.problems.reconfig.stage_bound import stage_bound_us, stage_data
 from schedopt.problems.reconfig.strategies import instance_dicts
@@ -201,3 +202,22 @@ def test_the_master_solved_at_the_probe_raises_the_bound() -> None:
         plan = schedopt.solve(inst, method, time_limit_s=10)
         if plan.solution is not None:
             assert bound <= round(evaluate(inst, plan.solution)[0] * 1e6), method
+
+
+@settings(derandomize=True, deadline=None, max_examples=20, suppress_health_check=list(HealthCheck))
+@given(doc=instance_dicts(max_hosts=2, max_layers=4), seed=st.integers(0, 2**31))
+def test_a_bisection_s_memo_prices_every_row_as_without_it(doc: dict, seed: int) -> None:
+    # the bisection's probes share one memo of Q7's row prices at one μ: C* is the same as
+    # priced afresh, at every probe and in any order
+    inst = _no_plan(doc)
+    sd = stage_data(inst)
+    assume(sd is not None)
+    assert sd is not None
+    rng = np.random.default_rng(seed)
+    mu = rng.exponential(1.0, len(sd.types)) * rng.integers(0, 2, len(sd.types))
+    base = physical_bound_us(inst)
+    assert base is not None
+    memo: dict[tuple[int, bytes], float] = {}
+    for lam in rng.integers(base, 3 * base + 2, 6):
+        fresh = least_per_count(sd, int(lam), mu)
+        assert np.array_equal(fresh, least_per_count(sd, int(lam), mu, memo))

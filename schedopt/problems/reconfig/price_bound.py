@@ -168,6 +168,7 @@ def priced_bound_us(
         if mu is None:
             break
         supply = supply_value(sd, mu)
+        memo: dict[tuple[int, bytes], float] = {}  # Q7's prices of rows, at these prices
         top = min(top_of_round, dw_top)
         start = lo
         while top - lo > max(1.0, rel_tol * top):
@@ -175,7 +176,7 @@ def priced_bound_us(
                 break
             mid = (lo + top) // 2
             stats["q_priced"] += 1
-            if priced_out(sd, mid, mu, supply, k_max):
+            if priced_out(sd, mid, mu, supply, k_max, memo):
                 lo = mid + 1
             else:
                 top = mid

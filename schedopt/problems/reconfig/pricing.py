@@ -91,9 +91,13 @@ def cheapest_types(sd: StageData, caps: np.ndarray, args: np.ndarray, row: int) 
     return out
 
 
-def least_per_count(sd: StageData, lam: int, mu: np.ndarray) -> np.ndarray:
+def least_per_count(
+    sd: StageData, lam: int, mu: np.ndarray, memo: dict[tuple[int, bytes], float] | None = None
+) -> np.ndarray:
     """Q9: ``C*(m)`` for m = 0..M, the least price of a pipeline of any depth running at least
-    ``m`` micro-batches under ``lam`` (∞ where none can)."""
+    ``m`` micro-batches under ``lam`` (∞ where none can). ``memo``: Q7's least price of each
+    row of capacities (depth, its bytes) already priced **at these prices ``mu``** (a
+    bisection's probes share most rows: the capacities are step functions of ``lam``)."""
     best = np.full(sd.M + 1, np.inf)
     for p in sd.depths:
         found = _caps(sd, p, lam)
@@ -102,7 +106,15 @@ def least_per_count(sd: StageData, lam: int, mu: np.ndarray) -> np.ndarray:
         m, caps = found
         # rows of equal capacities (m's with one stage-time class) priced once
         uniq, inv = np.unique(caps.reshape(len(m), -1), axis=0, return_inverse=True)
-        cost = _least_cost(sd, mu, uniq.reshape(len(uniq), p, -1))[0]
+        if memo is None:
+            cost = _least_cost(sd, mu, uniq.reshape(len(uniq), p, -1))[0]
+        else:
+            keys = [(p, row.tobytes()) for row in uniq]
+            new = [i for i, k in enumerate(keys) if k not in memo]
+            if new:
+                priced = _least_cost(sd, mu, uniq[new].reshape(len(new), p, -1))[0]
+                memo.update((keys[i], float(c)) for i, c in zip(new, priced, strict=True))
+            cost = np.array([memo[k] for k in keys])
         np.minimum.at(best, m, cost[inv.ravel()])
     return np.minimum.accumulate(best[::-1])[::-1]  # running fewer is always possible
 
@@ -131,11 +143,16 @@ def counted_out(sd: StageData, c: np.ndarray, supply: float, k_max: int) -> bool
 
 
 def priced_out(
-    sd: StageData, lam: int, mu: np.ndarray, supply: float, k_max: int | None = None
+    sd: StageData,
+    lam: int,
+    mu: np.ndarray,
+    supply: float,
+    k_max: int | None = None,
+    memo: dict[tuple[int, bytes], float] | None = None,
 ) -> bool:
     """Q7 (and Q9 with ``k_max``, the most pipelines a plan can have): True when the prices
-    prove that no physical plan has L1 ≤ ``lam``."""
-    return _ruled_out(sd, least_per_count(sd, lam, mu), supply, k_max)
+    prove that no physical plan has L1 ≤ ``lam`` (``memo``: as in ``least_per_count``)."""
+    return _ruled_out(sd, least_per_count(sd, lam, mu, memo), supply, k_max)
 
 
 def _ruled_out(sd: StageData, c: np.ndarray, supply: float, k_max: int | None) -> bool:
