@@ -317,6 +317,8 @@ def cutting_plane_ascent(
     stop_at: float,
     *,
     max_steps: int = 60,
+    stall_steps: int = 0,
+    stall_tol: float = 0.0,
 ) -> tuple[float, np.ndarray]:
     """Maximise a concave function of ``y ≥ 0`` from its values and supergradients
     (``evaluate(y)`` gives both): Kelley's cutting planes, each step the best point of the
@@ -325,7 +327,9 @@ def cutting_plane_ascent(
     least 10⁻³). Until ``max_steps`` or ``stop_at`` (``time.perf_counter()``); the best value
     met and its point. For a Lagrangian dual every evaluation is a valid bound: a cut from an
     inexact supergradient only steers the search. (Fair share's B3L, four multipliers: 99.9%
-    of the LP's value in 40 steps where coordinate-wise golden sections stalled at 94%.)"""
+    of the LP's value in 40 steps where coordinate-wise golden sections stalled at 94%.)
+    ``stall_steps`` > 0: also stop once the best value rose by at most ``stall_tol`` of it
+    over the last ``stall_steps`` steps."""
     import highspy  # imported when first solved (start-up imports no solver)
 
     from schedopt.backends.highs_quiet import quiet_highs
@@ -337,15 +341,21 @@ def cutting_plane_ascent(
     cuts: list[tuple[float, np.ndarray, np.ndarray]] = []
     width = 1.0
     idx = np.arange(n + 1, dtype=np.int32)
+    history: list[float] = []
     for _ in range(max_steps):
         if time.perf_counter() >= stop_at:
             break
+        if stall_steps and len(history) > stall_steps:
+            old = history[-1 - stall_steps]
+            if best - old <= stall_tol * max(1.0, abs(best)):
+                break
         value, grad = evaluate(y)
         cuts.append((value, np.asarray(grad, dtype=np.float64), y.copy()))
         if value > best:
             best, best_y, width = value, y.copy(), min(1.5 * width, 4.0)
         else:
             width *= 0.5
+        history.append(best)
         # max θ : θ ≤ value_k + grad_k·(y − y_k) for every cut, y in the box
         h = quiet_highs()
         lo = np.maximum(0.0, best_y - width * unit)
