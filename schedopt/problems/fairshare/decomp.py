@@ -248,9 +248,9 @@ def l3_stats(
 ) -> dict[str, float | str]:
     """B2L (``l3_bound.py``) behind the joined plan's L1, then the L2 neighbourhoods guided by
     its multipliers (``l2_repair.py``), then B3L behind that plan, within B3L_MAX_S and
-    ``stop``, then the L3 neighbourhoods guided by B3L's (the repair's share ``repair_s``): over the allocations at least as fair as the plan
-    (``m_v(t̂)``) and, for B3L when t̂ is L1 of the optimum (``l1_settled``), at least its
-    effective throughput."""
+    ``stop``, then the L3 neighbourhoods guided by B3L's (the repair's share ``repair_s``).
+    Both bounds are over the allocations at least as fair as the plan (``m_v(t̂)``) and, for
+    B3L when t̂ is L1 of the optimum (``l1_settled``), at least its effective throughput."""
     data = state.data
     started = time.perf_counter()
     t_hat = data.min_share([float(g) for g in state.unit_gpus])
