@@ -248,7 +248,8 @@ def l3_stats(
 ) -> dict[str, float | str]:
     """B2L (``l3_bound.py``) behind the joined plan's L1, then the L2 neighbourhoods guided by
     its multipliers (``l2_repair.py``), then B3L behind that plan, within B3L_MAX_S and
-    ``stop``, then the L3 neighbourhoods guided by B3L's (the repair's share ``repair_s``).
+    ``stop``, then the L3 neighbourhoods filled by B3L's margins (the repair's share
+    ``repair_s``).
     Both bounds are over the allocations at least as fair as the plan (``m_v(t̂)``) and, for
     B3L when t̂ is L1 of the optimum (``l1_settled``), at least its effective throughput."""
     data = state.data
@@ -266,7 +267,7 @@ def l3_stats(
     l3_s = (1.0 - L2_PHASE) * repair_s
     if repair_s > 0.0:
         # the L2 neighbourhoods first (their own time, not B3L's: B3L's floor is the
-        # repaired plan's L2), the L3 ones after B3L, guided by its multipliers
+        # repaired plan's L2), the L3 ones after B3L, filled by its margins
         repair_stop = stop.earlier(finish_reserve_s(data.instance) + max(0.0, b3l_s) + l3_s)
         out = repair_l2(state, mu, rho, repair_stop, repair_s, a, l2_bound, l3=False)
     left = stop.remaining() - finish_reserve_s(data.instance) - (l3_s if repair_s > 0 else 0.0)

@@ -8,10 +8,9 @@ the jobs whose choice is furthest below their best (the shortfall ``max(0, max_o
 π_j,now``: idle jobs that should run, jobs on the wrong option, jobs that cost more GPUs than
 they are worth) are where the relaxation says the rounding lost L2; the jobs with the least
 ``|π|`` (those the relaxation is nearly indifferent about) fill the neighbourhood up. The L3
-neighbourhoods follow B3L's multipliers the same way (``repair_l3``: the jobs whose choice
-costs the most L3 above their best at those multipliers, a keepable one with the jobs on its
-previous hosts); ``repair_l2`` alone takes the running jobs that restart though they could
-be kept. Each neighbourhood is solved as a round of its own (``neighbourhood.py``)
+neighbourhoods are the running jobs that restart though they could be kept, with the jobs on
+their previous hosts; after B3L (``repair_l3``) filled up by the least margin at B3L's
+multipliers, else at B2L's. Each neighbourhood is solved as a round of its own (``neighbourhood.py``)
 and its answer replaces the plan's only if the whole plan's L1 does not fall and (L2, −L3)
 rises (L2 within ``L2_HOLD`` of the neighbourhood's, as the exact models hold L2 within
 10⁻⁶): the plan gets lexicographically better or stays.
@@ -173,45 +172,13 @@ def l3_shortfalls(state: _State, a: Arrays, dual: L3Dual) -> tuple[np.ndarray, n
     return short, margin
 
 
-def guided_l3_neighbourhood(
-    state: _State, short: np.ndarray, margin: np.ndarray, used: set[int], size: int
-) -> list[int]:
-    """Up to ``size`` jobs not in ``used``: those with an L3 shortfall (``l3_shortfalls``),
-    largest first, each running job that restarts though it could be kept with the jobs on
-    its previous hosts, up to half of ``size``; then the jobs with the least margin. None
-    when no job outside ``used`` falls short."""
-    data = state.data
-    free = np.ones(len(short), dtype=bool)
-    if used:
-        free[list(used)] = False
-    order = np.flatnonzero(free & (short > COST_TOL))
-    if not len(order):
-        return []
-    order = order[np.argsort(-short[order], kind="stable")]
-    on_host: dict[str, list[int]] = {}
-    for i, hosts in enumerate(state.hosts):
-        for h in hosts:
-            on_host.setdefault(h, []).append(i)
-    chosen: set[int] = set()
-    for i in (int(k) for k in order):
-        if len(chosen) >= size // 2:
-            break
-        chosen.add(i)
-        job = data.jobs[i]
-        if job.keepable and not state.raw[i].keep:
-            chosen.update(k for h in job.prev_hosts for k in on_host.get(h, ()) if free[k])
-    free[list(chosen)] = False
-    rest = np.flatnonzero(free & np.isfinite(margin))
-    rest = rest[np.argsort(margin[rest], kind="stable")][: max(0, size - len(chosen))]
-    return sorted(chosen | {int(i) for i in rest})
-
-
 def repair_l3(
     state: _State, dual: L3Dual, stop: Deadline, max_s: float, out: RepairStats, a: Arrays
 ) -> RepairStats:
-    """The L3 neighbourhoods chosen by B3L's reduced costs (``guided_l3_neighbourhood``), each
-    ``min L3`` with L2 held and kept only if better, within ``max_s`` and ``stop``, until one
-    is not kept; added to ``out``."""
+    """The L3 neighbourhoods after B3L (``l3_neighbourhood``, filled by the least margin at
+    B3L's multipliers), each ``min L3`` with L2 held and kept only if better, within
+    ``max_s`` and ``stop``, until one is not kept; added to ``out``. (Chosen by the largest
+    L3 shortfall instead, they were not kept at 16,384 GPUs: benchmarks/RESULTS.md.)"""
     started = time.perf_counter()
     inst = state.data.instance
     if inst.guarantees_hard or inst.max_preemptions is not None:
@@ -219,8 +186,7 @@ def repair_l3(
     end = started + max(0.0, min(max_s, stop.remaining()))
 
     def pick(used: set[int], size: int) -> list[int]:
-        short, margin = l3_shortfalls(state, a, dual)
-        return guided_l3_neighbourhood(state, short, margin, used, size)
+        return l3_neighbourhood(state, l3_shortfalls(state, a, dual)[1], used, size)
 
     _phase(state, pick, end, False, out)
     out.seconds += time.perf_counter() - started
@@ -387,7 +353,6 @@ def _put_back(state: _State, chosen: list[int], old: list[tuple[Any, dict[str, i
 __all__ = [
     "NEIGHBOURHOOD_JOBS",
     "RepairStats",
-    "guided_l3_neighbourhood",
     "l2_neighbourhood",
     "l3_neighbourhood",
     "l3_shortfalls",
