@@ -11,9 +11,9 @@ they are worth) are where the relaxation says the rounding lost L2; the jobs wit
 neighbourhoods are the running jobs that restart though they could be kept, with the jobs on
 their previous hosts; after B3L (``repair_l3``) filled up by the least margin at B3L's
 multipliers, else at B2L's. Each neighbourhood is solved as a round of its own
-(``neighbourhood.py``) and its answer replaces the plan's only if the whole plan's L1 does
-not fall and (L2, −L3) rises (L2 within ``L2_HOLD`` of the neighbourhood's, as the exact models hold L2 within
-10⁻⁶): the plan gets lexicographically better or stays.
+(``neighbourhood.py``) and its answer replaces the plan's only if the whole plan's L1 does not
+fall and (L2, −L3) rises (L2 within ``L2_HOLD`` of the neighbourhood's, as the exact models
+hold L2 within 10⁻⁶): the plan gets lexicographically better or stays.
 """
 
 from __future__ import annotations
