@@ -227,5 +227,5 @@ def test_decomp_runs_the_l3_neighbourhoods_after_b3l_with_its_multipliers(monkey
     inst = generate_custom(gpus=1024, tenants=20, jobs=1500, seed=0)
     got = schedopt.solve(inst, "decomp", time_limit_s=30, params={"parts": 2})
     assert len(seen) == 1
-    assert got.stats["L3_bound"] == pytest.approx(max(seen[0], 0.0))
+    assert got.stats["L3_bound"] >= seen[0] - 1e-9  # B3L, or B3U at its (λ, μ)
     assert got.stats["L3_bound"] <= got.objectives[2]

@@ -47,6 +47,7 @@ from .heuristics import (
 from .instance import FairshareInstance
 from .l2_repair import L2_PHASE, RepairStats, repair_l2, repair_l3
 from .l3_bound import arrays, l1_settled, l2_prices, l3_dual, need_gpus
+from .l3_units import UNIT_S_PER_JOB, unit_bound
 from .lp_guide import lp_guide
 from .restore import restore_running
 from .subround import part_data
@@ -271,7 +272,8 @@ def l3_stats(
         repair_stop = stop.earlier(finish_reserve_s(data.instance) + max(0.0, b3l_s) + l3_s)
         out = repair_l2(state, mu, rho, repair_stop, repair_s, a, l2_bound, l3=False)
     left = stop.remaining() - finish_reserve_s(data.instance) - (l3_s if repair_s > 0 else 0.0)
-    budget = Deadline.after(max(0.0, min(b3l_s, left)))
+    unit_s = UNIT_S_PER_JOB * len(data.jobs)  # (B3U's one evaluation, after B3L's search)
+    budget = Deadline.after(max(0.0, min(b3l_s, left) - unit_s))
     l2 = sum(
         job.options[r.option].eff
         for job, r in zip(data.jobs, state.raw, strict=True)
@@ -283,6 +285,9 @@ def l3_stats(
     # floor is a feasible plan's L2 at t̂ = L1*, formulations/fairshare.md, B3L Claim 1)
     dual = l3_dual(data, need, floor, prices, budget, a)
     value = dual.value
+    if stop.remaining() - finish_reserve_s(data.instance) > unit_s:
+        # B3U at B3L's (λ, μ): each unit's fix row kept, at least B3L there
+        value = max(value, unit_bound(a, need, floor, dual.lam, dual.mu))
     if repair_s > 0.0:
         repair_l3(state, dual, stop.earlier(finish_reserve_s(data.instance)), l3_s, out, a)
         stats.update(out.as_stats())
