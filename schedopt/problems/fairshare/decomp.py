@@ -272,8 +272,7 @@ def l3_stats(
         repair_stop = stop.earlier(finish_reserve_s(data.instance) + max(0.0, b3l_s) + l3_s)
         out = repair_l2(state, mu, rho, repair_stop, repair_s, a, l2_bound, l3=False)
     left = stop.remaining() - finish_reserve_s(data.instance) - (l3_s if repair_s > 0 else 0.0)
-    unit_s = UNIT_S_PER_JOB * len(data.jobs)  # (B3U's one evaluation, after B3L's search)
-    budget = Deadline.after(max(0.0, min(b3l_s, left) - unit_s))
+    budget = Deadline.after(max(0.0, min(b3l_s, left)))
     l2 = sum(
         job.options[r.option].eff
         for job, r in zip(data.jobs, state.raw, strict=True)
@@ -285,8 +284,9 @@ def l3_stats(
     # floor is a feasible plan's L2 at t̂ = L1*, formulations/fairshare.md, B3L Claim 1)
     dual = l3_dual(data, need, floor, prices, budget, a)
     value = dual.value
-    if stop.remaining() - finish_reserve_s(data.instance) > unit_s:
-        # B3U at B3L's (λ, μ): each unit's fix row kept, at least B3L there
+    if stop.remaining() - finish_reserve_s(data.instance) > UNIT_S_PER_JOB * len(data.jobs):
+        # B3U at B3L's (λ, μ): each unit's fix row kept, at least B3L there (after B3L's
+        # search, not out of its time: under load at 16,384 GPUs that lowered B3L by more)
         value = max(value, unit_bound(a, need, floor, dual.lam, dual.mu))
     if repair_s > 0.0:
         repair_l3(state, dual, stop.earlier(finish_reserve_s(data.instance)), l3_s, out, a)

@@ -14,8 +14,8 @@ import numpy as np
 
 from .l3_bound import Arrays
 
-#: Seconds per job one evaluation takes at most (0.07 s at 20,000 jobs, load 4): B3L's search
-#: keeps this back for it.
+#: Seconds per job one evaluation takes at most (0.07 s at 20,000 jobs, load 4): ``decomp``
+#: runs it only with this much time left before its finish.
 UNIT_S_PER_JOB = 7.5e-6
 
 
