@@ -215,3 +215,21 @@ def test_b3l_reaches_the_lp_of_the_rows_it_relaxes() -> None:
     # the multipliers returned give the value returned
     value, _ = at_point(arrays(data), need, floor, dual.lam, dual.mu, dual.rho)
     assert value == pytest.approx(dual.value, rel=1e-9)
+
+
+def test_the_joint_search_is_left_out_above_its_unit_count(monkeypatch) -> None:
+    from schedopt.problems.fairshare import l3_bound
+    from schedopt.problems.fairshare.heuristics import AstraeaParams, run_astraea
+
+    inst = generate_custom(gpus=128, tenants=8, jobs=200, seed=0)
+    data = build_data(inst, check_size=False)
+    state, _ = run_astraea(data, AstraeaParams())
+    t_hat = data.min_share([float(g) for g in state.unit_gpus])
+    l2 = sum(
+        data.jobs[i].options[r.option].eff for i, r in enumerate(state.raw) if r.option is not None
+    )
+    need, floor = need_gpus(data, t_hat), l2 * (1 - 1e-9)
+    prices = np.asarray(bounds(data).prices)
+    monkeypatch.setattr(l3_bound, "JOINT_MAX_UNITS", int((need > 0).sum()) - 1)
+    alone = l3_dual(data, need, floor, prices, Deadline.after(60)).value
+    assert alone < _omega_lp(data, need, floor) * (1 - 1e-2)  # the first search stalls here

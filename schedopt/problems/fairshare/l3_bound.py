@@ -42,6 +42,9 @@ SCALE_STEPS = 6
 #: after the one over (λ, μ) with each ρ_v set alone (given a share of its own at 16,384
 #: GPUs, it raised B3L by 0.2% and took that share from the first search).
 JOINT_STEPS = 400
+#: ... and only with at most this many counted units: at 16,384 GPUs (200 tenants) its 25
+#: steps to the stall rule took 0.3 s for 7 on 300,585, at 4,096 (100) they are 600 on 76,917.
+JOINT_MAX_UNITS = 150
 #: Cutting-plane steps of the search over (λ, μ) before it.
 PLANE_STEPS = 60
 #: ... and it stops once the last STALL_STEPS steps raised the bound by at most STALL_TOL of
@@ -288,6 +291,8 @@ def l3_dual(
     # of the moment stalls short of the LP (on 4,096 GPUs 76,917 against its 77,539; these
     # reach 77,539 in 200 steps, 0.6 s at load 4)
     counted = need > 0
+    if int(counted.sum()) > JOINT_MAX_UNITS:
+        return best
     types = len(a.capacity)
 
     def joint(y: np.ndarray) -> tuple[float, np.ndarray]:
