@@ -129,6 +129,28 @@ ROUNDS["water_filling-packing-5j"] = {
     ],
     "cluster_spec": {"k80": 2, "v100": 2},
 }
+# Gavel's scheduler offers every pair of jobs, and its packing classes need them all (their
+# constraints reshape x to one row per job): this round has all six, so Gavel's class runs too
+ROUNDS["water_filling-packing-allpairs-4j"] = {
+    "policy": PACKING,
+    **_jobs(
+        {
+            "a": ({"k80": 0.5, "v100": 8.0}, 1, 1.0),
+            "b": ({"k80": 1.0, "v100": 3.0}, 1, 1.0),
+            "c": ({"k80": 1.5, "v100": 5.0}, 1, 2.0),
+            "d": ({"k80": 0.5, "v100": 6.0}, 1, 1.0),
+        }
+    ),
+    "pair_throughputs": [
+        {"jobs": ["a", "b"], "throughput": {"k80": [0.3, 0.7], "v100": [6.0, 2.4]}},
+        {"jobs": ["a", "c"], "throughput": {"k80": [0.2, 1.1], "v100": [4.0, 2.5]}},
+        {"jobs": ["a", "d"], "throughput": {"k80": [0.4, 0.2], "v100": [3.5, 3.0]}},
+        {"jobs": ["b", "c"], "throughput": {"k80": [0.8, 1.2], "v100": [1.5, 4.5]}},
+        {"jobs": ["b", "d"], "throughput": {"k80": [0.6, 0.3], "v100": [2.0, 4.0]}},
+        {"jobs": ["c", "d"], "throughput": {"k80": [0.0, 0.0], "v100": [2.0, 2.0]}},
+    ],
+    "cluster_spec": {"k80": 2, "v100": 2},
+}
 ROUNDS["water_filling-entities-fairness-6j"] = {
     **ROUNDS["water_filling-perf-6j"],
     "priority_reweighting_policies": {"team1": "fairness", "team2": "fairness"},

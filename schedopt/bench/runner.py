@@ -219,16 +219,23 @@ def run_row(job: Job) -> dict[str, Any]:
 
 #: What a row keeps of a result's ``stats``: its per-level bounds (``L2_bound``, ...), the
 #: seconds of its steps (``*_s``: a decomposition's data, split, bound, parts and join), whether
-#: the first level is proven, the plan space a proof holds over, and the counts the tables of
-#: benchmarks/RESULTS.md report (finish-time fairness's LPs, column generation's columns and
-#: pricing rounds).
+#: the first level is proven, the plan space a proof holds over, which bound a gap is against
+#: (admission's "B1L", "B0k", ...), and the counts the tables of benchmarks/RESULTS.md report
+#: (finish-time fairness's LPs, column generation's columns, rounds and master LP, whether
+#: cosched's plan was polished).
 STATS_KEPT = (
     "first_level_proven",
     "proven_over",
+    "bound",
     "dinkelbach_steps",
     "pair_columns",
     "pair_columns_added",
     "pricing_rounds",
+    "rounds",
+    "columns",
+    "master_lp",
+    "polished",
+    "polish_columns",
 )
 
 

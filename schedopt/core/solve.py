@@ -20,6 +20,7 @@ from .registry import MethodKind, Outcome, ProblemSpec, problem_of
 from .result import ObjectiveTerm, Result, Sense
 from .status import Status
 from .stopping import Deadline, DeadlineReached, runaway_cap_s
+from .tuned import with_tuned
 
 AUTO = "auto"
 
@@ -120,12 +121,7 @@ def solve(
         # A heuristic's answer is what auto and callers fall back on: it keeps the plain
         # reserve (moe's heuristics at 0.5 s answered nothing with the stretched one).
         deadline = Deadline(deadline.end)
-    tuned_params = _tuned_params(spec, tuned)  # shipped, overridden by the file ``tuned``
-    if tuned is not None and method in tuned_params and not options.params:
-        options = replace(options, params=tuned_params[method])
-    if tuned is not None or options.tuned is None:
-        # what a method that runs heuristics inside reads (SolveOptions.tuned)
-        options = replace(options, tuned=tuned_params)
+    options, tuned_params = with_tuned(spec, method, options, tuned)  # shipped or ``tuned``
     with gc_paused():
         if method == AUTO:
             name, outcome = _auto(spec, instance, options, deadline, tuned_params)
@@ -165,16 +161,6 @@ def _kept_back(outcome: Outcome, deadline: Deadline, started: float, options: So
         f"{deadline.stretch_s * factor:.1f} s are kept back for validating an answer, "
         f"{deadline.stretch_s:.2f} s × {factor:.1f} for this machine's load now)"
     )
-
-
-def _tuned_params(
-    spec: ProblemSpec, tuned: str | os.PathLike[str] | None
-) -> dict[str, dict[str, Any]]:
-    if spec.tuned_params is not None:
-        return spec.tuned_params(tuned)
-    if tuned is not None:
-        raise InvalidInstanceError("tuned", f"{tuned}: {spec.name} has no tunable parameters")
-    return {}
 
 
 def _run(

@@ -4,7 +4,9 @@ an executor is made).
 
 Where: ``address`` (``"ray://head:10001"``, ``"head:6379"``), else the ``RAY_ADDRESS``
 environment variable, else a new local cluster on loopback (``127.0.0.1``, no dashboard,
-``workers`` CPUs, its session files in a temporary folder removed at close). If this process is
+``workers`` CPUs, its session files in a temporary folder removed at close; Ray's token
+authentication with a token of its own, held in the environment while it runs, so Ray writes
+no ``~/.ray/auth_token``). If this process is
 already connected to Ray (``ray.is_initialized()``), that connection is used and left open.
 Each task is one call of a ``ray.remote`` function (no retries: a worker that dies gives a
 ``lost`` result); at the deadline the tasks still running are cancelled with
@@ -18,6 +20,7 @@ import dataclasses
 import importlib
 import logging
 import os
+import secrets
 import shutil
 import sys
 import tempfile
@@ -36,6 +39,21 @@ def _import_ray() -> Any:
         raise ImportError(
             "the 'ray' executor needs Ray: pip install 'schedopt[ray]' (or 'ray>=2.30,<3')"
         ) from err
+
+
+#: where Ray looks for a token (its native loader reads the first two; with neither, and no
+#: file, a new local cluster writes ~/.ray/auth_token, which would outlive the cluster)
+TOKEN_VARS = ("RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_AUTH_MODE")
+
+
+def _own_token() -> bool:
+    """Give a new local cluster a token of its own in ``RAY_AUTH_TOKEN``, unless the user set
+    Ray's authentication up (a variable or the token file); True if one was set."""
+    home_token = os.path.join(os.path.expanduser("~"), ".ray", "auth_token")
+    if any(os.environ.get(v) for v in TOKEN_VARS) or os.path.exists(home_token):
+        return False
+    os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
+    return True
 
 
 def _run_on_worker(task: Task) -> TaskResult:
@@ -62,6 +80,7 @@ class RayExecutor(PoolExecutor):
         self.address = address or os.environ.get("RAY_ADDRESS") or None
         self._started = False
         self._temp_dir: str | None = None
+        self._token = False  # RAY_AUTH_TOKEN set by this executor, removed at close
         env = thread_env(threads_per_worker)
         options: dict[str, Any] = {"num_cpus": threads_per_worker, "max_retries": 0}
         if ray.is_initialized():
@@ -76,6 +95,7 @@ class RayExecutor(PoolExecutor):
             self._started = True
         else:
             self._temp_dir = tempfile.mkdtemp(prefix="schedopt-ray-")
+            self._token = _own_token()
             # workers import what this process imports (the same checkout, test modules)
             env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
             try:
@@ -90,6 +110,7 @@ class RayExecutor(PoolExecutor):
                     log_to_driver=False,
                 )
             except BaseException:
+                self._forget_token()
                 shutil.rmtree(self._temp_dir, ignore_errors=True)
                 raise
             self._started = True
@@ -148,7 +169,13 @@ class RayExecutor(PoolExecutor):
         if self._temp_dir is not None:
             shutil.rmtree(self._temp_dir, ignore_errors=True)
             self._temp_dir = None
+        self._forget_token()
         super().close()
+
+    def _forget_token(self) -> None:
+        if self._token:
+            os.environ.pop("RAY_AUTH_TOKEN", None)
+            self._token = False
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "address": self.address, "ray": self._ray.__version__}

@@ -14,6 +14,7 @@ from schedopt.core.options import SolveOptions
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.problems.admission import exact, generate_custom, lpdecomp
+from schedopt.problems.admission import tier_bound as b0_module
 from schedopt.problems.admission.data import build_data
 from schedopt.problems.admission.strategies import instances
 from schedopt.problems.admission.tier_bound import (
@@ -75,7 +76,7 @@ def test_b0k_is_the_lp_of_b0_with_its_last_deadline_row_alone(seed: int) -> None
 
 def _busy(monkeypatch, module) -> None:
     """A machine too busy for B0's LP (and, in decomp:lp, for the LP guide's bound and B1L)."""
-    monkeypatch.setattr(module, "tier_bound", lambda data, deadline, seconds: None)
+    monkeypatch.setattr(b0_module, "tier_bound", lambda data, deadline, seconds: None)
     if module is lpdecomp:
         real = lpdecomp.guide
         monkeypatch.setattr(

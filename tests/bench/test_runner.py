@@ -258,9 +258,17 @@ def test_a_row_keeps_bounds_step_seconds_and_named_counts_of_the_stats():
             "decomposition": "joined from 2 parts; ...",
             "parts_failed": "part1: timeout",
             "label_s": "text",
+            "bound": "B0k",
+            "polished": 1.0,
         }
     )
-    assert kept == {"L2_bound": 3.5, "join_s": 0.25, "proven_over": "template plan space"}
+    assert kept == {
+        "L2_bound": 3.5,
+        "join_s": 0.25,
+        "proven_over": "template plan space",
+        "bound": "B0k",
+        "polished": 1.0,
+    }
 
 
 def test_method_parameters_reach_the_solve_and_make_their_own_rows(tmp_path):

@@ -193,3 +193,38 @@ def test_bench_on_ray_survives_a_killed_worker_and_resumes(cluster, tmp_path):
     assert [runner.key_of(r) for r in again] == [slow[0].key]
     assert again[0]["status"] in ("optimal", "feasible")
     assert sorted(runner.key_of(r) for r in runner.read_rows(out)) == sorted(j.key for j in jobs)
+
+
+def test_a_local_cluster_leaves_no_token_file_behind(tmp_path):
+    """Ray (2.5x+) turns token authentication on for a new local cluster and, with no token
+    given, writes ~/.ray/auth_token, which outlives the cluster: the executor gives the cluster
+    a token of its own in the environment while it runs, and takes it back at close."""
+    import subprocess
+    import sys
+
+    script = (
+        "import os\n"
+        "from schedopt.executor import make_executor\n"
+        "ex = make_executor('ray', jobs=1)\n"
+        "assert ex.describe()['address'] == 'local'\n"
+        "assert os.environ.get('RAY_AUTH_TOKEN')\n"
+        "ex.close()\n"
+        "assert 'RAY_AUTH_TOKEN' not in os.environ\n"
+        "print('closed')\n"
+    )
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_AUTH_MODE", "RAY_ADDRESS")
+    }
+    env.update(HOME=str(tmp_path), PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=START_S * 4,
+        check=False,
+    )
+    assert done.returncode == 0 and "closed" in done.stdout, done.stderr[-2000:]
+    assert not (tmp_path / ".ray").exists(), sorted(p.name for p in (tmp_path / ".ray").iterdir())

@@ -21,7 +21,7 @@ from .explain import explain_infeasible
 from .heuristics import refill_best_effort
 from .instance import AdmissionInstance
 from .model import AdmissionModel, build_model
-from .tier_bound import knapsack_bound, tier_bound
+from .tier_bound import fallback_bound
 
 #: Share of the time left that B0's LP may take (it takes milliseconds at 1,000 jobs).
 B0_SHARE = 0.1
@@ -82,9 +82,7 @@ def prepare(
     early = refused(data.too_big_for(build_seconds(options, deadline)))
     if early is not None:
         return early
-    b0 = tier_bound(data, deadline, deadline.share(B0_SHARE))
-    if b0 is None:  # its LP not solved in the time (a busy machine): B0k, no solver
-        b0 = knapsack_bound(data)
+    b0, _ = fallback_bound(data, deadline, deadline.share(B0_SHARE))  # B0, or B0k when busy
     try:
         am = build_model(data, deadline=deadline)
     except DeadlineReached as stop:  # no model in time: B0 is still a bound

@@ -43,7 +43,7 @@ from .heuristics import (
 from .instance import AdmissionInstance
 from .lp_round import lp_round
 from .repair import GROUP_JOBS, improve_group, repair, used_by
-from .tier_bound import knapsack_bound, tier_bound
+from .tier_bound import fallback_bound
 
 #: Share of the time after the bound that the parallel pass of groups gets; the rest is the
 #: join's sequential repair (which sees every group's gains at once).
@@ -158,12 +158,8 @@ def decomposition(
         stats: dict[str, float | str] = {"bound": g.label}
         if g.lagrangian is not None:
             stats["b1l"] = round(g.lagrangian, 3)
-        if value is None:  # neither the LP nor B1L in time (a busy machine): B0, milliseconds
-            value = tier_bound(data, deadline, max(0.05, deadline.share(0.05)))
-            stats["bound"] = "B0"
-        if value is None:  # nor B0's LP (0.14 s at 3,200 jobs, load 6, #17): B0k, no solver
-            value = knapsack_bound(data)
-            stats["bound"] = "B0k"
+        if value is None:  # neither the LP nor B1L in time (a busy machine): B0 or B0k
+            value, stats["bound"] = fallback_bound(data, deadline, max(0.05, deadline.share(0.05)))
         state["lp"] = g.lp  # its point guides the repair's LP neighbourhoods
         state["start"] = start_plan(data, g.lp, options.hint, deadline, greedy)
         state["left"] = _shares(data, state["start"], groups)

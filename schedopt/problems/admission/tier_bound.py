@@ -112,4 +112,18 @@ def knapsack_bound(data: ModelData) -> float:
     return total + B0_SLACK * max(1.0, abs(total)) + 1e-9 * len(items)
 
 
-__all__ = ["B0_SLACK", "gpu_slots_needed", "knapsack_bound", "reachable_tiers", "tier_bound"]
+def fallback_bound(data: ModelData, deadline: Deadline, seconds: float) -> tuple[float, str]:
+    """B0 with its label, or B0k (no solver) when B0's LP is not solved within ``seconds``
+    (0.14 s at 3,200 jobs, load 6, #17): a bound however busy the machine is."""
+    b0 = tier_bound(data, deadline, seconds)
+    return (knapsack_bound(data), "B0k") if b0 is None else (b0, "B0")
+
+
+__all__ = [
+    "B0_SLACK",
+    "fallback_bound",
+    "gpu_slots_needed",
+    "knapsack_bound",
+    "reachable_tiers",
+    "tier_bound",
+]

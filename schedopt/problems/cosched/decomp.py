@@ -73,19 +73,12 @@ def _start(
         for g in raw.groups:
             members = []
             for j in g.members:
-                # an option's index is its place in its phase's options: look it up per phase
-                # (one dict over all phases gave every phase the last phase's option of that
-                # index; harmless while only the indices were read, wrong for rescheduling)
-                phases = data.jobs[j].phases
-                members.append(
-                    (
-                        j,
-                        tuple(
-                            {o.index: o for o in phases[k]}[i]
-                            for k, i in enumerate(raw.option[j])
-                        ),
-                    )
-                )
+                # an option's index is its place in the instance's phase, not in the options
+                # offered (C5b, C5c filter them): look it up per phase (one dict over all phases
+                # gave every phase the last phase's option of that index; harmless while only
+                # the indices were read, wrong for rescheduling)
+                offered = [{o.index: o for o in ph} for ph in data.jobs[j].phases]
+                members.append((j, tuple(offered[k][i] for k, i in enumerate(raw.option[j]))))
             starts = {j: list(raw.start[j]) for j in g.members}
             out.append(Column(tuple(members), tuple(g.hosts), Planned(g.cycle, starts)))
     plan = list(out)
