@@ -14,9 +14,11 @@ from hypothesis import strategies as st
 import schedopt
 from schedopt.cli.report import result_json
 from schedopt.core.status import Status
-from schedopt.problems.reconfig.generate import model_config
+from schedopt.problems.reconfig.dw_prices import RULED_OUT, dw_prices
+from schedopt.problems.reconfig.generate import generate_custom, model_config
 from schedopt.problems.reconfig.instance import Pipeline, ReconfigInstance, SlowGpu, Stage
 from schedopt.problems.reconfig.price_bound import priced_bound_us, priced_out, supply_value
+from schedopt.problems.reconfig.pricing import least_per_count
 from schedopt.problems.reconfig.solution import ReconfigSolution
 from schedopt.problems.reconfig.stage_bound import stage_bound_us, stage_data
 from schedopt.problems.reconfig.strategies import instance_dicts
@@ -163,3 +165,59 @@ def test_integer_pipeline_counts_never_rule_out_the_physical_optimum(doc: dict, 
         for lam in (found[0] - 1, int(found[0] * 0.9), int(found[0] * 0.7)):
             if priced_out(sd, lam, mu, supply):
                 assert priced_out(sd, lam, mu, supply, k_max)
+
+
+@settings(derandomize=True, deadline=None, max_examples=30, suppress_health_check=list(HealthCheck))
+@given(doc=instance_dicts(max_hosts=2, max_layers=4))
+def test_the_master_solved_at_a_probe_never_rules_out_the_physical_optimum(doc: dict) -> None:
+    # Q10: at Λ = the brute-force physical optimum the master's rounds never claim L1 > Λ, and
+    # the prices it returns never do either; one below, what it rules out its prices rule out
+    inst = _no_plan(doc)
+    assume(len(inst.cluster.gpus()) - len(inst.failed_gpus) <= 5)
+    found = physical_best(inst)
+    sd = stage_data(inst)
+    assume(found is not None and sd is not None)
+    assert sd is not None and found is not None
+    k_max = min(sd.M, (len(inst.cluster.gpus()) - len(inst.failed_gpus)) // sd.g_mem)
+    for lam in (found[0], found[0] - 1, int(found[0] * 0.95)):
+        mu, ended = dw_prices(sd, lam, None, {}, k_max)
+        if lam == found[0]:
+            assert ended != RULED_OUT
+        if mu is not None:
+            supply = supply_value(sd, mu)
+            assert not priced_out(sd, found[0], mu, supply, k_max)
+            if ended == RULED_OUT:
+                assert priced_out(sd, lam, mu, supply, k_max)
+
+
+def test_the_master_solved_at_the_probe_raises_the_bound() -> None:
+    # Q10 on 4 hosts of Llama-2 70B (2 + 2 failures): Q8′'s prices and their bisection stopped
+    # at 12.052 s (no deadline); the master solved at probes near it, every m priced, 12.173 s
+    # (fails on the search without Q10); below every plan found
+    inst = generate_custom(4, 8, "llama2-70b", 64, 2, 2, seed=0)
+    bound, stats = priced_bound_us(inst, None)
+    assert bound is not None and bound >= 12_172_765, bound
+    assert stats["q_lps"] >= 2
+    for method in ("heuristic:oobleck", "decomp:physical"):  # any plan found is above it
+        plan = schedopt.solve(inst, method, time_limit_s=10)
+        if plan.solution is not None:
+            assert bound <= round(evaluate(inst, plan.solution)[0] * 1e6), method
+
+
+@settings(derandomize=True, deadline=None, max_examples=20, suppress_health_check=list(HealthCheck))
+@given(doc=instance_dicts(max_hosts=2, max_layers=4), seed=st.integers(0, 2**31))
+def test_a_bisection_s_memo_prices_every_row_as_without_it(doc: dict, seed: int) -> None:
+    # the bisection's probes share one memo of Q7's row prices at one μ: C* is the same as
+    # priced afresh, at every probe and in any order
+    inst = _no_plan(doc)
+    sd = stage_data(inst)
+    assume(sd is not None)
+    assert sd is not None
+    rng = np.random.default_rng(seed)
+    mu = rng.exponential(1.0, len(sd.types)) * rng.integers(0, 2, len(sd.types))
+    base = physical_bound_us(inst)
+    assert base is not None
+    memo: dict[tuple[int, bytes], float] = {}
+    for lam in rng.integers(base, 3 * base + 2, 6):
+        fresh = least_per_count(sd, int(lam), mu)
+        assert np.array_equal(fresh, least_per_count(sd, int(lam), mu, memo))

@@ -21,7 +21,7 @@ from schedopt.core.stopping import Deadline
 
 from .design import Chain, Partitioner
 from .master import solve_master
-from .price_bound import _caps, _least_cost, cheapest_types
+from .pricing import _caps, _least_cost, cheapest_types
 from .stage_bound import StageData
 
 #: Column-generation rounds per target, and columns entering per depth and round.

@@ -5,7 +5,9 @@ Q4's LP aggregates pipelines into bands of micro-batches and is slow to solve (s
 weak duality needs no LP at all: every pipeline of ``p`` stages running ``m`` micro-batches
 costs at least ``C_pm(μ)`` (a knapsack over its positions, Q7), so the hosts'
 groups, worth at most ``S(μ)``, run at most ``S(μ)·max m/C_pm`` micro-batches. Each ``m`` is
-its own type (no band), and a probe is a few numpy passes. The prices come from one LP (Q8).
+its own type (no band), and a probe is a few numpy passes (``pricing.py``). The prices come
+from a master over pipeline columns (Q8′), then from that master solved at probes near the
+bound with every micro-batch count priced (Q10, ``dw_prices.py``).
 """
 
 from __future__ import annotations
@@ -14,156 +16,44 @@ import numpy as np
 
 from schedopt.core.stopping import Deadline
 
+from .dw_prices import CONVERGED, RULED_OUT, STOPPED, dw_prices
 from .instance import ReconfigInstance
+from .pricing import (
+    COLUMNS_PER_DEPTH,
+    PRICE_GRID,
+    _caps,
+    _least_cost,
+    cheapest_types,
+    priced_out,
+    supply_value,
+)
 from .stage_bound import StageData, build_lp, initial_bands, solve_lp, stage_data
 from .validate import physical_bound_us
 
 #: Rounds of prices (each an LP at the bound reached, then a bisection), while they raise it.
-PRICE_ROUNDS = 6
-
-
-def supply_value(sd: StageData, mu: np.ndarray) -> float:
-    """S(μ): the most the hosts' groups are worth, each host packed at its richest (Q7)."""
-    index = {g: j for j, g in enumerate(sd.types)}
-    total = 0.0
-    for n, packs in sd.classes:
-        best = max(sum(mu[index[g]] * k for g, k in pk.items()) for pk in packs)
-        total += n * max(0.0, best)
-    return total
-
-
-def _caps(sd: StageData, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """(m, caps[m, position, type]) of the feasible micro-batch counts of depth ``p`` (Q1–Q3,
-    one type per m: θ = ⌊(Λ − α_p)/(m + p − 1)⌋)."""
-    left = lam - sd.sync_floor[p]
-    if left <= 0:
-        return None
-    m = np.arange(1, sd.M + 1)
-    tau = left // (m + p - 1)
-    m, tau = m[tau >= 1], tau[tau >= 1]
-    if not len(m):
-        return None
-    nt = len(sd.types)
-    caps = np.zeros((len(m), p, nt), dtype=np.int64)
-    for j, (t, kappa) in enumerate(sd.types):
-        inner = np.searchsorted(sd.time_n[(t, kappa, False, p > 1)], tau, "right") - 1
-        end = np.searchsorted(sd.time_n[(t, kappa, True, p > 1)], tau, "right") - 1
-        for i in range(p):  # i = 0 the first stage (f = p), i = p − 1 the last (f = 1)
-            f = p - i
-            mem = sd.mem_n[(t, f, f == p, f == 1)]
-            caps[:, i, j] = np.minimum(end if f == 1 else inner, mem)
-    caps = np.clip(caps, 0, sd.L)
-    best = caps.max(axis=2)
-    ok = (best >= 1).all(axis=1) & (best.sum(axis=1) >= sd.L)
-    if not ok.any():
-        return None
-    return m[ok], caps[ok]
-
-
-def _least_cost(
-    sd: StageData, mu: np.ndarray, caps: np.ndarray, keep: bool = False
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """Q7: the least price of one pipeline per row of ``caps``: one type per position with
-    ``cap ≥ 1``, the capacities summing to ≥ L; exact, by dynamic programming over the
-    positions and the layers held (capped at L), for every m at once. ``keep``: also the
-    choices ``[position, row, layers held]`` (the type taken), for ``cheapest_types``."""
-    nm, p, _ = caps.shape
-    L = sd.L
-    cost = np.full((nm, L + 1), np.inf)
-    cost[:, 0] = 0.0
-    held = np.arange(L + 1)[None, None, :]
-    rows = np.arange(nm)[:, None, None]
-    price = np.asarray(mu, float)[None, :, None]
-    args = np.full((p, nm, L + 1), -1, dtype=np.int16) if keep else None
-    for i in range(p):
-        cap = caps[:, i, :]  # (m, type): every type at once
-        cand = cost[rows, np.clip(held - cap[:, :, None], 0, L)] + price
-        cand[cap < 1] = np.inf
-        if args is not None:
-            args[i] = cand.argmin(axis=1)  # the first type of least price, as before
-        cost = cand.min(axis=1)
-    return cost[:, L], args
-
-
-def cheapest_types(sd: StageData, caps: np.ndarray, args: np.ndarray, row: int) -> list[int]:
-    """The types (indices of ``sd.types``, first stage first) of row ``row``'s least price."""
-    p = caps.shape[1]
-    out, held = [0] * p, sd.L
-    for i in range(p - 1, -1, -1):
-        j = int(args[i, row, held])
-        out[i] = j
-        held = max(0, held - int(caps[row, i, j]))
-    return out
-
-
-def least_per_count(sd: StageData, lam: int, mu: np.ndarray) -> np.ndarray:
-    """Q9: ``C*(m)`` for m = 0..M, the least price of a pipeline of any depth running at least
-    ``m`` micro-batches under ``lam`` (∞ where none can)."""
-    best = np.full(sd.M + 1, np.inf)
-    for p in sd.depths:
-        found = _caps(sd, p, lam)
-        if found is None:
-            continue
-        m, caps = found
-        # rows of equal capacities (m's with one stage-time class) priced once
-        uniq, inv = np.unique(caps.reshape(len(m), -1), axis=0, return_inverse=True)
-        cost = _least_cost(sd, mu, uniq.reshape(len(uniq), p, -1))[0]
-        np.minimum.at(best, m, cost[inv.ravel()])
-    return np.minimum.accumulate(best[::-1])[::-1]  # running fewer is always possible
-
-
-def counted_out(sd: StageData, c: np.ndarray, supply: float, k_max: int) -> bool:
-    """Q9: True when, for every number of pipelines ``k = 1..k_max``, the least price of ``k``
-    pipelines running ``M`` micro-batches between them exceeds ``S(μ)``: no physical plan has
-    L1 ≤ Λ (``c`` is ``least_per_count`` at Λ). One min-plus pass per ``k`` over the
-    micro-batch counts."""
-    M = sd.M
-    ms = np.flatnonzero(np.isfinite(c[1:])) + 1
-    if not len(ms):
-        return True
-    room = supply + 1e-6 * max(1.0, abs(supply))
-    F = np.full(M + 1, np.inf)  # least price of the pipelines so far, by micro-batches (≥ M at M)
-    F[0] = 0.0
-    for _ in range(k_max):
-        G = np.full(M + 1, np.inf)
-        for m in ms:
-            np.minimum(G[m:], F[: M + 1 - m] + c[m], out=G[m:])
-            G[M] = min(G[M], float(F[M + 1 - m :].min()) + c[m])
-        F = G
-        if F[M] <= room:
-            return False
-    return True
-
-
-def priced_out(
-    sd: StageData, lam: int, mu: np.ndarray, supply: float, k_max: int | None = None
-) -> bool:
-    """Q7 (and Q9 with ``k_max``, the most pipelines a plan can have): True when the prices
-    prove that no physical plan has L1 ≤ ``lam``."""
-    c = least_per_count(sd, lam, mu)
-    m = np.flatnonzero(np.isfinite(c[1:])) + 1
-    if not len(m):
-        return True  # no pipeline of any depth holds every layer under lam
-    q7 = supply > 0 and (c[m] > 1e-12).all()
-    if q7 and float((m / c[m]).max()) * supply < sd.M * (1 - 1e-6):
-        return True  # Q7
-    return k_max is not None and counted_out(sd, c, supply, k_max)
+PRICE_ROUNDS = 12
 
 
 #: Q8′ with a known plan: the first prices at this fraction of the way from P1–P6's bound to
 #: the plan's L1 (P1–P6's bound is far below the end at 256 GPUs: 8.6 s against 12.3 s).
 FIRST_PRICES = 0.45
-#: Q8′: rounds of column generation for the prices, columns per depth and round, and the
-#: micro-batch counts priced per depth (a geometric grid).
+#: Q8′: rounds of column generation for the first prices.
 COLUMN_ROUNDS = 8
-COLUMNS_PER_DEPTH = 8
-PRICE_GRID = 64
+#: Q10: of the time left, the most one call's column generation takes (the bisection with its
+#: prices gets the rest).
+CG_SHARE = 0.3
+#: Q10: the next prices this far above the bound reached (halved while the master converges
+#: without ruling its probe out).
+PROBE_STEP = 0.002
 
 
-def column_prices(sd: StageData, lam: int, deadline: Deadline | None) -> np.ndarray | None:
+def column_prices(
+    sd: StageData, lam: int, deadline: Deadline | None, pool: dict[tuple[int, ...], None]
+) -> np.ndarray | None:
     """Q8′: prices from the master LP over whole-pipeline columns at ``lam`` (each column one
     type per position, credited Q7's ``m``), generated by Q7's program at the master's prices;
-    the hosts' packings as supply (``master.py``)."""
+    the hosts' packings as supply (``master.py``). Its type sequences are added to ``pool``
+    (Q10 starts from them)."""
     from .master import solve_master  # HiGHS, on first use
 
     mu = np.array([t for t, _ in sd.types], float)  # start: a price per GPU
@@ -189,6 +79,7 @@ def column_prices(sd: StageData, lam: int, deadline: Deadline | None) -> np.ndar
                     if col not in cols:
                         cols[col] = None
                         fresh.append(col)
+                        pool[col[1]] = None
         if not fresh:
             break
         values = np.array([float(c[0]) for c in cols])
@@ -233,7 +124,9 @@ def priced_bound_us(
     """Q7–Q9: from P1–P6's bound, prices at 10% above it (Q8′'s master over pipeline columns,
     or Q4's LP without ``columns`` or when Q8′ gives none), then a bisection over
     ``Λ`` with the priced test (Q7, and Q9 over every number of pipelines unless ``counts`` is
-    False), below ``upper_us``; then prices again at the bound reached, while time is left.
+    False), below ``upper_us``; then (Q10) the master solved at probes a step above the bound
+    reached, its columns kept, priced over every m until the probe is ruled out or the master
+    is solved, each followed by the bisection with its prices, while time is left.
     Anytime: each probe covers every number of pipelines at once, so the bound is valid
     whenever the deadline stops it. (None, …): no physical plan exists."""
     stats: dict[str, float] = {"q_lps": 0.0, "q_priced": 0.0}
@@ -252,29 +145,45 @@ def priced_bound_us(
     if columns and upper_us is not None:  # Q8′: first prices nearer where the bound ends
         probe = max(probe, int(base + FIRST_PRICES * (upper_us - base)))
         top_of_round = min(hi, int(probe * 1.1))  # the first round searches near it too
+    pool: dict[tuple[int, ...], None] = {}  # Q10: the columns, kept from one probe to the next
+    dw_top = hi  # the least probe the converged master did not rule out (search, not proof)
+    step = PROBE_STEP
     for _ in range(PRICE_ROUNDS):
         if deadline is not None and deadline.expired():
             break
-        mu = column_prices(sd, probe, deadline) if columns else None
+        pricing = None if deadline is None else deadline.earlier(deadline.share(1 - CG_SHARE))
+        if not columns:
+            mu, ended = None, STOPPED
+        elif not stats["q_lps"]:  # Q8′: the first prices, on the grid
+            mu, ended = column_prices(sd, probe, deadline, pool), STOPPED
+        else:  # Q10: the columns kept, priced over every m, until the probe is ruled out
+            mu, ended = dw_prices(sd, probe, pricing, pool, k_max)
+        if ended == RULED_OUT:
+            lo = max(lo, probe + 1)
+        elif ended == CONVERGED:  # the columns' LP holds M at probe: no price proves more
+            dw_top = min(dw_top, probe)
         if mu is None:
             mu = lp_prices(sd, probe, deadline)
         stats["q_lps"] += 1
         if mu is None:
             break
         supply = supply_value(sd, mu)
-        top = top_of_round
+        memo: dict[tuple[int, bytes], float] = {}  # Q7's prices of rows, at these prices
+        top = min(top_of_round, dw_top)
         start = lo
         while top - lo > max(1.0, rel_tol * top):
             if deadline is not None and deadline.expired():
                 break
             mid = (lo + top) // 2
             stats["q_priced"] += 1
-            if priced_out(sd, mid, mu, supply, k_max):
+            if priced_out(sd, mid, mu, supply, k_max, memo):
                 lo = mid + 1
             else:
                 top = mid
-        if lo <= start:
-            break
-        probe = min(hi, lo + max(1, int(lo * 0.02)))
-        top_of_round = min(hi, max(top, int(lo * 1.1)))  # later rounds search near lo
+        if (lo <= start and ended == STOPPED) or dw_top - lo <= max(1.0, rel_tol * dw_top):
+            break  # no progress and no converged master to bisect with, or converged
+        # Q10: the next prices a step above the bound reached, below where the master converged
+        step = step / 2 if ended == CONVERGED else step
+        probe = min(lo + max(1, int(lo * step)), (lo + dw_top) // 2)
+        top_of_round = min(dw_top, probe + max(1, int(lo * step)))  # later rounds: near lo
     return lo, stats

@@ -1,0 +1,166 @@
+"""Q7 and Q9's priced test (formulations/reconfig.md; #17 item 3): with prices ``μ ≥ 0`` of
+the TP group types fixed, every pipeline of ``p`` stages running ``m`` micro-batches under a
+target ``Λ`` costs at least ``C_pm(μ)`` (a program over its positions, Q7), and the hosts'
+groups are worth at most ``S(μ)``; ``priced_out`` says when that proves ``L1 > Λ``. Shared by
+the bound's searches (``price_bound``, ``dw_prices``) and W7's columns (``columns``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .stage_bound import StageData
+
+#: Q8′ and Q10: columns entering per depth and round of column generation, and the
+#: micro-batch counts priced per depth on the grid (geometric).
+COLUMNS_PER_DEPTH = 8
+PRICE_GRID = 64
+
+
+def supply_value(sd: StageData, mu: np.ndarray) -> float:
+    """S(μ): the most the hosts' groups are worth, each host packed at its richest (Q7)."""
+    index = {g: j for j, g in enumerate(sd.types)}
+    total = 0.0
+    for n, packs in sd.classes:
+        best = max(sum(mu[index[g]] * k for g, k in pk.items()) for pk in packs)
+        total += n * max(0.0, best)
+    return total
+
+
+def _caps(sd: StageData, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(m, caps[m, position, type]) of the feasible micro-batch counts of depth ``p`` (Q1–Q3,
+    one type per m: θ = ⌊(Λ − α_p)/(m + p − 1)⌋)."""
+    left = lam - sd.sync_floor[p]
+    if left <= 0:
+        return None
+    m = np.arange(1, sd.M + 1)
+    tau = left // (m + p - 1)
+    m, tau = m[tau >= 1], tau[tau >= 1]
+    if not len(m):
+        return None
+    nt = len(sd.types)
+    caps = np.zeros((len(m), p, nt), dtype=np.int64)
+    for j, (t, kappa) in enumerate(sd.types):
+        inner = np.searchsorted(sd.time_n[(t, kappa, False, p > 1)], tau, "right") - 1
+        end = np.searchsorted(sd.time_n[(t, kappa, True, p > 1)], tau, "right") - 1
+        for i in range(p):  # i = 0 the first stage (f = p), i = p − 1 the last (f = 1)
+            f = p - i
+            mem = sd.mem_n[(t, f, f == p, f == 1)]
+            caps[:, i, j] = np.minimum(end if f == 1 else inner, mem)
+    caps = np.clip(caps, 0, sd.L)
+    best = caps.max(axis=2)
+    ok = (best >= 1).all(axis=1) & (best.sum(axis=1) >= sd.L)
+    if not ok.any():
+        return None
+    return m[ok], caps[ok]
+
+
+def _least_cost(
+    sd: StageData, mu: np.ndarray, caps: np.ndarray, keep: bool = False
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Q7: the least price of one pipeline per row of ``caps``: one type per position with
+    ``cap ≥ 1``, the capacities summing to ≥ L; exact, by dynamic programming over the
+    positions and the layers held (capped at L), for every m at once. ``keep``: also the
+    choices ``[position, row, layers held]`` (the type taken), for ``cheapest_types``."""
+    nm, p, _ = caps.shape
+    L = sd.L
+    cost = np.full((nm, L + 1), np.inf)
+    cost[:, 0] = 0.0
+    held = np.arange(L + 1)[None, None, :]
+    rows = np.arange(nm)[:, None, None]
+    price = np.asarray(mu, float)[None, :, None]
+    args = np.full((p, nm, L + 1), -1, dtype=np.int16) if keep else None
+    for i in range(p):
+        cap = caps[:, i, :]  # (m, type): every type at once
+        cand = cost[rows, np.clip(held - cap[:, :, None], 0, L)] + price
+        cand[cap < 1] = np.inf
+        if args is not None:
+            args[i] = cand.argmin(axis=1)  # the first type of least price, as before
+        cost = cand.min(axis=1)
+    return cost[:, L], args
+
+
+def cheapest_types(sd: StageData, caps: np.ndarray, args: np.ndarray, row: int) -> list[int]:
+    """The types (indices of ``sd.types``, first stage first) of row ``row``'s least price."""
+    p = caps.shape[1]
+    out, held = [0] * p, sd.L
+    for i in range(p - 1, -1, -1):
+        j = int(args[i, row, held])
+        out[i] = j
+        held = max(0, held - int(caps[row, i, j]))
+    return out
+
+
+def least_per_count(
+    sd: StageData, lam: int, mu: np.ndarray, memo: dict[tuple[int, bytes], float] | None = None
+) -> np.ndarray:
+    """Q9: ``C*(m)`` for m = 0..M, the least price of a pipeline of any depth running at least
+    ``m`` micro-batches under ``lam`` (∞ where none can). ``memo``: Q7's least price of each
+    row of capacities (depth, its bytes) already priced **at these prices ``mu``** (a
+    bisection's probes share most rows: the capacities are step functions of ``lam``)."""
+    best = np.full(sd.M + 1, np.inf)
+    for p in sd.depths:
+        found = _caps(sd, p, lam)
+        if found is None:
+            continue
+        m, caps = found
+        # rows of equal capacities (m's with one stage-time class) priced once
+        uniq, inv = np.unique(caps.reshape(len(m), -1), axis=0, return_inverse=True)
+        if memo is None:
+            cost = _least_cost(sd, mu, uniq.reshape(len(uniq), p, -1))[0]
+        else:
+            keys = [(p, row.tobytes()) for row in uniq]
+            new = [i for i, k in enumerate(keys) if k not in memo]
+            if new:
+                priced = _least_cost(sd, mu, uniq[new].reshape(len(new), p, -1))[0]
+                memo.update((keys[i], float(c)) for i, c in zip(new, priced, strict=True))
+            cost = np.array([memo[k] for k in keys])
+        np.minimum.at(best, m, cost[inv.ravel()])
+    return np.minimum.accumulate(best[::-1])[::-1]  # running fewer is always possible
+
+
+def counted_out(sd: StageData, c: np.ndarray, supply: float, k_max: int) -> bool:
+    """Q9: True when, for every number of pipelines ``k = 1..k_max``, the least price of ``k``
+    pipelines running ``M`` micro-batches between them exceeds ``S(μ)``: no physical plan has
+    L1 ≤ Λ (``c`` is ``least_per_count`` at Λ). One min-plus pass per ``k`` over the
+    micro-batch counts."""
+    M = sd.M
+    ms = np.flatnonzero(np.isfinite(c[1:])) + 1
+    if not len(ms):
+        return True
+    room = supply + 1e-6 * max(1.0, abs(supply))
+    F = np.full(M + 1, np.inf)  # least price of the pipelines so far, by micro-batches (≥ M at M)
+    F[0] = 0.0
+    for _ in range(k_max):
+        G = np.full(M + 1, np.inf)
+        for m in ms:
+            np.minimum(G[m:], F[: M + 1 - m] + c[m], out=G[m:])
+            G[M] = min(G[M], float(F[M + 1 - m :].min()) + c[m])
+        F = G
+        if F[M] <= room:
+            return False
+    return True
+
+
+def priced_out(
+    sd: StageData,
+    lam: int,
+    mu: np.ndarray,
+    supply: float,
+    k_max: int | None = None,
+    memo: dict[tuple[int, bytes], float] | None = None,
+) -> bool:
+    """Q7 (and Q9 with ``k_max``, the most pipelines a plan can have): True when the prices
+    prove that no physical plan has L1 ≤ ``lam`` (``memo``: as in ``least_per_count``)."""
+    return _ruled_out(sd, least_per_count(sd, lam, mu, memo), supply, k_max)
+
+
+def _ruled_out(sd: StageData, c: np.ndarray, supply: float, k_max: int | None) -> bool:
+    """Q7 (and Q9 with ``k_max``) from ``c`` = ``least_per_count`` at Λ and ``supply`` = S(μ)."""
+    m = np.flatnonzero(np.isfinite(c[1:])) + 1
+    if not len(m):
+        return True  # no pipeline of any depth holds every layer under lam
+    q7 = supply > 0 and (c[m] > 1e-12).all()
+    if q7 and float((m / c[m]).max()) * supply < sd.M * (1 - 1e-6):
+        return True  # Q7
+    return k_max is not None and counted_out(sd, c, supply, k_max)
