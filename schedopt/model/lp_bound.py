@@ -267,6 +267,7 @@ def lagrangian_bound(
     target: float | None = None,
     max_steps: int = 50,
     step: float = 1.0,
+    patience: int | None = None,
 ) -> LagrangianBound:
     """Weak duality for ``max cᵀx : Ax ≤ b, x ∈ X`` by relaxing ``Ax ≤ b``: every ``λ ≥ 0``
     gives ``cᵀx ≤ cᵀx + λᵀ(b − Ax) ≤ λᵀb + max_{x∈X}(cᵀx − λᵀAx) = L(λ)`` for each feasible
@@ -275,14 +276,17 @@ def lagrangian_bound(
     5% under the best ``L``) until ``max_steps`` or ``stop_at`` (``time.perf_counter()``).
     The least ``L`` is returned; it holds whatever the steps did (each is an exact ``L``). The
     oracle may raise :class:`DeadlineReached`: at the first evaluation it propagates (no
-    bound), later the best so far is returned."""
+    bound), later the best so far is returned. With ``patience``, the steps stop after that
+    many in a row that did not lower ``L`` (their evaluations cost the caller's time)."""
     lam = np.maximum(np.asarray(start, dtype=np.float64), 0.0)
     value, used = oracle(lam)
     best = LagrangianBound(float(lam @ rhs + value), lam.copy(), 1)
     current = best.bound
     theta = step
-    idle = 0
+    idle = missed = 0
     for _ in range(max_steps):
+        if patience is not None and missed >= patience:
+            break
         if time.perf_counter() >= stop_at:
             break
         g = rhs - used  # a subgradient of L at λ
@@ -298,10 +302,11 @@ def lagrangian_bound(
         current = float(lam @ rhs + value)
         if current < best.bound:
             best = LagrangianBound(current, lam.copy(), best.evaluations + 1)
-            idle = 0
+            idle = missed = 0
         else:
             best = LagrangianBound(best.bound, best.multipliers, best.evaluations + 1)
             idle += 1
+            missed += 1
             if idle >= 3:
                 theta, idle = theta / 2, 0
     return best
