@@ -17,8 +17,9 @@ from schedopt.problems.fairshare import decomp, generate_custom
 from schedopt.problems.fairshare.bound import bounds
 from schedopt.problems.fairshare.data import build_data
 from schedopt.problems.fairshare.heuristics import AstraeaParams, run_astraea
+from schedopt.problems.fairshare.l2_bound import l2_prices
 from schedopt.problems.fairshare.l2_repair import repair_l2
-from schedopt.problems.fairshare.l3_bound import l2_prices, need_gpus
+from schedopt.problems.fairshare.l3_bound import need_gpus
 from schedopt.problems.fairshare.neighbourhood import residual
 from schedopt.problems.fairshare.strategies import instances
 from schedopt.problems.fairshare.validate import evaluate, validate

@@ -16,11 +16,11 @@ from schedopt.core.stopping import Deadline
 from schedopt.problems.fairshare import generate_custom
 from schedopt.problems.fairshare.bound import bounds
 from schedopt.problems.fairshare.data import build_data
+from schedopt.problems.fairshare.l2_bound import l2_upper_bound
 from schedopt.problems.fairshare.l3_bound import (
     arrays,
     at_point,
     l1_settled,
-    l2_upper_bound,
     l3_dual,
     l3_lower_bound,
     lagrangian,

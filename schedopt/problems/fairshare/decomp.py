@@ -45,8 +45,9 @@ from .heuristics import (
     water_fill,
 )
 from .instance import FairshareInstance
+from .l2_bound import l2_prices
 from .l2_repair import L2_PHASE, RepairStats, repair_l2, repair_l3
-from .l3_bound import arrays, l1_settled, l2_prices, l3_dual, need_gpus
+from .l3_bound import arrays, l1_settled, l3_dual, need_gpus
 from .l3_units import UNIT_S_PER_JOB, unit_bound
 from .lp_guide import lp_guide
 from .restore import restore_running

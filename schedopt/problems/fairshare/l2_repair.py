@@ -228,7 +228,7 @@ def repair_l2(
     L2_PHASE of the time, until one is not kept or the plan's L2 is within L2_GAP of
     ``l2_bound`` (B2L), then L3 at the plan's L2 in the rest of the share until one is not
     kept (``l3`` False: the L2 ones alone, in their share). ``mu``, ``rho``: B2L's
-    multipliers (``l3_bound.l2_prices``); ``a``: ``l3_bound.arrays(state.data)``, if made
+    multipliers (``l2_bound.l2_prices``); ``a``: ``l3_bound.arrays(state.data)``, if made
     already. Not with hard guarantees or a
     preemption cap (the neighbourhood would have to carry them; ``decomp`` refuses both)."""
     started = time.perf_counter()

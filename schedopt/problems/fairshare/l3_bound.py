@@ -35,9 +35,8 @@ from .data import GPU_TOL, ModelData
 RHO_STEPS = 20
 #: Golden-section steps on λ before the cutting planes (a rough start is enough: at 16,384
 #: GPUs, load 5, 12 steps used B3L's 0.5 s before the planes began, 237,602 against 246,060
-#: with 3), and on each μ_g in B2L (each evaluation is a valid bound; the best is kept).
+#: with 3).
 LAMBDA_STEPS = 3
-SCALE_STEPS = 6
 #: Cutting-plane steps of the search over (λ, μ, ρ) together, in what B3L's time leaves
 #: after the one over (λ, μ) with each ρ_v set alone (given a share of its own at 16,384
 #: GPUs, it raised B3L by 0.2% and took that share from the first search).
@@ -153,7 +152,7 @@ def lagrangian(
     return best, best_rho
 
 
-def _golden(
+def golden(
     f: Callable[[float], float], lo: float, hi: float, steps: int, stop: Deadline
 ) -> tuple[float, float]:
     """The best (value, argument) met by a golden-section search of ``f`` on [lo, hi]."""
@@ -268,7 +267,7 @@ def l3_dual(
             return L3Dual(value, lam, mu, rho)
         return best
 
-    value, lam = _golden(lambda x: at(x, x * prices), 0.0, max(1.0, top), LAMBDA_STEPS, stop)
+    value, lam = golden(lambda x: at(x, x * prices), 0.0, max(1.0, top), LAMBDA_STEPS, stop)
     best = best_of(value)
     if stop.expired():
         return best
@@ -343,72 +342,13 @@ def supergradient(
     return at_point(a, need, l2_floor, lam, mu, rho)[1][: 1 + len(a.capacity)]
 
 
-def l2_upper_bound(data: ModelData, need: np.ndarray, prices: np.ndarray, stop: Deadline) -> float:
-    """B2L: an upper bound on L2 over the allocations at least as fair as a solution
-    (``g_v ≥ m_v(t̂)``, ``need``), by relaxing those rows with ``ρ_v ≥ 0`` and C2 with
-    ``μ_g ≥ 0``: ``Σ_g μ_g F_g − Σ_v ρ_v m_v + Σ_j max(0, max_o e_jo − (μ_g − ρ_v) n_o)``
-    (formulations/fairshare.md, "B2L"). The least value met before ``stop`` (+inf with no
-    time); :func:`l2_prices` gives its multipliers too."""
-    return l2_prices(data, need, prices, stop)[0]
-
-
-def l2_prices(
-    data: ModelData,
-    need: np.ndarray,
-    prices: np.ndarray,
-    stop: Deadline,
-    a: Arrays | None = None,
-) -> tuple[float, np.ndarray, np.ndarray]:
-    """B2L (:func:`l2_upper_bound`) and the multipliers ``(μ_g, ρ_v)`` that give it. It is
-    B3L's Lagrangian with no restart or host costs and ``λ = 1`` (the L2 row as the
-    objective), negated: ``μ`` from B2's ``prices`` (where ``ρ = 0`` gives B2 itself), then
-    each ``μ_g`` alone by golden sections, ``ρ`` exactly enough at each point."""
-    a = arrays(data) if a is None else a
-    units = len(need)
-    if not len(a.unit):
-        return 0.0, np.zeros(len(a.capacity)), np.zeros(units)
-    if len(prices) != len(a.capacity):
-        prices = np.zeros(len(a.capacity))
-    mu = np.asarray(prices, dtype=np.float64).copy()
-    if stop.expired():
-        return math.inf, mu, np.zeros(units)
-    plain = Arrays(
-        a.unit, a.n, a.eff, a.gtype, np.where(np.isfinite(a.base), 0.0, np.inf), a.capacity, 0.0
-    )
-    near: list[np.ndarray | None] = [None]
-    found: dict[float, np.ndarray] = {}
-
-    def at(mu: np.ndarray) -> float:
-        # the lower bound on min −L2 at (1, μ, ρ): its negation bounds L2 from above
-        value, rho = lagrangian(plain, need, 0.0, 1.0, mu, near[0])
-        near[0] = found[value] = rho
-        return value
-
-    best = at(mu)
-    best_rho = found[best]
-    for g in range(len(mu)):
-        if stop.expired():
-            break
-
-        def with_price(p: float, g: int = g) -> float:
-            trial = mu.copy()
-            trial[g] = p
-            return at(trial)
-
-        value, price = _golden(with_price, 0.0, 2.0 * mu[g] + 1e-3, SCALE_STEPS, stop)
-        if value > best:
-            best, mu[g], best_rho = value, price, found[value]
-    return -best, mu, best_rho
-
-
 __all__ = [
     "Arrays",
     "L3Dual",
     "arrays",
     "at_point",
+    "golden",
     "l1_settled",
-    "l2_prices",
-    "l2_upper_bound",
     "l3_dual",
     "l3_lower_bound",
     "lagrangian",
