@@ -248,7 +248,7 @@ def join(
 def l3_stats(
     state: _State, whole: Bounds, stop: Deadline, repair_s: float = 0.0
 ) -> dict[str, float | str]:
-    """B2L (``l3_bound.py``) behind the joined plan's L1, then the L2 neighbourhoods guided by
+    """B2L (``l2_bound.py``) behind the joined plan's L1, then the L2 neighbourhoods guided by
     its multipliers (``l2_repair.py``), then B3L behind that plan, within B3L_MAX_S and
     ``stop``, then the L3 neighbourhoods filled by B3L's margins (the repair's share
     ``repair_s``).
