@@ -92,6 +92,9 @@ class CaseState:
     )
     #: each case's CP-SAT time (seconds, or deterministic seconds), grown when left open
     budget: dict[tuple[int, tuple[int, ...]], float] = field(default_factory=dict)
+    #: whether a case left open gets more time in this call (column generation grows them in
+    #: one exact round of GROW_EVERY and in its bound stage; the others keep to CASE_S)
+    grow: bool = True
 
 
 class Stack:
@@ -339,7 +342,7 @@ def _refine(
                 heapq.heappush(heap, (max(key, case.cost / denom), i, 3))
             continue
         where = (case.level, case.h)
-        budget = budgets.get(where, CASE_S)
+        budget = budgets.get(where, CASE_S) if state is None or state.grow else CASE_S
         load = stack.load[its]
         got = case_bound(
             pi,
@@ -376,7 +379,8 @@ def _refine(
         ):
             found.append(group)
         denom = upper + case.yh
-        if not got.closed and budget < CASE_MAX and not exact.expired():
+        grow = state is None or state.grow
+        if grow and not got.closed and budget < CASE_MAX and not exact.expired():
             # Left open on its time: back on the heap with the bound it has, and more time
             # when it comes back (only if its key is still the least: a case that binds θ).
             budgets[where] = min(CASE_MAX, budget * CASE_GROW)
