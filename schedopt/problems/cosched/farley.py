@@ -363,8 +363,6 @@ def _refine(
             budget if det else None,
         )
         upper = got.upper
-        if before is not None:  # the earlier bound moved by the duals holds too
-            upper = min(upper, before[1] + float(np.maximum(pi[its] - before[0][its], 0.0).sum()))
         if state is not None:
             if got.found:
                 state.hints[where] = got.found
