@@ -163,37 +163,3 @@ def test_the_greedy_fill_takes_the_group_of_one_by_one_tests(seed: int) -> None:
     level, room = int(rng.integers(20, 80)), rng.integers(1, 5, 3) * 100
     args = (jobs, pick, order, stack, on, switch, level, room)
     assert _fill(*args) == _fill_one_by_one(*args)
-
-
-def test_a_case_left_open_comes_back_with_more_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A case CP-SAT leaves open on its time goes back on the heap and, while its key is still
-    the least, is solved again with ``CASE_GROW`` times the time: θ is then the one of the
-    closed bound (4,096 GPUs x 200 jobs: the cases that bind θ closed in 0.26-0.54 s and were
-    left open at 0.25 s, #17), and the grown time is kept for the next call."""
-    from schedopt.core.stopping import Deadline
-    from schedopt.problems.cosched import generate_custom, pricing
-    from schedopt.problems.cosched.data import build_data
-    from schedopt.problems.cosched.farley import CASE_GROW, CASE_S, CaseState, farley_theta
-
-    data = build_data(generate_custom(6, 6, 12, 12, 0, (0, 1), scale=4))
-    pi = np.random.default_rng(0).uniform(0, 40, len(data.jobs))
-    y = np.zeros(len(data.pools))
-    honest = farley_theta(data, pi, y, None, Deadline.after(60))
-    surrogate = farley_theta(data, pi, y)  # the exact case bounds raise θ here
-    real = pricing.case_bound
-    asked: list[float] = []
-
-    def first_open(*args, **kwargs):
-        got = real(*args, **kwargs)
-        asked.append(args[12])
-        if args[12] <= CASE_S:  # as if stopped on its time with a weak bound
-            return pricing.CaseBound(3 * got.upper + 10, got.found, got.value, closed=False)
-        return got
-
-    monkeypatch.setattr(pricing, "case_bound", first_open)
-    state = CaseState()
-    theta = farley_theta(data, pi, y, None, Deadline.after(60), None, None, state)
-    assert honest is not None and surrogate is not None and surrogate < honest < 1.0
-    assert theta == pytest.approx(honest, rel=1e-9)
-    assert CASE_S * CASE_GROW in asked
-    assert set(state.budget.values()) == {CASE_S * CASE_GROW}

@@ -37,10 +37,6 @@ EXACT_CHECK_S = 0.3
 GREEDY_STALL = 8
 #: Weight of the best bound's duals in the duals exact pricing uses (0: the master's own).
 SMOOTH = 0.5
-#: One exact round in this many gives the cases CP-SAT leaves open more time (farley.CASE_GROW):
-#: those rounds prove the bound, the others stay short (about 1 s at 4,096 GPUs x 200 jobs
-#: against 5-8 s) and bring the columns the plan is made of.
-GROW_EVERY = 4
 #: Cost of the artificial column that covers one job (keeps the restricted master feasible).
 ARTIFICIAL = 1e7
 
@@ -191,8 +187,7 @@ def generate(
     boxes = boxes_of(data, combos)
     stack = Stack(combos, len(data.pools))
     fits = box_fits(data, stack, boxes)
-    state = CaseState(deterministic, grow=False)
-    exact_rounds = 0
+    state = CaseState(deterministic)
     done = 0
     solved = None
     best: float | None = None
@@ -228,8 +223,6 @@ def generate(
                 )
             )
             found: list[tuple[tuple[int, int], ...]] = []
-            exact_rounds += 1
-            state.grow = exact_rounds % GROW_EVERY == 0
             b = farley_bound(data, ps, ys, dl, dl, found, combos, state)
             if b is not None and (best is None or b > best):
                 best, center = b, (ps, ys)
@@ -262,7 +255,6 @@ def generate(
     if solved is None:
         return Generated(best, None, done, master.columns)
     lp, pi, y = solved
-    state.grow = True
     for b in (
         farley_bound(data, pi, y, bound_deadline, bound_deadline, None, combos, state),
         best_farley(data, pi, y, bound_deadline),

@@ -28,14 +28,8 @@ BUCKETS = 400
 #: SLO levels the cases are grouped into (a case admits every job whose SLO reaches the level
 #: below it and caps the cycle at its own level: a relaxation of each exact SLO).
 LEVELS = 16
-#: Seconds CP-SAT may take on one case's exact bound at first (stopped, its proven bound still
-#: holds); a case it leaves open gets :data:`CASE_GROW` times more, up to :data:`CASE_MAX`.
+#: Seconds CP-SAT may take on one case's exact bound (stopped, its proven bound still holds).
 CASE_S = 0.25
-#: Most seconds CP-SAT may take on one case (4,096 GPUs x 200 jobs: the cases of 110-140 jobs
-#: that bind θ close in 0.26-0.54 s and were left open at 0.25 s, #17).
-CASE_MAX = 1.0
-#: How much a case's time grows when CP-SAT leaves it open.
-CASE_GROW = 4.0
 #: Option combinations listed per job; a job with more makes the bound fall back to the
 #: aggregate one (the generator's jobs have at most 18).
 MAX_COMBOS = 512
@@ -90,11 +84,6 @@ class CaseState:
     proven: dict[tuple[int, tuple[int, ...]], tuple[np.ndarray, float]] = field(
         default_factory=dict
     )
-    #: each case's CP-SAT time (seconds, or deterministic seconds), grown when left open
-    budget: dict[tuple[int, tuple[int, ...]], float] = field(default_factory=dict)
-    #: whether a case left open gets more time in this call (column generation grows them in
-    #: one exact round of GROW_EVERY and in its bound stage; the others keep to CASE_S)
-    grow: bool = True
 
 
 class Stack:
@@ -319,7 +308,6 @@ def _refine(
     from .pricing import case_bound
 
     det = state is not None and state.deterministic
-    budgets = state.budget if state is not None else {}
     heap = [(c.ratio, i, 0) for i, c in enumerate(cases)]
     heapq.heapify(heap)
     best = 1.0
@@ -341,8 +329,6 @@ def _refine(
             if denom > 1e-12:
                 heapq.heappush(heap, (max(key, case.cost / denom), i, 3))
             continue
-        where = (case.level, case.h)
-        budget = budgets.get(where, CASE_S) if state is None or state.grow else CASE_S
         load = stack.load[its]
         got = case_bound(
             pi,
@@ -357,34 +343,18 @@ def _refine(
             switch,
             case.level,
             np.array(data.memory_mib) * np.array(case.h),
-            exact.remaining() if det else min(budget, exact.remaining()),
+            exact.remaining() if det else min(CASE_S, exact.remaining()),
             case.cost / best - case.yh,
-            state.hints.get(where, ()) if state is not None else (),
-            budget if det else None,
+            state.hints.get((case.level, case.h), ()) if state is not None else (),
+            CASE_S if det else None,
         )
-        upper = got.upper
         if state is not None:
             if got.found:
-                state.hints[where] = got.found
-            state.proven[where] = (pi.copy(), upper)
-        group = tuple(got.found)
-        # (a case back on the heap may find the same group again)
-        if (
-            found is not None
-            and group
-            and case.cost - case.yh - got.value < 0
-            and group not in found
-        ):
-            found.append(group)
-        denom = upper + case.yh
-        grow = state is None or state.grow
-        if grow and not got.closed and budget < CASE_MAX and not exact.expired():
-            # Left open on its time: back on the heap with the bound it has, and more time
-            # when it comes back (only if its key is still the least: a case that binds θ).
-            budgets[where] = min(CASE_MAX, budget * CASE_GROW)
-            if denom > 1e-12:
-                heapq.heappush(heap, (max(key, case.cost / denom), i, 3))
-            continue
+                state.hints[case.level, case.h] = got.found
+            state.proven[case.level, case.h] = (pi.copy(), got.upper)
+        if found is not None and got.found and case.cost - case.yh - got.value < 0:
+            found.append(tuple(got.found))
+        denom = got.upper + case.yh
         if denom > 1e-12:  # else no group of the case has Σ π + y·h > 0: it binds no θ
             best = min(best, max(key, case.cost / denom))
     return best

@@ -28,9 +28,6 @@ class CaseBound:
     upper: float  # ≥ Σ_{j∈S} π_j for every group S of the case
     found: list[tuple[int, int]]  # the best group found: (job, combination index)
     value: float  # its Σ π
-    #: CP-SAT decided the case (optimal, infeasible, or its bound reached ``enough``); False
-    #: when it stopped on its time with ``upper`` above what it needs
-    closed: bool = True
 
 
 def case_bound(
@@ -120,7 +117,6 @@ def case_bound(
     total = float(sum(pi[j] for j in items))
     found: list[tuple[int, int]] = []
     value = 0.0
-    done = False
     # First CP-SAT's search alone, without the LP relaxation, probing or symmetry detection:
     # it proves the small models of 656 GPUs × 40 jobs (about 20 jobs × 5 combinations) in
     # about half the CPU time (238 cases: 5.5 → 2.7 s, #17); a case it does not decide in
@@ -156,7 +152,7 @@ def case_bound(
         done = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) or stopped[0]
         if done or (left if work is None else work - quick) <= 0.01:
             break
-    return CaseBound(min(total, proven[0] / SCALE + 1e-9), found, value, done)
+    return CaseBound(min(total, proven[0] / SCALE + 1e-9), found, value)
 
 
 def undominated(
