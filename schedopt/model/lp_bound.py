@@ -267,6 +267,7 @@ def lagrangian_bound(
     target: float | None = None,
     max_steps: int = 50,
     step: float = 1.0,
+    patience: int | None = None,
 ) -> LagrangianBound:
     """Weak duality for ``max cᵀx : Ax ≤ b, x ∈ X`` by relaxing ``Ax ≤ b``: every ``λ ≥ 0``
     gives ``cᵀx ≤ cᵀx + λᵀ(b − Ax) ≤ λᵀb + max_{x∈X}(cᵀx − λᵀAx) = L(λ)`` for each feasible
@@ -275,14 +276,17 @@ def lagrangian_bound(
     5% under the best ``L``) until ``max_steps`` or ``stop_at`` (``time.perf_counter()``).
     The least ``L`` is returned; it holds whatever the steps did (each is an exact ``L``). The
     oracle may raise :class:`DeadlineReached`: at the first evaluation it propagates (no
-    bound), later the best so far is returned."""
+    bound), later the best so far is returned. With ``patience``, the steps stop after that
+    many in a row that did not lower ``L`` (their evaluations cost the caller's time)."""
     lam = np.maximum(np.asarray(start, dtype=np.float64), 0.0)
     value, used = oracle(lam)
     best = LagrangianBound(float(lam @ rhs + value), lam.copy(), 1)
     current = best.bound
     theta = step
-    idle = 0
+    idle = missed = 0
     for _ in range(max_steps):
+        if patience is not None and missed >= patience:
+            break
         if time.perf_counter() >= stop_at:
             break
         g = rhs - used  # a subgradient of L at λ
@@ -298,10 +302,11 @@ def lagrangian_bound(
         current = float(lam @ rhs + value)
         if current < best.bound:
             best = LagrangianBound(current, lam.copy(), best.evaluations + 1)
-            idle = 0
+            idle = missed = 0
         else:
             best = LagrangianBound(best.bound, best.multipliers, best.evaluations + 1)
             idle += 1
+            missed += 1
             if idle >= 3:
                 theta, idle = theta / 2, 0
     return best
@@ -317,6 +322,8 @@ def cutting_plane_ascent(
     stop_at: float,
     *,
     max_steps: int = 60,
+    stall_steps: int = 0,
+    stall_tol: float = 0.0,
 ) -> tuple[float, np.ndarray]:
     """Maximise a concave function of ``y ≥ 0`` from its values and supergradients
     (``evaluate(y)`` gives both): Kelley's cutting planes, each step the best point of the
@@ -325,7 +332,9 @@ def cutting_plane_ascent(
     least 10⁻³). Until ``max_steps`` or ``stop_at`` (``time.perf_counter()``); the best value
     met and its point. For a Lagrangian dual every evaluation is a valid bound: a cut from an
     inexact supergradient only steers the search. (Fair share's B3L, four multipliers: 99.9%
-    of the LP's value in 40 steps where coordinate-wise golden sections stalled at 94%.)"""
+    of the LP's value in 40 steps where coordinate-wise golden sections stalled at 94%.)
+    ``stall_steps`` > 0: also stop once the best value rose by at most ``stall_tol`` of it
+    over the last ``stall_steps`` steps."""
     import highspy  # imported when first solved (start-up imports no solver)
 
     from schedopt.backends.highs_quiet import quiet_highs
@@ -337,15 +346,21 @@ def cutting_plane_ascent(
     cuts: list[tuple[float, np.ndarray, np.ndarray]] = []
     width = 1.0
     idx = np.arange(n + 1, dtype=np.int32)
+    history: list[float] = []
     for _ in range(max_steps):
         if time.perf_counter() >= stop_at:
             break
+        if stall_steps and len(history) > stall_steps:
+            old = history[-1 - stall_steps]
+            if best - old <= stall_tol * max(1.0, abs(best)):
+                break
         value, grad = evaluate(y)
         cuts.append((value, np.asarray(grad, dtype=np.float64), y.copy()))
         if value > best:
             best, best_y, width = value, y.copy(), min(1.5 * width, 4.0)
         else:
             width *= 0.5
+        history.append(best)
         # max θ : θ ≤ value_k + grad_k·(y − y_k) for every cut, y in the box
         h = quiet_highs()
         lo = np.maximum(0.0, best_y - width * unit)

@@ -32,9 +32,9 @@ def _spy(monkeypatch, module) -> list[object]:
     for name in ("run_edf", "run_slack"):
         real = getattr(module, name)
 
-        def spy(data, params, *rest, _real=real):
+        def spy(data, params, *rest, _real=real, **kw):
             seen.append(params)
-            return _real(data, params, *rest)
+            return _real(data, params, *rest, **kw)
 
         monkeypatch.setattr(module, name, spy)
     return seen

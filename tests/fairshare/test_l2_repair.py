@@ -17,8 +17,9 @@ from schedopt.problems.fairshare import decomp, generate_custom
 from schedopt.problems.fairshare.bound import bounds
 from schedopt.problems.fairshare.data import build_data
 from schedopt.problems.fairshare.heuristics import AstraeaParams, run_astraea
+from schedopt.problems.fairshare.l2_bound import l2_prices
 from schedopt.problems.fairshare.l2_repair import repair_l2
-from schedopt.problems.fairshare.l3_bound import l2_prices, need_gpus
+from schedopt.problems.fairshare.l3_bound import need_gpus
 from schedopt.problems.fairshare.neighbourhood import residual
 from schedopt.problems.fairshare.strategies import instances
 from schedopt.problems.fairshare.validate import evaluate, validate
@@ -182,3 +183,50 @@ def test_an_l2_neighbourhood_stops_within_its_share_of_the_plans_l2(monkeypatch)
     first_l2 = next(c for c in calls if c[0])
     assert first_l2[2] == pytest.approx(L2_GAP * before, rel=1e-9)
     assert all(c[2] == 0.0 for c in calls if not c[0])  # (L3's: to the end, L2 held)
+
+
+def test_the_l3_shortfalls_add_up_to_the_plans_distance_from_b3l() -> None:
+    # Σ shortfalls + the relaxed rows' slacks times their multipliers = L3(plan) − B3L's
+    # value at those multipliers: the shortfalls say where the plan loses L3 to the bound
+    from schedopt.problems.fairshare.l2_repair import l3_shortfalls
+    from schedopt.problems.fairshare.l3_bound import arrays, at_point, l3_dual
+
+    inst = generate_custom(gpus=512, tenants=10, jobs=700, seed=3)
+    data, state = _plan(inst, 1)
+    assert state is not None
+    l1, l2, l3 = evaluate(inst, state.solution())
+    need, floor = need_gpus(data, l1), l2 * (1 - 1e-9)
+    a = arrays(data)
+    dual = l3_dual(data, need, floor, np.asarray(bounds(data).prices), Deadline.after(30), a)
+    value, _ = at_point(a, need, floor, dual.lam, dual.mu, dual.rho)
+    short, _ = l3_shortfalls(state, a, dual)
+    used = np.zeros(len(a.capacity))
+    types = sorted(data.type_capacity)
+    for job, r in zip(data.jobs, state.raw, strict=True):
+        if r.option is not None:
+            used[types.index(job.options[r.option].gpu_type)] += job.options[r.option].n
+    slacks = (
+        dual.lam * (l2 - floor)
+        + float(dual.mu @ (a.capacity - used))
+        + float(dual.rho @ (np.asarray(state.unit_gpus, dtype=float) - need))
+    )
+    assert (short >= -1e-6).all()
+    assert short.sum() + slacks == pytest.approx(l3 - value, rel=1e-6, abs=1e-3)
+
+
+def test_decomp_runs_the_l3_neighbourhoods_after_b3l_with_its_multipliers(monkeypatch) -> None:
+    from schedopt.problems.fairshare import l2_repair
+
+    seen: list[float] = []
+    repair_l3 = l2_repair.repair_l3
+
+    def recorded(state, dual, stop, max_s, out, a):
+        seen.append(dual.value)
+        return repair_l3(state, dual, stop, max_s, out, a)
+
+    monkeypatch.setattr(decomp, "repair_l3", recorded)
+    inst = generate_custom(gpus=1024, tenants=20, jobs=1500, seed=0)
+    got = schedopt.solve(inst, "decomp", time_limit_s=30, params={"parts": 2})
+    assert len(seen) == 1
+    assert got.stats["L3_bound"] >= seen[0] - 1e-9  # B3L, or B3U at its (λ, μ)
+    assert got.stats["L3_bound"] <= got.objectives[2]

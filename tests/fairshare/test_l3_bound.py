@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,10 +16,12 @@ from schedopt.core.stopping import Deadline
 from schedopt.problems.fairshare import generate_custom
 from schedopt.problems.fairshare.bound import bounds
 from schedopt.problems.fairshare.data import build_data
+from schedopt.problems.fairshare.l2_bound import l2_upper_bound
 from schedopt.problems.fairshare.l3_bound import (
     arrays,
+    at_point,
     l1_settled,
-    l2_upper_bound,
+    l3_dual,
     l3_lower_bound,
     lagrangian,
     need_gpus,
@@ -143,3 +146,90 @@ def test_decomp_reports_b2l_below_b2() -> None:
     assert result.solution is not None
     b2 = bounds(build_data(inst, check_size=False)).l2
     assert result.objectives[1] <= result.stats["L2_bound"] < b2
+
+
+def _omega_lp(data, need: np.ndarray, floor: float) -> float:
+    """The LP of min L3 over the rows B3L relaxes (C1, C4a, C2, the fix rows, the L2 floor),
+    written here from the data alone: the value B3L's Lagrangian dual can reach at best."""
+    import scipy.sparse as sp
+    from scipy.optimize import linprog
+
+    jobs = [j for j in data.jobs if j.options]
+    types = sorted(data.type_capacity)
+    units = [u for u in range(len(need)) if need[u] > 0]
+    uix = {u: i for i, u in enumerate(units)}
+    first_fix = len(jobs) + len(types) + 1
+    r, c, v, cost, kept = [], [], [], [], []
+    for row, job in enumerate(jobs):
+        for o, opt in enumerate(job.options):
+            col = len(cost)
+            cost.append(data.frag_cost * opt.extra_hosts)
+            r += [row, len(jobs) + types.index(opt.gpu_type), len(jobs) + len(types)]
+            c += [col] * 3
+            v += [1.0, float(opt.n), -opt.eff]
+            if job.unit in uix:
+                r.append(first_fix + uix[job.unit])
+                c.append(col)
+                v.append(-float(opt.n))
+            if o == job.prev_option:
+                kept.append((col, job.restart_cost))
+    first_keep = first_fix + len(units)
+    for i, (col, restart) in enumerate(kept):
+        r += [first_keep + i] * 2
+        c += [len(cost), col]
+        v += [1.0, -1.0]
+        cost.append(-restart)
+    rhs = np.concatenate(
+        [
+            np.ones(len(jobs)),
+            [data.type_capacity[g] for g in types],
+            [-floor],
+            [-need[u] for u in units],
+            np.zeros(len(kept)),
+        ]
+    )
+    a = sp.csr_matrix((v, (r, c)), shape=(len(rhs), len(cost)))
+    res = linprog(cost, A_ub=a, b_ub=rhs, bounds=(0, 1), method="highs")
+    assert res.status == 0
+    return float(res.fun) + data.restart_constant
+
+
+def test_b3l_reaches_the_lp_of_the_rows_it_relaxes() -> None:
+    # the search over (λ, μ) with each ρ_v set alone stalled at 40% of this LP (1,029 against
+    # 2,596); the joint search over (λ, μ, ρ) reaches it
+    from schedopt.problems.fairshare.heuristics import AstraeaParams, run_astraea
+
+    inst = generate_custom(gpus=128, tenants=8, jobs=200, seed=0)
+    data = build_data(inst, check_size=False)
+    state, problem = run_astraea(data, AstraeaParams())
+    assert not problem
+    t_hat = data.min_share([float(g) for g in state.unit_gpus])
+    l2 = sum(
+        data.jobs[i].options[r.option].eff for i, r in enumerate(state.raw) if r.option is not None
+    )
+    need, floor = need_gpus(data, t_hat), l2 * (1 - 1e-9)
+    lp = _omega_lp(data, need, floor)
+    dual = l3_dual(data, need, floor, np.asarray(bounds(data).prices), Deadline.after(60))
+    assert dual.value <= lp + 1e-6 * max(1.0, abs(lp))  # (weak duality: never above it)
+    assert dual.value >= lp - 1e-3 * max(1.0, abs(lp))
+    # the multipliers returned give the value returned
+    value, _ = at_point(arrays(data), need, floor, dual.lam, dual.mu, dual.rho)
+    assert value == pytest.approx(dual.value, rel=1e-9)
+
+
+def test_the_joint_search_is_left_out_above_its_unit_count(monkeypatch) -> None:
+    from schedopt.problems.fairshare import l3_bound
+    from schedopt.problems.fairshare.heuristics import AstraeaParams, run_astraea
+
+    inst = generate_custom(gpus=128, tenants=8, jobs=200, seed=0)
+    data = build_data(inst, check_size=False)
+    state, _ = run_astraea(data, AstraeaParams())
+    t_hat = data.min_share([float(g) for g in state.unit_gpus])
+    l2 = sum(
+        data.jobs[i].options[r.option].eff for i, r in enumerate(state.raw) if r.option is not None
+    )
+    need, floor = need_gpus(data, t_hat), l2 * (1 - 1e-9)
+    prices = np.asarray(bounds(data).prices)
+    monkeypatch.setattr(l3_bound, "JOINT_MAX_UNITS", int((need > 0).sum()) - 1)
+    alone = l3_dual(data, need, floor, prices, Deadline.after(60)).value
+    assert alone < _omega_lp(data, need, floor) * (1 - 1e-2)  # the first search stalls here

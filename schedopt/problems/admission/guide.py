@@ -29,9 +29,13 @@ from .lagrange import Prices
 #: whole 1,024-GPU LP 4.3 s by interior point (benchmarks/RESULTS.md).
 WHOLE_LP_COLUMNS = 12_000
 #: Jobs per part of the LP split.
-LP_PART_JOBS = 200
+LP_PART_JOBS = 400
 #: Subgradient steps of B1L at most.
 MAX_STEPS = 2
+#: B1L's steps stop after this many in a row that do not lower it: at 1,024 GPUs × 3,200
+#: jobs both steps from the LP parts' prices rose (19,248.7 → 19,396 and 19,320, 0.18 s
+#: each), time the repair can use (benchmarks/RESULTS.md, "Admission at 1,024 × 3,200").
+PATIENCE = 1
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,13 @@ def guide(data: ModelData, seconds: float, deadline: Deadline | None = None) -> 
         lam = np.array([max(0.0, lp.prices.get(key, 0.0)) for key in prices.keys])
         try:
             lb = lagrangian_bound(
-                prices.rhs, prices.oracle, lam, stop_at, max_steps=MAX_STEPS, step=0.5
+                prices.rhs,
+                prices.oracle,
+                lam,
+                stop_at,
+                max_steps=MAX_STEPS,
+                step=0.5,
+                patience=PATIENCE,
             )
         except DeadlineReached:  # its first evaluation did not finish in the share: no B1L
             lb = None

@@ -218,12 +218,15 @@ def _greedy(
     order: Callable[[JobData], tuple],
     boost: int = 0,
     stop: Deadline | None = None,
+    best_effort: bool = True,
 ) -> tuple[list[RawPlan], list[str]]:
     """Plans for every job and the earlier guarantees it could not keep.
 
     ``stop``: past it, no new SLO job is considered (each is rejected, unproven) and the
     best-effort fill ends; the earlier guarantees are always planned in full, or
-    :class:`DeadlineReached` is raised (keeping half of them would be no answer)."""
+    :class:`DeadlineReached` is raised (keeping half of them would be no answer). Without
+    ``best_effort`` the best-effort jobs get no GPUs (for a caller that re-plans them later:
+    ``decomp:lp``'s start, whose repair refills them)."""
     slo = [j for j in data.jobs if j.is_slo]
     kept = [j for j in slo if j.admitted_before]
     # Earlier guarantees first: in the heuristic's order at their most valuable tier; if one
@@ -256,7 +259,8 @@ def _greedy(
             raw[job.index].admitted = False  # not considered in time: rejected, unproven
             continue
         _place_slo(data, ledger, job, raw[job.index], boost)
-    _fill_best_effort(data, ledger, raw, stop)
+    if best_effort:
+        _fill_best_effort(data, ledger, raw, stop)
     return raw, broken
 
 
@@ -289,15 +293,17 @@ def slack_order(p: SlackParams) -> Callable[[JobData], tuple]:
 
 
 def run_edf(
-    data: ModelData, params: EdfParams, stop: Deadline | None = None
+    data: ModelData, params: EdfParams, stop: Deadline | None = None, best_effort: bool = True
 ) -> tuple[list[RawPlan], list[str]]:
-    return _greedy(data, edf_order(params), stop=stop)
+    return _greedy(data, edf_order(params), stop=stop, best_effort=best_effort)
 
 
 def run_slack(
-    data: ModelData, params: SlackParams, stop: Deadline | None = None
+    data: ModelData, params: SlackParams, stop: Deadline | None = None, best_effort: bool = True
 ) -> tuple[list[RawPlan], list[str]]:
-    return _greedy(data, slack_order(params), boost=params.share_boost, stop=stop)
+    return _greedy(
+        data, slack_order(params), boost=params.share_boost, stop=stop, best_effort=best_effort
+    )
 
 
 def tuned_or_shipped(

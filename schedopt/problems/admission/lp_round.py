@@ -64,11 +64,14 @@ def lp_round(
     *,
     guided: bool = True,
     prior: dict[int, float] | None = None,
+    best_effort: bool = True,
 ) -> list[RawPlan] | None:
     """The rounded plan (module docstring), or None when an earlier guarantee is not kept.
     Past ``stop`` the SLO jobs not yet reached are rejected (unproven) and the best-effort
     fill ends. ``prior``: an admission score in [0, 1] for the jobs the LP has no value for
-    (an LP solved in parts that did not all finish), e.g. another plan's admissions."""
+    (an LP solved in parts that did not all finish), e.g. another plan's admissions. Without
+    ``best_effort`` the best-effort jobs get no GPUs (``decomp:lp``'s start: its repair
+    re-plans them at the end)."""
     prior = prior or {}
     ledger = Ledger(data)
     raw = [RawPlan([None] * data.T) for _ in data.jobs]
@@ -87,7 +90,8 @@ def lp_round(
             raw[job.index].admitted = False
         else:
             _guided(data, ledger, job, lp, raw[job.index], guided)
-    _fill_best_effort(data, ledger, raw, stop)
+    if best_effort:
+        _fill_best_effort(data, ledger, raw, stop)
     return raw
 
 

@@ -45,8 +45,10 @@ from .heuristics import (
     water_fill,
 )
 from .instance import FairshareInstance
-from .l2_repair import repair_l2
-from .l3_bound import arrays, l1_settled, l2_prices, l3_lower_bound, need_gpus
+from .l2_bound import l2_prices
+from .l2_repair import L2_PHASE, RepairStats, repair_l2, repair_l3
+from .l3_bound import arrays, l1_settled, l3_dual, need_gpus
+from .l3_units import UNIT_S_PER_JOB, unit_bound
 from .lp_guide import lp_guide
 from .restore import restore_running
 from .subround import part_data
@@ -246,11 +248,12 @@ def join(
 def l3_stats(
     state: _State, whole: Bounds, stop: Deadline, repair_s: float = 0.0
 ) -> dict[str, float | str]:
-    """B2L (``l3_bound.py``) behind the joined plan's L1, then the L2 repair guided by its
-    multipliers within ``repair_s`` (``l2_repair.py``), then B3L behind the repaired plan,
-    within B3L_MAX_S and ``stop``: over the allocations at least as fair as the plan
-    (``m_v(t̂)``) and, for B3L when t̂ is L1 of the optimum (``l1_settled``), at least its
-    effective throughput."""
+    """B2L (``l2_bound.py``) behind the joined plan's L1, then the L2 neighbourhoods guided by
+    its multipliers (``l2_repair.py``), then B3L behind that plan, within B3L_MAX_S and
+    ``stop``, then the L3 neighbourhoods filled by B3L's margins (the repair's share
+    ``repair_s``).
+    Both bounds are over the allocations at least as fair as the plan (``m_v(t̂)``) and, for
+    B3L when t̂ is L1 of the optimum (``l1_settled``), at least its effective throughput."""
     data = state.data
     started = time.perf_counter()
     t_hat = data.min_share([float(g) for g in state.unit_gpus])
@@ -262,11 +265,14 @@ def l3_stats(
     l2_bound, mu, rho = l2_prices(data, need, prices, Deadline.after(B2L_SHARE * bounds_s), a)
     b3l_s = bounds_s - (time.perf_counter() - started)
     stats: dict[str, float | str] = {}
+    out = RepairStats()
+    l3_s = (1.0 - L2_PHASE) * repair_s
     if repair_s > 0.0:
-        # (its own time, not B3L's: B3L's floor is the repaired plan's L2)
-        repair_stop = stop.earlier(finish_reserve_s(data.instance) + max(0.0, b3l_s))
-        stats.update(repair_l2(state, mu, rho, repair_stop, repair_s, a, l2_bound).as_stats())
-    left = stop.remaining() - finish_reserve_s(data.instance)
+        # the L2 neighbourhoods first (their own time, not B3L's: B3L's floor is the
+        # repaired plan's L2), the L3 ones after B3L, filled by its margins
+        repair_stop = stop.earlier(finish_reserve_s(data.instance) + max(0.0, b3l_s) + l3_s)
+        out = repair_l2(state, mu, rho, repair_stop, repair_s, a, l2_bound, l3=False)
+    left = stop.remaining() - finish_reserve_s(data.instance) - (l3_s if repair_s > 0 else 0.0)
     budget = Deadline.after(max(0.0, min(b3l_s, left)))
     l2 = sum(
         job.options[r.option].eff
@@ -275,7 +281,17 @@ def l3_stats(
     )
     settled = l1_settled(data, t_hat, whole.l1)
     floor = l2 - L2_FLOOR_TOL * max(1.0, abs(l2)) if settled else None
-    value = l3_lower_bound(data, need, floor, prices, budget, a)
+    # (a valid bound for the plan the L3 neighbourhoods make too: it bounds L3*, and its
+    # floor is a feasible plan's L2 at t̂ = L1*, formulations/fairshare.md, B3L Claim 1)
+    dual = l3_dual(data, need, floor, prices, budget, a)
+    value = dual.value
+    if stop.remaining() - finish_reserve_s(data.instance) > UNIT_S_PER_JOB * len(data.jobs):
+        # B3U at B3L's (λ, μ): each unit's fix row kept, at least B3L there (after B3L's
+        # search, not out of its time: under load at 16,384 GPUs that lowered B3L by more)
+        value = max(value, unit_bound(a, need, floor, dual.lam, dual.mu))
+    if repair_s > 0.0:
+        repair_l3(state, dual, stop.earlier(finish_reserve_s(data.instance)), l3_s, out, a)
+        stats.update(out.as_stats())
     return {
         **stats,
         "L2_bound": min(whole.l2, l2_bound),

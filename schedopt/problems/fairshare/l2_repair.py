@@ -9,10 +9,11 @@ the jobs whose choice is furthest below their best (the shortfall ``max(0, max_o
 they are worth) are where the relaxation says the rounding lost L2; the jobs with the least
 ``|π|`` (those the relaxation is nearly indifferent about) fill the neighbourhood up. The L3
 neighbourhoods are the running jobs that restart though they could be kept, with the jobs on
-their previous hosts. Each neighbourhood is solved as a round of its own (``neighbourhood.py``)
-and its answer replaces the plan's only if the whole plan's L1 does not fall and (L2, −L3)
-rises (L2 within ``L2_HOLD`` of the neighbourhood's, as the exact models hold L2 within
-10⁻⁶): the plan gets lexicographically better or stays.
+their previous hosts; after B3L (``repair_l3``) filled up by the least margin at B3L's
+multipliers, else at B2L's. Each neighbourhood is solved as a round of its own
+(``neighbourhood.py``) and its answer replaces the plan's only if the whole plan's L1 does not
+fall and (L2, −L3) rises (L2 within ``L2_HOLD`` of the neighbourhood's, as the exact models
+hold L2 within 10⁻⁶): the plan gets lexicographically better or stays.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import numpy as np
 from schedopt.core.stopping import Deadline
 
 from .heuristics import _State
-from .l3_bound import Arrays, arrays
+from .l3_bound import Arrays, L3Dual, arrays
 from .neighbourhood import L2_HOLD, Decision, residual, solve
 
 #: Jobs in one neighbourhood (its MILP on 4,096 GPUs: 600 jobs, 2,500 columns, 0.2-0.9 s at
@@ -142,6 +143,56 @@ def l3_neighbourhood(state: _State, margin: np.ndarray, used: set[int], size: in
     return sorted(chosen | {int(i) for i in rest})
 
 
+def l3_shortfalls(state: _State, a: Arrays, dual: L3Dual) -> tuple[np.ndarray, np.ndarray]:
+    """Every job's L3 shortfall at B3L's multipliers (``a_j,now − min(0, min_o a_jo)``, ``a``
+    of Claim 2; a running job on its previous option not kept pays ``c_j`` more) and its
+    margin (``|a|`` of its choice, or of its best when idle), by job index. Their sum with
+    the relaxed rows' slacks is the plan's L3 less B3L: the jobs where the plan loses L3
+    against the bound. Jobs without options: 0 and +inf."""
+    data = state.data
+    rows = [j.index for j in data.jobs if j.options]
+    short = np.zeros(len(data.jobs))
+    margin = np.full(len(data.jobs), np.inf)
+    if not rows:
+        return short, margin
+    cost = dual.costs(a)
+    least = np.minimum(cost.min(axis=1), 0.0)
+    now = np.zeros(len(rows))
+    running = np.zeros(len(rows), dtype=bool)
+    for r, i in enumerate(rows):
+        job, raw = data.jobs[i], state.raw[i]
+        if raw.option is None:
+            continue
+        running[r] = True
+        now[r] = cost[r, raw.option]
+        if raw.option == job.prev_option and job.keepable and not raw.keep:
+            now[r] += job.restart_cost
+    short[rows] = now - least
+    margin[rows] = np.abs(np.where(running, now, least))
+    return short, margin
+
+
+def repair_l3(
+    state: _State, dual: L3Dual, stop: Deadline, max_s: float, out: RepairStats, a: Arrays
+) -> RepairStats:
+    """The L3 neighbourhoods after B3L (``l3_neighbourhood``, filled by the least margin at
+    B3L's multipliers), each ``min L3`` with L2 held and kept only if better, within
+    ``max_s`` and ``stop``, until one is not kept; added to ``out``. (Chosen by the largest
+    L3 shortfall instead, they were not kept at 16,384 GPUs: benchmarks/RESULTS.md.)"""
+    started = time.perf_counter()
+    inst = state.data.instance
+    if inst.guarantees_hard or inst.max_preemptions is not None:
+        return out
+    end = started + max(0.0, min(max_s, stop.remaining()))
+
+    def pick(used: set[int], size: int) -> list[int]:
+        return l3_neighbourhood(state, l3_shortfalls(state, a, dual)[1], used, size)
+
+    _phase(state, pick, end, False, out)
+    out.seconds += time.perf_counter() - started
+    return out
+
+
 def _phase(
     state: _State,
     pick: Callable[[set[int], int], list[int]],
@@ -171,12 +222,14 @@ def repair_l2(
     max_s: float,
     a: Arrays | None = None,
     l2_bound: float = np.inf,
+    l3: bool = True,
 ) -> RepairStats:
     """Neighbourhood MILPs (module docstring) until ``max_s`` or ``stop``: L2 first, in up to
     L2_PHASE of the time, until one is not kept or the plan's L2 is within L2_GAP of
     ``l2_bound`` (B2L), then L3 at the plan's L2 in the rest of the share until one is not
-    kept. ``mu``, ``rho``: B2L's multipliers (``l3_bound.l2_prices``); ``a``:
-    ``l3_bound.arrays(state.data)``, if made already. Not with hard guarantees or a
+    kept (``l3`` False: the L2 ones alone, in their share). ``mu``, ``rho``: B2L's
+    multipliers (``l2_bound.l2_prices``); ``a``: ``l3_bound.arrays(state.data)``, if made
+    already. Not with hard guarantees or a
     preemption cap (the neighbourhood would have to carry them; ``decomp`` refuses both)."""
     started = time.perf_counter()
     out = RepairStats()
@@ -202,6 +255,9 @@ def repair_l2(
     # gained 23.1 gained nothing; at 4,096 GPUs, load 3.6, the three L3 ones after a first that
     # was not kept gained nothing in 0.53 s
     _phase(state, l2_pick, l2_end, True, out)
+    if not l3:
+        out.seconds = time.perf_counter() - started
+        return out
     # the L3 neighbourhoods have their share of the time from here, not what the L2 ones left
     _phase(state, l3_pick, min(end, time.perf_counter() + l3_s), False, out)
     out.seconds = time.perf_counter() - started
@@ -299,6 +355,8 @@ __all__ = [
     "RepairStats",
     "l2_neighbourhood",
     "l3_neighbourhood",
+    "l3_shortfalls",
     "losses",
     "repair_l2",
+    "repair_l3",
 ]

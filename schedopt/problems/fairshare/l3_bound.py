@@ -9,14 +9,11 @@ linking jobs are relaxed: the fix rows with ``ρ_v ≥ 0``, C2 with ``μ_g ≥ 0
 of per-job minima: any multipliers give a valid bound (weak duality), the search only makes
 it larger.
 
-The multipliers: ``μ_g = λ·p_g`` with ``p_g`` B2's prices per GPU (the L2 Lagrangian's), so
-the per-job profit is ``λ`` times B2's reduced profit, ``λ`` by a golden section; then
-``(λ, μ)`` together by Kelley's cutting planes in a trust region
-(``model.lp_bound.cutting_plane_ascent``, supergradients from the per-job minimisers); for
-each point every ``ρ_v`` by bisection (each unit's term is concave in its own ``ρ_v`` alone:
-the sign of ``m_v − g_v`` says which way). On 4,096 GPUs × 5,000 jobs: 68,216 against the LP
-relaxation's 68,295 over the same rows (coordinate-wise golden sections on ``λ``, a scale of
-``μ`` and each ``μ_g``, before: 64,054).
+The multipliers: ``μ_g = λ·p_g`` with ``p_g`` B2's prices, ``λ`` by a golden section; then
+``(λ, μ)`` by Kelley's cutting planes in a trust region (``model.lp_bound``), every ``ρ_v``
+by bisection at each point; then ``(λ, μ, ρ)`` together by the same planes, which reach the
+LP over the same rows where the first search stalls (4,096 GPUs × 5,000 jobs: 77,517 against
+the LP's 77,539, where it stalled at 76,917).
 """
 
 from __future__ import annotations
@@ -38,9 +35,22 @@ from .data import GPU_TOL, ModelData
 RHO_STEPS = 20
 #: Golden-section steps on λ before the cutting planes (a rough start is enough: at 16,384
 #: GPUs, load 5, 12 steps used B3L's 0.5 s before the planes began, 237,602 against 246,060
-#: with 3), and on each μ_g in B2L (each evaluation is a valid bound; the best is kept).
+#: with 3).
 LAMBDA_STEPS = 3
-SCALE_STEPS = 6
+#: Cutting-plane steps of the search over (λ, μ, ρ) together, in what B3L's time leaves
+#: after the one over (λ, μ) with each ρ_v set alone (given a share of its own at 16,384
+#: GPUs, it raised B3L by 0.2% and took that share from the first search).
+JOINT_STEPS = 400
+#: ... and only with at most this many counted units: at 16,384 GPUs (200 tenants) its 25
+#: steps to the stall rule took 0.3 s for 7 on 300,585, at 4,096 (100) they are 600 on 76,917.
+JOINT_MAX_UNITS = 150
+#: Cutting-plane steps of the search over (λ, μ) before it.
+PLANE_STEPS = 60
+#: ... and it stops once the last STALL_STEPS steps raised the bound by at most STALL_TOL of
+#: it (on 4,096 GPUs it reaches the LP in about 200 steps; without a stop it used B3L's
+#: whole cap there).
+STALL_STEPS = 25
+STALL_TOL = 1e-5
 #: Golden ratio's conjugate.
 _G = (math.sqrt(5.0) - 1.0) / 2.0
 
@@ -142,7 +152,7 @@ def lagrangian(
     return best, best_rho
 
 
-def _golden(
+def golden(
     f: Callable[[float], float], lo: float, hi: float, steps: int, stop: Deadline
 ) -> tuple[float, float]:
     """The best (value, argument) met by a golden-section search of ``f`` on [lo, hi]."""
@@ -186,6 +196,22 @@ def need_gpus(data: ModelData, t_hat: float) -> np.ndarray:
     return need
 
 
+@dataclass(frozen=True)
+class L3Dual:
+    """B3L's value and the multipliers it was found at (``λ`` on the L2 row, ``μ_g`` on C2,
+    ``ρ_v`` on the fix rows): a job's reduced cost on option ``o`` is ``a_jo`` of Claim 2."""
+
+    value: float
+    lam: float
+    mu: np.ndarray
+    rho: np.ndarray
+
+    def costs(self, a: Arrays) -> np.ndarray:
+        """``a_jo`` by row of ``a`` (+inf where padded; the kept choice at the previous
+        option, as in ``a.base``)."""
+        return a.base - self.lam * a.eff + (self.mu[a.gtype] - self.rho[a.unit][:, None]) * a.n
+
+
 def l3_lower_bound(
     data: ModelData,
     need: np.ndarray,
@@ -197,14 +223,29 @@ def l3_lower_bound(
     """B3L: the best Lagrangian value found before ``stop`` (at least B3 = the restart cost of
     the unkeepable running jobs, which μ = λ = ρ = 0 gives). ``need``: ``m_v(t̂)`` by unit;
     ``l2_floor``: λ₂ or None; ``prices``: B2's ``μ_g`` by type, in sorted type order."""
+    return l3_dual(data, need, l2_floor, prices, stop, a).value
+
+
+def l3_dual(
+    data: ModelData,
+    need: np.ndarray,
+    l2_floor: float | None,
+    prices: np.ndarray,
+    stop: Deadline,
+    a: Arrays | None = None,
+) -> L3Dual:
+    """B3L (:func:`l3_lower_bound`) with the multipliers of the best value found (those of
+    λ = μ = ρ = 0 when B3 is larger or there was no time)."""
     b3 = restart_lower_bound(data)
-    if stop.expired():
-        return b3
     a = arrays(data) if a is None else a
+    units = len(need)
     if len(prices) != len(a.capacity):
         prices = np.zeros(len(a.capacity))
-    best, rho = lagrangian(a, need, None, 0.0, np.zeros_like(prices))
-    best = max(best, b3)
+    zero = L3Dual(b3, 0.0, np.zeros(len(a.capacity)), np.zeros(units))
+    if stop.expired():
+        return zero
+    value, rho = lagrangian(a, need, None, 0.0, np.zeros_like(prices))
+    best = L3Dual(value, 0.0, np.zeros(len(a.capacity)), rho) if value > b3 else zero
     if stop.expired() or l2_floor is None or not len(a.unit):
         return best
     # λ's range: past the largest restart cost per unit of throughput no job is kept for its
@@ -212,13 +253,22 @@ def l3_lower_bound(
     finite = np.isfinite(a.base)
     top = float((-a.base[finite]).max(initial=0.0)) / max(float(a.eff[finite].min()), 1e-9)
     near = [rho]  # the ρ of the last evaluation: the next bisection starts near it
+    seen: dict[float, tuple[float, np.ndarray, np.ndarray]] = {}
 
     def at(lam: float, mu: np.ndarray) -> float:
         value, near[0] = lagrangian(a, need, l2_floor, lam, mu, near[0])
+        if value > best.value and value not in seen:
+            seen[value] = (lam, mu.copy(), near[0])
         return value
 
-    value, lam = _golden(lambda x: at(x, x * prices), 0.0, max(1.0, top), LAMBDA_STEPS, stop)
-    best = max(best, value)
+    def best_of(value: float) -> L3Dual:
+        if value > best.value and value in seen:
+            lam, mu, rho = seen[value]
+            return L3Dual(value, lam, mu, rho)
+        return best
+
+    value, lam = golden(lambda x: at(x, x * prices), 0.0, max(1.0, top), LAMBDA_STEPS, stop)
+    best = best_of(value)
     if stop.expired():
         return best
 
@@ -231,8 +281,56 @@ def l3_lower_bound(
     # then (λ, μ) together by cutting planes from there (coordinate-wise golden sections
     # stalled at 64,054 on 4,096 GPUs, 94% of the LP's 68,295; these reach 68,216)
     start = np.concatenate([[lam], lam * np.asarray(prices, dtype=np.float64)])
-    value, _ = cutting_plane_ascent(with_gradient, start, time.perf_counter() + stop.remaining())
-    return max(best, value)
+    end = time.perf_counter() + stop.remaining()
+    value, _ = cutting_plane_ascent(with_gradient, start, end, max_steps=PLANE_STEPS)
+    best = best_of(value)
+    if stop.expired():
+        return best
+    # then (λ, μ, ρ) all together from the best point: each ρ_v set alone for the (λ, μ)
+    # of the moment stalls short of the LP (on 4,096 GPUs 76,917 against its 77,539; these
+    # reach 77,539 in 200 steps, 0.6 s at load 4)
+    counted = need > 0
+    if int(counted.sum()) > JOINT_MAX_UNITS:
+        return best
+    types = len(a.capacity)
+
+    def joint(y: np.ndarray) -> tuple[float, np.ndarray]:
+        rho = np.where(counted, y[1 + types :], 0.0)
+        return at_point(a, need, floor, float(y[0]), y[1 : 1 + types], rho)
+
+    y0 = np.concatenate([[best.lam], best.mu, best.rho])
+    value, y = cutting_plane_ascent(
+        joint, y0, end, max_steps=JOINT_STEPS, stall_steps=STALL_STEPS, stall_tol=STALL_TOL
+    )
+    if value > best.value:
+        rho = np.where(counted, y[1 + types :], 0.0)
+        best = L3Dual(value, float(y[0]), y[1 : 1 + types].copy(), rho)
+    return best
+
+
+def at_point(
+    a: Arrays, need: np.ndarray, l2_floor: float, lam: float, mu: np.ndarray, rho: np.ndarray
+) -> tuple[float, np.ndarray]:
+    """Claim 2's bound at ``(λ, μ, ρ)`` as given (ρ_v = 0 for units not counted) and a
+    supergradient in all three: the relaxed rows' slacks at the per-job minimisers,
+    ``(λ₂ − Σ e x, Σ_{o of g} n x − F_g, m_v − g_v)``."""
+    cost = a.base - lam * a.eff + mu[a.gtype] * a.n - rho[a.unit][:, None] * a.n
+    rows = np.arange(len(cost))
+    pick = np.argmin(cost, axis=1)
+    least = cost[rows, pick]
+    on = least < 0.0
+    n = a.n[rows, pick][on]
+    value = (
+        a.restart_constant
+        + lam * l2_floor
+        - float(mu @ a.capacity)
+        + float(rho @ need)
+        + float(least[on].sum())
+    )
+    used = np.bincount(a.gtype[rows, pick][on], weights=n, minlength=len(a.capacity))
+    got = np.bincount(a.unit[on], weights=n, minlength=len(need))
+    slack_l2 = l2_floor - float(a.eff[rows, pick][on].sum())
+    return value, np.concatenate([[slack_l2], used - a.capacity, need - got])
 
 
 def supergradient(
@@ -240,79 +338,18 @@ def supergradient(
 ) -> np.ndarray:
     """A supergradient in ``(λ, μ)`` of the Lagrangian at ``(λ, μ, ρ)``: the relaxed rows'
     slacks at the per-job minimisers, ``λ₂ − Σ e x`` and ``Σ_{o of g} n x − F_g``."""
-    cost = a.base - lam * a.eff + mu[a.gtype] * a.n - rho[a.unit][:, None] * a.n
-    rows = np.arange(len(cost))
-    pick = np.argmin(cost, axis=1)
-    on = cost[rows, pick] < 0.0
-    n = a.n[rows, pick][on]
-    used = np.bincount(a.gtype[rows, pick][on], weights=n, minlength=len(a.capacity))
-    return np.concatenate([[l2_floor - float(a.eff[rows, pick][on].sum())], used - a.capacity])
-
-
-def l2_upper_bound(data: ModelData, need: np.ndarray, prices: np.ndarray, stop: Deadline) -> float:
-    """B2L: an upper bound on L2 over the allocations at least as fair as a solution
-    (``g_v ≥ m_v(t̂)``, ``need``), by relaxing those rows with ``ρ_v ≥ 0`` and C2 with
-    ``μ_g ≥ 0``: ``Σ_g μ_g F_g − Σ_v ρ_v m_v + Σ_j max(0, max_o e_jo − (μ_g − ρ_v) n_o)``
-    (formulations/fairshare.md, "B2L"). The least value met before ``stop`` (+inf with no
-    time); :func:`l2_prices` gives its multipliers too."""
-    return l2_prices(data, need, prices, stop)[0]
-
-
-def l2_prices(
-    data: ModelData,
-    need: np.ndarray,
-    prices: np.ndarray,
-    stop: Deadline,
-    a: Arrays | None = None,
-) -> tuple[float, np.ndarray, np.ndarray]:
-    """B2L (:func:`l2_upper_bound`) and the multipliers ``(μ_g, ρ_v)`` that give it. It is
-    B3L's Lagrangian with no restart or host costs and ``λ = 1`` (the L2 row as the
-    objective), negated: ``μ`` from B2's ``prices`` (where ``ρ = 0`` gives B2 itself), then
-    each ``μ_g`` alone by golden sections, ``ρ`` exactly enough at each point."""
-    a = arrays(data) if a is None else a
-    units = len(need)
-    if not len(a.unit):
-        return 0.0, np.zeros(len(a.capacity)), np.zeros(units)
-    if len(prices) != len(a.capacity):
-        prices = np.zeros(len(a.capacity))
-    mu = np.asarray(prices, dtype=np.float64).copy()
-    if stop.expired():
-        return math.inf, mu, np.zeros(units)
-    plain = Arrays(
-        a.unit, a.n, a.eff, a.gtype, np.where(np.isfinite(a.base), 0.0, np.inf), a.capacity, 0.0
-    )
-    near: list[np.ndarray | None] = [None]
-    found: dict[float, np.ndarray] = {}
-
-    def at(mu: np.ndarray) -> float:
-        # the lower bound on min −L2 at (1, μ, ρ): its negation bounds L2 from above
-        value, rho = lagrangian(plain, need, 0.0, 1.0, mu, near[0])
-        near[0] = found[value] = rho
-        return value
-
-    best = at(mu)
-    best_rho = found[best]
-    for g in range(len(mu)):
-        if stop.expired():
-            break
-
-        def with_price(p: float, g: int = g) -> float:
-            trial = mu.copy()
-            trial[g] = p
-            return at(trial)
-
-        value, price = _golden(with_price, 0.0, 2.0 * mu[g] + 1e-3, SCALE_STEPS, stop)
-        if value > best:
-            best, mu[g], best_rho = value, price, found[value]
-    return -best, mu, best_rho
+    need = np.zeros(len(rho))  # (the ρ part of at_point's supergradient is not used)
+    return at_point(a, need, l2_floor, lam, mu, rho)[1][: 1 + len(a.capacity)]
 
 
 __all__ = [
     "Arrays",
+    "L3Dual",
     "arrays",
+    "at_point",
+    "golden",
     "l1_settled",
-    "l2_prices",
-    "l2_upper_bound",
+    "l3_dual",
     "l3_lower_bound",
     "lagrangian",
     "need_gpus",

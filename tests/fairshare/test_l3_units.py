@@ -1,0 +1,109 @@
+"""B3U (formulations/fairshare.md): each unit's covering minimum is exact; the bound is below
+L3 of the exact optimum on tiny rounds at any multipliers, at least B3L at the same ones,
+and ``decomp`` reports it where it is larger."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import schedopt
+from schedopt.core.status import Status
+from schedopt.problems.fairshare import decomp, generate_custom
+from schedopt.problems.fairshare.data import build_data
+from schedopt.problems.fairshare.l3_bound import arrays, lagrangian, need_gpus
+from schedopt.problems.fairshare.l3_units import covering_min, unit_bound
+from schedopt.problems.fairshare.strategies import instances
+
+from ..timing import PROOF_LIMIT_S
+
+SETTINGS = settings(
+    derandomize=True, deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+@SETTINGS
+@given(
+    jobs=st.lists(
+        st.lists(st.tuples(st.sampled_from([1, 2, 4, 8]), st.floats(-50, 50)), max_size=3),
+        min_size=1,
+        max_size=5,
+    ),
+    need=st.integers(0, 12),
+)
+def test_the_covering_minimum_is_the_enumerated_one(jobs, need: int) -> None:
+    width = max(1, max(len(j) for j in jobs))
+    costs = np.full((len(jobs), width), np.inf)
+    gpus = np.zeros((len(jobs), width))
+    for r, options in enumerate(jobs):
+        for o, (n, c) in enumerate(options):
+            costs[r, o], gpus[r, o] = c, n
+    best = np.inf
+    for pick in itertools.product(*[[None, *range(len(j))] for j in jobs]):
+        got = sum(jobs[r][o][0] for r, o in enumerate(pick) if o is not None)
+        if got >= need:
+            best = min(best, sum(jobs[r][o][1] for r, o in enumerate(pick) if o is not None))
+    assert covering_min(costs, gpus, need) == pytest.approx(best, abs=1e-9)
+
+
+@SETTINGS
+@given(
+    inst=instances(max_jobs=5),
+    lam=st.floats(0.0, 500.0),
+    mu=st.lists(st.floats(0.0, 100.0), min_size=4, max_size=4),
+    rho=st.floats(0.0, 100.0),
+)
+def test_b3u_is_below_the_optimum_and_above_b3l(inst, lam: float, mu: list[float], rho) -> None:
+    best = schedopt.solve(inst, "milp:highs", time_limit_s=PROOF_LIMIT_S)
+    if best.status is not Status.OPTIMAL:
+        return
+    l1, l2, l3 = best.objectives
+    data = build_data(inst, check_size=False)
+    a = arrays(data)
+    need = need_gpus(data, l1)
+    prices = np.asarray(mu[: len(a.capacity)])
+    floor = l2 * (1 - 1e-9)
+    value = unit_bound(a, need, floor, lam, prices)
+    assert value <= l3 + 1e-6 * max(1.0, l3)
+    # B3L at the same (λ, μ) and any ρ (here one for every counted unit) is never above it
+    at_rho = np.where(need > 0, rho, 0.0)
+    cost = a.base - lam * a.eff + prices[a.gtype] * a.n - at_rho[a.unit][:, None] * a.n
+    b3l = (
+        a.restart_constant
+        + lam * floor
+        - float(prices @ a.capacity)
+        + float(at_rho @ need)
+        + float(np.minimum(cost.min(axis=1), 0.0).sum())
+    )
+    assert b3l <= value + 1e-6 * max(1.0, abs(value))
+    searched, _ = lagrangian(a, need, floor, lam, prices)
+    assert searched <= value + 1e-6 * max(1.0, abs(value))
+
+
+def test_decomp_reports_b3u_where_it_is_above_b3l(monkeypatch) -> None:
+    seen: list[float] = []
+
+    def recorded(*args):  # type: ignore[no-untyped-def]
+        seen.append(unit_bound(*args))
+        return seen[-1]
+
+    monkeypatch.setattr(decomp, "unit_bound", recorded)
+    dual_values: list[float] = []
+    l3_dual = decomp.l3_dual
+
+    def dual(*args):  # type: ignore[no-untyped-def]
+        out = l3_dual(*args)
+        dual_values.append(out.value)
+        return out
+
+    monkeypatch.setattr(decomp, "l3_dual", dual)
+    inst = generate_custom(gpus=1024, tenants=20, jobs=1500, seed=0)
+    got = schedopt.solve(inst, "decomp", time_limit_s=30, params={"parts": 2})
+    assert len(seen) == 1 and len(dual_values) == 1
+    assert seen[0] > dual_values[0] + 1.0  # the units' rows kept: above the LP's value
+    assert got.stats["L3_bound"] == pytest.approx(seen[0])
+    assert got.stats["L3_bound"] <= got.objectives[2]
