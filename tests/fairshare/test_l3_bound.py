@@ -194,9 +194,9 @@ def _omega_lp(data, need: np.ndarray, floor: float) -> float:
     return float(res.fun) + data.restart_constant
 
 
-def test_b3l_reaches_the_lp_of_the_rows_it_relaxes() -> None:
-    # the search over (λ, μ) with each ρ_v set alone stalled at 40% of this LP (1,029 against
-    # 2,596); the joint search over (λ, μ, ρ) reaches it
+def _after_astraea():
+    """Astraea's plan on 128 GPUs × 200 jobs: the data, ``m_v(t̂)``, its L2 as the floor and
+    B2's prices (where B3L's first search stalls at 40% of the LP)."""
     from schedopt.problems.fairshare.heuristics import AstraeaParams, run_astraea
 
     inst = generate_custom(gpus=128, tenants=8, jobs=200, seed=0)
@@ -207,9 +207,15 @@ def test_b3l_reaches_the_lp_of_the_rows_it_relaxes() -> None:
     l2 = sum(
         data.jobs[i].options[r.option].eff for i, r in enumerate(state.raw) if r.option is not None
     )
-    need, floor = need_gpus(data, t_hat), l2 * (1 - 1e-9)
+    return data, need_gpus(data, t_hat), l2 * (1 - 1e-9), np.asarray(bounds(data).prices)
+
+
+def test_b3l_reaches_the_lp_of_the_rows_it_relaxes() -> None:
+    # the search over (λ, μ) with each ρ_v set alone stalled at 40% of this LP (1,029 against
+    # 2,596); the joint search over (λ, μ, ρ) reaches it
+    data, need, floor, prices = _after_astraea()
     lp = _omega_lp(data, need, floor)
-    dual = l3_dual(data, need, floor, np.asarray(bounds(data).prices), Deadline.after(60))
+    dual = l3_dual(data, need, floor, prices, Deadline.after(60))
     assert dual.value <= lp + 1e-6 * max(1.0, abs(lp))  # (weak duality: never above it)
     assert dual.value >= lp - 1e-3 * max(1.0, abs(lp))
     # the multipliers returned give the value returned
@@ -219,17 +225,8 @@ def test_b3l_reaches_the_lp_of_the_rows_it_relaxes() -> None:
 
 def test_the_joint_search_is_left_out_above_its_unit_count(monkeypatch) -> None:
     from schedopt.problems.fairshare import l3_bound
-    from schedopt.problems.fairshare.heuristics import AstraeaParams, run_astraea
 
-    inst = generate_custom(gpus=128, tenants=8, jobs=200, seed=0)
-    data = build_data(inst, check_size=False)
-    state, _ = run_astraea(data, AstraeaParams())
-    t_hat = data.min_share([float(g) for g in state.unit_gpus])
-    l2 = sum(
-        data.jobs[i].options[r.option].eff for i, r in enumerate(state.raw) if r.option is not None
-    )
-    need, floor = need_gpus(data, t_hat), l2 * (1 - 1e-9)
-    prices = np.asarray(bounds(data).prices)
+    data, need, floor, prices = _after_astraea()
     monkeypatch.setattr(l3_bound, "JOINT_MAX_UNITS", int((need > 0).sum()) - 1)
     alone = l3_dual(data, need, floor, prices, Deadline.after(60)).value
     assert alone < _omega_lp(data, need, floor) * (1 - 1e-2)  # the first search stalls here
@@ -239,17 +236,8 @@ def test_the_joint_search_is_left_out_when_its_steps_do_not_fit(monkeypatch) -> 
     # cut short it spent the rest of B3L's time for little: at 16,384 GPUs 0.45 s of wall
     # for +0.3% of B3L (2026-12-05), so it runs only when the time left covers its steps
     from schedopt.problems.fairshare import l3_bound
-    from schedopt.problems.fairshare.heuristics import AstraeaParams, run_astraea
 
-    inst = generate_custom(gpus=128, tenants=8, jobs=200, seed=0)
-    data = build_data(inst, check_size=False)
-    state, _ = run_astraea(data, AstraeaParams())
-    t_hat = data.min_share([float(g) for g in state.unit_gpus])
-    l2 = sum(
-        data.jobs[i].options[r.option].eff for i, r in enumerate(state.raw) if r.option is not None
-    )
-    need, floor = need_gpus(data, t_hat), l2 * (1 - 1e-9)
-    prices = np.asarray(bounds(data).prices)
+    data, need, floor, prices = _after_astraea()
     lp = _omega_lp(data, need, floor)
     assert l3_dual(data, need, floor, prices, Deadline.after(60)).value >= lp * (1 - 1e-3)
     monkeypatch.setattr(l3_bound, "JOINT_NEED_STEPS", 10**9)  # never time for them
