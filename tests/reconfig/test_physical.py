@@ -221,3 +221,26 @@ def test_a_bisection_s_memo_prices_every_row_as_without_it(doc: dict, seed: int)
     for lam in rng.integers(base, 3 * base + 2, 6):
         fresh = least_per_count(sd, int(lam), mu)
         assert np.array_equal(fresh, least_per_count(sd, int(lam), mu, memo))
+
+
+def test_no_lp_is_built_for_prices_once_the_deadline_has_passed(monkeypatch) -> None:
+    # the master's prices out of time used to fall back to Q4's LP past the deadline (0.06 s
+    # over it at 1,024 GPUs, 2026-12-05); the bound is what the probes proved until then
+    import time
+
+    from schedopt.core.stopping import Deadline
+    from schedopt.problems.reconfig import price_bound
+
+    def out_of_time(sd, lam, deadline, pool):
+        while not deadline.expired():
+            time.sleep(0.01)
+        return None
+
+    def no_lp(*args):
+        raise AssertionError("Q4's LP built past the deadline")
+
+    monkeypatch.setattr(price_bound, "column_prices", out_of_time)
+    monkeypatch.setattr(price_bound, "lp_prices", no_lp)
+    inst = generate_custom(4, 8, "llama2-70b", 64, 2, 2, seed=0)
+    bound, _ = priced_bound_us(inst, 13_000_000, Deadline.after(0.5))
+    assert bound == physical_bound_us(inst)  # (P1–P6 alone: no prices in time)

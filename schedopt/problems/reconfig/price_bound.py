@@ -162,8 +162,8 @@ def priced_bound_us(
             lo = max(lo, probe + 1)
         elif ended == CONVERGED:  # the columns' LP holds M at probe: no price proves more
             dw_top = min(dw_top, probe)
-        if mu is None:
-            mu = lp_prices(sd, probe, deadline)
+        if mu is None and (deadline is None or not deadline.expired()):
+            mu = lp_prices(sd, probe, deadline)  # (not past the deadline: it builds an LP)
         stats["q_lps"] += 1
         if mu is None:
             break
