@@ -35,12 +35,18 @@ def _no_plan(doc: dict) -> ReconfigInstance:
     return ReconfigInstance.model_validate(doc)
 
 
+def _brute_forced(doc: dict) -> tuple[ReconfigInstance, tuple[int, list] | None]:
+    """The instance (no current plan, at most 5 surviving GPUs: brute force's reach) and its
+    physical optimum by enumeration (None: no physical plan)."""
+    inst = _no_plan(doc)
+    assume(len(inst.cluster.gpus()) - len(inst.failed_gpus) <= 5)
+    return inst, physical_best(inst)
+
+
 @settings(derandomize=True, deadline=None, max_examples=40, suppress_health_check=list(HealthCheck))
 @given(doc=instance_dicts(max_hosts=2, max_layers=4))
 def test_the_physical_bound_is_below_the_physical_optimum(doc: dict) -> None:
-    inst = _no_plan(doc)
-    assume(len(inst.cluster.gpus()) - len(inst.failed_gpus) <= 5)
-    found = physical_best(inst)
+    inst, found = _brute_forced(doc)
     bound = physical_bound_us(inst)
     template = best_iteration_us(inst)
     if found is None:
@@ -117,9 +123,7 @@ def test_every_answer_has_a_physical_bound_and_gap() -> None:
 def test_the_stage_position_bound_is_below_the_physical_optimum(doc: dict) -> None:
     # Q1-Q6 (formulations/reconfig.md): every probe it rules out is below the physical optimum;
     # no deadline (a proof must not depend on speed), up to the optimum itself as the cap
-    inst = _no_plan(doc)
-    assume(len(inst.cluster.gpus()) - len(inst.failed_gpus) <= 5)
-    found = physical_best(inst)
+    inst, found = _brute_forced(doc)
     for exact in (True, False):
         bound, _ = stage_bound_us(inst, None, exact_speeds=exact, rel_tol=1e-4)
         if found is None:
@@ -133,9 +137,7 @@ def test_the_stage_position_bound_is_below_the_physical_optimum(doc: dict) -> No
 @given(doc=instance_dicts(max_hosts=2, max_layers=4))
 def test_the_priced_bound_is_below_the_physical_optimum(doc: dict) -> None:
     # Q7-Q9: prices (Q8' then Q8), then every probe they rule out is below the optimum
-    inst = _no_plan(doc)
-    assume(len(inst.cluster.gpus()) - len(inst.failed_gpus) <= 5)
-    found = physical_best(inst)
+    inst, found = _brute_forced(doc)
     bound, _ = priced_bound_us(inst, None, rel_tol=1e-4)
     if found is None:
         assert bound is None or physical_bound_us(inst) is not None
@@ -149,9 +151,7 @@ def test_the_priced_bound_is_below_the_physical_optimum(doc: dict) -> None:
 def test_integer_pipeline_counts_never_rule_out_the_physical_optimum(doc: dict, seed: int) -> None:
     # Q9 at any prices μ ≥ 0: at Λ = the brute-force physical optimum, some number of pipelines
     # is not ruled out (the optimum's own); and wherever Q7 rules a probe out, Q9 does too
-    inst = _no_plan(doc)
-    assume(len(inst.cluster.gpus()) - len(inst.failed_gpus) <= 5)
-    found = physical_best(inst)
+    inst, found = _brute_forced(doc)
     sd = stage_data(inst)
     assume(found is not None and sd is not None)
     assert sd is not None and found is not None
@@ -172,9 +172,7 @@ def test_integer_pipeline_counts_never_rule_out_the_physical_optimum(doc: dict, 
 def test_the_master_solved_at_a_probe_never_rules_out_the_physical_optimum(doc: dict) -> None:
     # Q10: at Λ = the brute-force physical optimum the master's rounds never claim L1 > Λ, and
     # the prices it returns never do either; one below, what it rules out its prices rule out
-    inst = _no_plan(doc)
-    assume(len(inst.cluster.gpus()) - len(inst.failed_gpus) <= 5)
-    found = physical_best(inst)
+    inst, found = _brute_forced(doc)
     sd = stage_data(inst)
     assume(found is not None and sd is not None)
     assert sd is not None and found is not None
