@@ -22,7 +22,6 @@ from schedopt.problems.fairshare.l3_bound import (
     at_point,
     l1_settled,
     l3_dual,
-    l3_lower_bound,
     lagrangian,
     need_gpus,
 )
@@ -51,7 +50,7 @@ def test_b3l_is_at_most_the_optimums_l3(inst) -> None:
     whole = bounds(data)
     need = need_gpus(data, l1)
     for floor in (None, l2 * (1 - 1e-9)):
-        value = l3_lower_bound(data, need, floor, np.asarray(whole.prices), Deadline.after(30))
+        value = l3_dual(data, need, floor, np.asarray(whole.prices), Deadline.after(30)).value
         assert value <= l3 + 1e-6 * max(1.0, l3)
         assert value >= whole.l3 - 1e-9  # never below B3
 

@@ -215,20 +215,6 @@ class L3Dual:
         return a.base - self.lam * a.eff + (self.mu[a.gtype] - self.rho[a.unit][:, None]) * a.n
 
 
-def l3_lower_bound(
-    data: ModelData,
-    need: np.ndarray,
-    l2_floor: float | None,
-    prices: np.ndarray,
-    stop: Deadline,
-    a: Arrays | None = None,
-) -> float:
-    """B3L: the best Lagrangian value found before ``stop`` (at least B3 = the restart cost of
-    the unkeepable running jobs, which μ = λ = ρ = 0 gives). ``need``: ``m_v(t̂)`` by unit;
-    ``l2_floor``: λ₂ or None; ``prices``: B2's ``μ_g`` by type, in sorted type order."""
-    return l3_dual(data, need, l2_floor, prices, stop, a).value
-
-
 def l3_dual(
     data: ModelData,
     need: np.ndarray,
@@ -237,8 +223,11 @@ def l3_dual(
     stop: Deadline,
     a: Arrays | None = None,
 ) -> L3Dual:
-    """B3L (:func:`l3_lower_bound`) with the multipliers of the best value found (those of
-    λ = μ = ρ = 0 when B3 is larger or there was no time)."""
+    """B3L: the best Lagrangian value found before ``stop`` (at least B3 = the restart cost of
+    the unkeepable running jobs, which μ = λ = ρ = 0 gives), with the multipliers it was found
+    at (those of λ = μ = ρ = 0 when B3 is larger or there was no time). ``need``: ``m_v(t̂)``
+    by unit; ``l2_floor``: λ₂ or None; ``prices``: B2's ``μ_g`` by type, in sorted type
+    order."""
     b3 = restart_lower_bound(data)
     a = arrays(data) if a is None else a
     units = len(need)
@@ -362,7 +351,6 @@ __all__ = [
     "golden",
     "l1_settled",
     "l3_dual",
-    "l3_lower_bound",
     "lagrangian",
     "need_gpus",
 ]
