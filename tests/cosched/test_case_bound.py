@@ -12,18 +12,21 @@ import pytest
 
 from schedopt.problems.cosched.farley import Stack, _fractional, _knapsack
 from schedopt.problems.cosched.greedy import _fill
-from schedopt.problems.cosched.pricing import SCALE, case_bound, undominated
+from schedopt.problems.cosched.pricing import SCALE, case_bound, case_model, undominated
 
 P = 2
 
 
-def _case(seed: int):
+def _case(seed: int, universal: bool = False):
     """A random case of 4 jobs × 3 combinations on 2 pools, with repeated and dominated
-    combinations likely (small whole numbers)."""
+    combinations likely (small whole numbers); ``universal``: every combination uses pool 1
+    (as the generator's train phase uses H800)."""
     rng = np.random.default_rng(seed)
     n, K = 4, 3
     items = np.arange(n)
     duration = rng.integers(0, 4, (n, K, P)) * 10
+    if universal:
+        duration[..., 1] = rng.integers(1, 4, (n, K)) * 10
     switch = rng.integers(0, 3, n) * 5
     load = duration + np.where(duration > 0, switch[:, None, None], 0)
     mem = rng.integers(0, 3, (n, K, P)) * 100
@@ -62,12 +65,14 @@ def _brute(pi, items, ok, duration, load, mem, chain, slo, factor, switch, level
     return best
 
 
+@pytest.mark.parametrize("universal", [False, True])
 @pytest.mark.parametrize("seed", range(40))
-def test_the_case_bound_is_the_brute_force_maximum(seed: int) -> None:
+def test_the_case_bound_is_the_brute_force_maximum(seed: int, universal: bool) -> None:
     """Solved to the end, CP-SAT's bound is the case's maximum (to π's rounding up), with the
     dominated combinations left out; stopped at any ``enough`` or started from any hint it is
-    never below it."""
-    case = _case(seed)
+    never below it. With a pool every combination uses, the groups of one member are found
+    outside the model and the model states that pool's R3' without its big-M."""
+    case = _case(seed, universal)
     best = _brute(*case)
     slack = len(case[1]) / SCALE + 1e-6  # π rounded up to 1/SCALE per member
     got = case_bound(*case, 30.0)
@@ -163,3 +168,44 @@ def test_the_greedy_fill_takes_the_group_of_one_by_one_tests(seed: int) -> None:
     level, room = int(rng.integers(20, 80)), rng.integers(1, 5, 3) * 100
     args = (jobs, pick, order, stack, on, switch, level, room)
     assert _fill(*args) == _fill_one_by_one(*args)
+
+
+def test_a_pool_every_combination_uses_has_no_big_m() -> None:
+    """R3' on a pool every admissible combination uses is the load row alone (formulations/
+    cosched.md, "Cheaper exact rounds"): the model's only variables are the cycle and one
+    Boolean per combination; a pool some combination leaves unused keeps its binary."""
+    pi, items, ok, duration, load, mem, chain, slo, factor, switch, level, room = _case(3, True)
+    ok = np.ones_like(ok)
+    kept = undominated(ok, duration, load, mem, chain)
+    uses0 = bool(np.where(kept[..., None], load > 0, True).all(axis=(0, 1))[0])
+    m, x, _ = case_model(
+        pi, items, ok, duration, load, mem, chain, slo, factor, switch, level, room
+    )
+    assert len(x) == int(kept.sum())
+    assert len(m.proto.variables) == 1 + len(x) + (0 if uses0 else 1)
+    duration[..., 0] = 10  # every combination on both pools: no binary at all
+    load = duration + switch[:, None, None]
+    m, x, _ = case_model(
+        pi, items, ok, duration, load, mem, chain, slo, factor, switch, level, room
+    )
+    assert len(m.proto.variables) == 1 + len(x)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_best_group_of_one_member_is_found_outside_the_model(seed: int) -> None:
+    """Every job's phase on pool 1 fills its whole cycle alone, so no two share a group and a
+    member's switch is never paid: the case's maximum is its best job alone (the model, which
+    holds a universal pool's load with the switch, has none of these groups), and case_bound
+    returns it and that group."""
+    pi, items, ok, _, _, mem, _, slo, factor, switch, level, room = _case(seed, True)
+    switch = switch + 5
+    duration = np.zeros((len(items), ok.shape[1], P), dtype=np.int64)
+    duration[..., 1] = np.minimum(level, slo)[:, None]
+    load = duration + switch[:, None, None]
+    chain = duration.sum(axis=2)
+    case = (pi, items, ok, duration, load, mem, chain, slo, factor, switch, level, room)
+    best = _brute(*case)
+    assert best == max([0.0] + [pi[j] for j in items if (ok[j] & (mem[j] <= room).all(1)).any()])
+    got = case_bound(*case, 30.0)
+    assert best - 1e-9 <= got.upper <= best + 1 / SCALE + 1e-9
+    assert len(got.found) <= 1 and got.value == pytest.approx(best)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -58,57 +59,9 @@ def case_bound(
     maximum is the same."""
     from ortools.sat.python import cp_model  # the solver is imported when first used
 
-    ok = undominated(ok, duration, load, mem, chain)
-    P = duration.shape[2]
-    m = cp_model.CpModel()
-    T = m.new_int_var(0, int(level), "T")
-    s_bar = int(switch[items].max()) if len(items) else 0
-    n = len(items)
-    x: dict[tuple[int, int], cp_model.IntVar] = {}
-    # per pool: the variables and their durations, loads (with the switch) and memory
-    pool_v: list[list] = [[] for _ in range(P)]
-    pool_d: list[list[int]] = [[] for _ in range(P)]
-    pool_l: list[list[int]] = [[] for _ in range(P)]
-    mem_v: list[list] = [[] for _ in range(P)]
-    mem_w: list[list[int]] = [[] for _ in range(P)]
-    obj_v: list = []
-    obj_w: list[int] = []
-    weighted = cp_model.LinearExpr.weighted_sum
-    for i, j in enumerate(items):
-        cs = [int(c) for c in np.flatnonzero(ok[i])]
-        if not cs:
-            continue
-        xs = [m.new_bool_var("") for _ in cs]
-        chains = [int(chain[i, c]) for c in cs]
-        for c, v in zip(cs, xs, strict=True):
-            x[i, c] = v
-            for p in range(P):
-                if load[i, c, p] > 0:
-                    pool_v[p].append(v)
-                    pool_d[p].append(int(duration[i, c, p]))
-                    pool_l[p].append(int(load[i, c, p]))
-                if mem[i, c, p] > 0:
-                    mem_v[p].append(v)
-                    mem_w[p].append(int(mem[i, c, p]))
-        m.add_at_most_one(xs)
-        # R5: the step fits 1 + σ cycles (at most one combination is chosen)
-        m.add(int(factor[j]) * T >= weighted(xs, chains))
-        if slo[j] < level:  # R4: the cycle is within every member's SLO
-            m.add(T + (int(level) - int(slo[j])) * sum(xs) <= int(level))
-        obj_v += xs
-        obj_w += [int(np.ceil(pi[j] * SCALE))] * len(xs)
-    for p in range(P):
-        if not pool_v[p]:
-            continue
-        # R3': a pool's phases fit the cycle; with two users or more (b = 1), every user's
-        # switch too
-        m.add(weighted(pool_v[p], pool_d[p]) <= T)
-        b = m.new_bool_var("")
-        m.add(sum(pool_v[p]) <= 1 + n * b)
-        m.add(weighted(pool_v[p], pool_l[p]) <= T + s_bar * (1 - b))
-        if mem_v[p]:
-            m.add(weighted(mem_v[p], mem_w[p]) <= int(room[p]))  # R2
-    m.maximize(weighted(obj_v, obj_w))
+    m, x, alone = case_model(
+        pi, items, ok, duration, load, mem, chain, slo, factor, switch, level, room
+    )
     hinted = set(hint)
     if hinted:
         for (i, c), v in x.items():
@@ -130,9 +83,13 @@ def case_bound(
         if work is not None:
             solver.parameters.max_deterministic_time = quick if search_only else work - quick
         solver.parameters.num_workers = 1
+        # Probing and presolve cost more than they save on these models (a knapsack over
+        # one combination per job, no variable to fix): 4,096 × 200's case models of 110-140
+        # jobs prove in a third of the CPU time without them (#17).
+        solver.parameters.cp_model_probing_level = 0
+        solver.parameters.cp_model_presolve = False
         if search_only:
             solver.parameters.linearization_level = 0
-            solver.parameters.cp_model_probing_level = 0
             solver.parameters.symmetry_level = 0
         stopped = [False]
 
@@ -152,7 +109,105 @@ def case_bound(
         done = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) or stopped[0]
         if done or (left if work is None else work - quick) <= 0.01:
             break
+    if alone is not None:  # the best group of one member, outside the model
+        if alone[0] > value:
+            found, value = [alone[1]], alone[0]
+        proven[0] = max(proven[0], math.ceil(alone[0] * SCALE))
     return CaseBound(min(total, proven[0] / SCALE + 1e-9), found, value)
+
+
+def case_model(
+    pi: np.ndarray,
+    items: np.ndarray,
+    ok: np.ndarray,
+    duration: np.ndarray,
+    load: np.ndarray,
+    mem: np.ndarray,
+    chain: np.ndarray,
+    slo: np.ndarray,
+    factor: np.ndarray,
+    switch: np.ndarray,
+    level: int,
+    room: np.ndarray,
+) -> tuple[Any, dict[tuple[int, int], Any], tuple[float, tuple[int, int]] | None]:
+    """The case's CP-SAT model over its groups of two or more members (arguments as
+    :func:`case_bound`'s), its variables ``x[item, combination]``, and the best group of one
+    member, ``(π_j, (job, combination))``, found outside the model (None: no job fits
+    alone). The case's maximum is the larger of the model's and that one's."""
+    from ortools.sat.python import cp_model
+
+    ok = undominated(ok, duration, load, mem, chain)
+    P = duration.shape[2]
+    n = len(items)
+    # A group of one member, outside the model: its best is the largest π of a job that fits
+    # alone (T = min(ℓ, S_j), the most any row allows; R3' with one user is d ≤ T).
+    alone = np.minimum(int(level), slo[items]) if n else np.zeros(0, dtype=np.int64)
+    fits = ok & (chain <= (factor[items] * alone)[:, None])
+    fits &= (duration <= alone[:, None, None]).all(axis=2) & (mem <= room).all(axis=2)
+    single = [(float(pi[j]), i) for i, j in enumerate(items) if fits[i].any() and pi[j] > 0]
+    # A pool every admissible combination uses has every member of a group of two or more
+    # as a user: there, R3' is the load row with every switch, no big-M. (The model then
+    # holds groups of one member to that stricter row too: still groups of R'.)
+    used: np.ndarray = (load > 0) | ~ok[..., None]  # (items, combinations, pools)
+    universal = [bool(used[..., p].all()) for p in range(P)]
+    m = cp_model.CpModel()
+    T = m.new_int_var(0, int(level), "T")
+    s_bar = int(switch[items].max()) if len(items) else 0
+    x: dict[tuple[int, int], cp_model.IntVar] = {}
+    # per pool: the variables and their durations, loads (with the switch) and memory
+    pool_v: list[list] = [[] for _ in range(P)]
+    pool_d: list[list[int]] = [[] for _ in range(P)]
+    pool_l: list[list[int]] = [[] for _ in range(P)]
+    pool_n = [0] * P  # jobs with a combination on the pool
+    mem_v: list[list] = [[] for _ in range(P)]
+    mem_w: list[list[int]] = [[] for _ in range(P)]
+    obj_v: list = []
+    obj_w: list[int] = []
+    weighted = cp_model.LinearExpr.weighted_sum
+    for i, j in enumerate(items):
+        cs = [int(c) for c in np.flatnonzero(ok[i])]
+        if not cs:
+            continue
+        xs = [m.new_bool_var("") for _ in cs]
+        chains = [int(chain[i, c]) for c in cs]
+        for p in range(P):
+            pool_n[p] += bool((load[i, cs, p] > 0).any())
+        for c, v in zip(cs, xs, strict=True):
+            x[i, c] = v
+            for p in range(P):
+                if load[i, c, p] > 0:
+                    pool_v[p].append(v)
+                    pool_d[p].append(int(duration[i, c, p]))
+                    pool_l[p].append(int(load[i, c, p]))
+                if mem[i, c, p] > 0:
+                    mem_v[p].append(v)
+                    mem_w[p].append(int(mem[i, c, p]))
+        m.add_at_most_one(xs)
+        # R5: the step fits 1 + σ cycles (at most one combination is chosen)
+        m.add(int(factor[j]) * T >= weighted(xs, chains))
+        if slo[j] < level:  # R4: the cycle is within every member's SLO
+            m.add(T + (int(level) - int(slo[j])) * sum(xs) <= int(level))
+        obj_v += xs
+        obj_w += [int(np.ceil(pi[j] * SCALE))] * len(xs)
+    for p in range(P):
+        if not pool_v[p]:
+            continue
+        if universal[p]:  # R3' of a group of two or more: every member's switch is paid
+            m.add(weighted(pool_v[p], pool_l[p]) <= T)
+        else:
+            # R3': a pool's phases fit the cycle; with two users or more (b = 1), every
+            # user's switch too
+            m.add(weighted(pool_v[p], pool_d[p]) <= T)
+            b = m.new_bool_var("")
+            m.add(sum(pool_v[p]) <= 1 + (pool_n[p] - 1) * b)
+            m.add(weighted(pool_v[p], pool_l[p]) <= T + s_bar * (1 - b))
+        if mem_v[p]:
+            m.add(weighted(mem_v[p], mem_w[p]) <= int(room[p]))  # R2
+    m.maximize(weighted(obj_v, obj_w))
+    if not single:
+        return m, x, None
+    best, i = max(single)
+    return m, x, (best, (int(items[i]), int(np.flatnonzero(fits[i])[0])))
 
 
 def undominated(
