@@ -48,6 +48,7 @@ from .instance import FairshareInstance
 from .l2_bound import l2_prices
 from .l2_repair import L2_PHASE, RepairStats, repair_l2, repair_l3
 from .l3_bound import arrays, l1_settled, l3_dual, need_gpus
+from .l3_return import return_running
 from .l3_units import UNIT_S_PER_JOB, unit_bound
 from .lp_guide import lp_guide
 from .restore import restore_running
@@ -290,8 +291,14 @@ def l3_stats(
         # search, not out of its time: under load at 16,384 GPUs that lowered B3L by more)
         value = max(value, unit_bound(a, need, floor, dual.lam, dual.mu))
     if repair_s > 0.0:
-        repair_l3(state, dual, stop.earlier(finish_reserve_s(data.instance)), l3_s, out, a)
+        # running jobs returned as a set first (l3_return.py), then the L3 neighbourhoods in
+        # what is left of their share
+        l3_stop = stop.earlier(finish_reserve_s(data.instance))
+        back = return_running(state, max(0.0, min(l3_s, l3_stop.remaining())), RepairStats())
+        repair_l3(state, dual, l3_stop, l3_s - back.seconds, out, a)
         stats.update(out.as_stats())
+        stats["l3_return_saved"] = round(back.saved_l3, 3)
+        stats["l3_return_s"] = round(back.seconds, 3)
     return {
         **stats,
         "L2_bound": min(whole.l2, l2_bound),
