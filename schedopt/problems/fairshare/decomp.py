@@ -11,7 +11,8 @@ the whole (the formulation proves it), so the join keeps the parts' minimum. Eac
 gavel-round (the Gavel LP, rounded and water-filled) on its own hosts; the join keeps every
 part's placement (the host groups are disjoint) and water-fills the GPUs the parts left idle,
 puts running jobs back where they ran (``restore.py``) and wins back the L2 the rounding lost
-by neighbourhood MILPs with L1 held, then L3 at the plan's L2 (``l2_repair.py``).
+by neighbourhood MILPs with L1 held, then L3 at the plan's L2: running jobs returned to
+their previous allocations as a set (``l3_return.py``), then neighbourhoods (``l2_repair.py``).
 
 Hard guarantees (C5) and a preemption cap (C6) are not split: with either, the method answers
 NO_SOLUTION at once and ``auto`` keeps the monolithic model.
@@ -251,8 +252,8 @@ def l3_stats(
 ) -> dict[str, float | str]:
     """B2L (``l2_bound.py``) behind the joined plan's L1, then the L2 neighbourhoods guided by
     its multipliers (``l2_repair.py``), then B3L behind that plan, within B3L_MAX_S and
-    ``stop``, then the L3 neighbourhoods filled by B3L's margins (the repair's share
-    ``repair_s``).
+    ``stop``, then the return step (``l3_return.py``) and the L3 neighbourhoods filled by
+    B3L's margins, together in the L3 part of the repair's share ``repair_s``.
     Both bounds are over the allocations at least as fair as the plan (``m_v(t̂)``) and, for
     B3L when t̂ is L1 of the optimum (``l1_settled``), at least its effective throughput."""
     data = state.data
