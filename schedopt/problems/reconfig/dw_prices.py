@@ -74,15 +74,12 @@ def dw_prices(
     got: np.ndarray | None = None
     best, least = None, np.inf  # the exact rounds' prices of least Q7 value at lam
     priced_all = False
-    held: dict[tuple[int, ...], int] = {}  # each sequence's credit at lam, computed once
     for _ in range(EXACT_ROUNDS):
         if deadline is not None and deadline.expired():
             break
         if cols:
             seqs = list(cols)
-            new = [q for q in seqs if q not in held]
-            held.update(zip(new, _credit(sd, new, lam), strict=True))
-            values = np.array([held[q] for q in seqs], float)
+            values = np.array(_credit(sd, seqs, lam), float)
             need = np.zeros((len(seqs), len(sd.types)))
             for i, q in enumerate(seqs):
                 np.add.at(need[i], list(q), 1.0)

@@ -40,12 +40,8 @@ FIRST_PRICES = 0.45
 #: Q8′: rounds of column generation for the first prices.
 COLUMN_ROUNDS = 8
 #: Q10: of the time left, the most one call's column generation takes (the bisection with its
-#: prices gets the rest: a partial master's prices often prove the probe there, at 256 GPUs).
+#: prices gets the rest).
 CG_SHARE = 0.3
-#: Q10: a call cut short by its share whose prices raised nothing goes on at the same probe,
-#: its columns kept, with this share of the time left (at 10 s the first call at 1,024 GPUs
-#: got 0.4 s where it needs about 0.5 s, and the search stopped there, #17).
-RETRY_SHARE = 0.7
 #: Q10: the next prices this far above the bound reached (halved while the master converges
 #: without ruling its probe out).
 PROBE_STEP = 0.002
@@ -152,11 +148,10 @@ def priced_bound_us(
     pool: dict[tuple[int, ...], None] = {}  # Q10: the columns, kept from one probe to the next
     dw_top = hi  # the least probe the converged master did not rule out (search, not proof)
     step = PROBE_STEP
-    share = CG_SHARE
     for _ in range(PRICE_ROUNDS):
         if deadline is not None and deadline.expired():
             break
-        pricing = None if deadline is None else deadline.earlier(deadline.share(1 - share))
+        pricing = None if deadline is None else deadline.earlier(deadline.share(1 - CG_SHARE))
         if not columns:
             mu, ended = None, STOPPED
         elif not stats["q_lps"]:  # Q8′: the first prices, on the grid
@@ -185,14 +180,8 @@ def priced_bound_us(
                 lo = mid + 1
             else:
                 top = mid
-        if dw_top - lo <= max(1.0, rel_tol * dw_top):
-            break  # converged
-        if lo <= start and ended == STOPPED:  # no progress, no converged master to bisect with
-            if share == RETRY_SHARE or stats["q_lps"] < 2:
-                break
-            share = RETRY_SHARE  # Q10 cut short by its share: once more at the same probe
-            continue
-        share = CG_SHARE
+        if (lo <= start and ended == STOPPED) or dw_top - lo <= max(1.0, rel_tol * dw_top):
+            break  # no progress and no converged master to bisect with, or converged
         # Q10: the next prices a step above the bound reached, below where the master converged
         step = step / 2 if ended == CONVERGED else step
         probe = min(lo + max(1, int(lo * step)), (lo + dw_top) // 2)
