@@ -6,8 +6,8 @@ seed=0)``: Q8′'s first prices, then Q10's master (``dw_prices``, no deadline, 
 micro-batch count priced) at each ``--gather`` probe, the type sequences kept from one probe to
 the next (the bound's own columns); with ``--every``, also the cheapest sequence of every
 (depth, row of capacities) at each probe's final prices (columns an integer selection may
-want; the LP's pricing adds only the best few by reduced value). Then, at each ``--probes`` target, over those columns and
-the hosts' packings:
+want; the LP's pricing adds only the best few by reduced value; ``branch.every_count``).
+Then, at each ``--probes`` target, over those columns and the hosts' packings:
 
 - ``lp``: the master LP with Q10's credit (Q1–Q3 under Λ, the all-reduce ``α_p``);
 - ``ip``: the same master with integer pipelines and hosts (HiGHS MIP, no time limit): the
@@ -34,6 +34,7 @@ import numpy as np
 from common import append_rows
 
 import schedopt.problems.reconfig.columns as columns_mod
+from schedopt.problems.reconfig.branch import every_count
 from schedopt.problems.reconfig.chains import _plan
 from schedopt.problems.reconfig.columns import Columns
 from schedopt.problems.reconfig.design import Partitioner
@@ -41,7 +42,6 @@ from schedopt.problems.reconfig.dw_prices import _credit, dw_prices
 from schedopt.problems.reconfig.generate import generate_custom
 from schedopt.problems.reconfig.master import solve_master
 from schedopt.problems.reconfig.price_bound import column_prices
-from schedopt.problems.reconfig.pricing import _caps, _least_cost, cheapest_types
 from schedopt.problems.reconfig.stage_bound import stage_data
 from schedopt.problems.reconfig.validate import evaluate, validate
 
@@ -53,28 +53,6 @@ def _need(sd, seqs: list[tuple[int, ...]]) -> np.ndarray:
     for i, q in enumerate(seqs):
         np.add.at(need[i], list(q), 1.0)
     return need
-
-
-def every_count(sd, lam: int, mu: np.ndarray, pool: dict[tuple[int, ...], None]) -> int:
-    """The cheapest type sequence of every (depth, row of capacities) at ``mu`` under ``lam``
-    added to ``pool`` (not only the best few by reduced value: columns an integer selection
-    may want); how many were new."""
-    fresh = 0
-    for p in sd.depths:
-        found = _caps(sd, p, lam)
-        if found is None:
-            continue
-        _, caps = found
-        flat = np.unique(caps.reshape(len(caps), -1), axis=0)
-        caps = flat.reshape(len(flat), p, -1)
-        _, arg = _least_cost(sd, mu, caps, keep=True)
-        assert arg is not None
-        for r in range(len(caps)):
-            seq = tuple(cheapest_types(sd, caps, arg, r))
-            if seq not in pool:
-                pool[seq] = None
-                fresh += 1
-    return fresh
 
 
 def realised(inst, sd, part, seqs, x: np.ndarray, g: np.ndarray) -> tuple[bool, float] | None:
