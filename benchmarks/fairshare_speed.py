@@ -75,6 +75,8 @@ def main() -> None:
                 "l2_repair_gained",
                 "l2_repair_l3_saved",
                 "l2_repair_s",
+                "l3_return_saved",
+                "l3_return_s",
             )
         },
         "finish_s": round(FINISH[0], 3) if FINISH else None,

@@ -11,7 +11,8 @@ the whole (the formulation proves it), so the join keeps the parts' minimum. Eac
 gavel-round (the Gavel LP, rounded and water-filled) on its own hosts; the join keeps every
 part's placement (the host groups are disjoint) and water-fills the GPUs the parts left idle,
 puts running jobs back where they ran (``restore.py``) and wins back the L2 the rounding lost
-by neighbourhood MILPs with L1 held, then L3 at the plan's L2 (``l2_repair.py``).
+by neighbourhood MILPs with L1 held, then L3 at the plan's L2: running jobs returned to
+their previous allocations as a set (``l3_return.py``), then neighbourhoods (``l2_repair.py``).
 
 Hard guarantees (C5) and a preemption cap (C6) are not split: with either, the method answers
 NO_SOLUTION at once and ``auto`` keeps the monolithic model.
@@ -48,6 +49,7 @@ from .instance import FairshareInstance
 from .l2_bound import l2_prices
 from .l2_repair import L2_PHASE, RepairStats, repair_l2, repair_l3
 from .l3_bound import arrays, l1_settled, l3_dual, need_gpus
+from .l3_return import return_running
 from .l3_units import UNIT_S_PER_JOB, unit_bound
 from .lp_guide import lp_guide
 from .restore import restore_running
@@ -250,8 +252,8 @@ def l3_stats(
 ) -> dict[str, float | str]:
     """B2L (``l2_bound.py``) behind the joined plan's L1, then the L2 neighbourhoods guided by
     its multipliers (``l2_repair.py``), then B3L behind that plan, within B3L_MAX_S and
-    ``stop``, then the L3 neighbourhoods filled by B3L's margins (the repair's share
-    ``repair_s``).
+    ``stop``, then the return step (``l3_return.py``) and the L3 neighbourhoods filled by
+    B3L's margins, together in the L3 part of the repair's share ``repair_s``.
     Both bounds are over the allocations at least as fair as the plan (``m_v(t̂)``) and, for
     B3L when t̂ is L1 of the optimum (``l1_settled``), at least its effective throughput."""
     data = state.data
@@ -290,8 +292,14 @@ def l3_stats(
         # search, not out of its time: under load at 16,384 GPUs that lowered B3L by more)
         value = max(value, unit_bound(a, need, floor, dual.lam, dual.mu))
     if repair_s > 0.0:
-        repair_l3(state, dual, stop.earlier(finish_reserve_s(data.instance)), l3_s, out, a)
+        # running jobs returned as a set first (l3_return.py), then the L3 neighbourhoods in
+        # what is left of their share
+        l3_stop = stop.earlier(finish_reserve_s(data.instance))
+        back = return_running(state, max(0.0, min(l3_s, l3_stop.remaining())), RepairStats())
+        repair_l3(state, dual, l3_stop, l3_s - back.seconds, out, a)
         stats.update(out.as_stats())
+        stats["l3_return_saved"] = round(back.saved_l3, 3)
+        stats["l3_return_s"] = round(back.seconds, 3)
     return {
         **stats,
         "L2_bound": min(whole.l2, l2_bound),
