@@ -1,5 +1,6 @@
 """Repair's steps (#17): a group's CP-SAT model is C1–C7 and L1 alone (no count changes C9,
-which only L3 reads), with the same L1 optimum as the full model."""
+which only L3 reads), with the same L1 optimum as the full model, and with B1c's whole-slot
+rows, which cut off no plan."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from schedopt.problems.admission.repair import improve_group, left_for
 from schedopt.problems.admission.strategies import instances
 
 
-def _l1_optimum(data, l1_only: bool) -> float | None:
-    am = build_model(data, l1_only=l1_only)
+def _l1_optimum(data, l1_only: bool, whole_slots: bool = False) -> float | None:
+    am = build_model(data, l1_only=l1_only, whole_slots=whole_slots)
     session = CpsatSession(am.model, AdmissionHooks.cpsat_linearization_level)
     session.set_level(am.model.levels[0])
     run = session.run(600.0, SolveOptions(time_limit_s=600.0, threads=1, deterministic=True))
@@ -32,6 +33,53 @@ def _l1_optimum(data, l1_only: bool) -> float | None:
 def test_the_l1_model_has_the_full_models_l1_optimum(inst) -> None:
     data = build_data(inst)
     assert _l1_optimum(data, True) == _l1_optimum(data, False)
+
+
+@settings(derandomize=True, deadline=None, max_examples=40,
+          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+@given(inst=instances(max_jobs=6, max_slots=4))
+def test_the_whole_slot_rows_keep_the_l1_optimum(inst) -> None:
+    data = build_data(inst)
+    assert _l1_optimum(data, True, whole_slots=True) == _l1_optimum(data, True)
+
+
+def test_the_whole_slot_rows_hold_at_a_plan() -> None:
+    """Every row of B1c holds at a plan of 120 jobs (the LP's rounding)."""
+    from schedopt.problems.admission.codec import encode
+
+    inst = generate_custom(hosts=4, jobs=120, slots=6, seed=3)
+    data = build_data(inst)
+    start = lp_round(data, l1_bound(data, 60))
+    assert start is not None
+    am = build_model(data, l1_only=True, whole_slots=True)
+    (rows,) = [b for b in am.model.blocks if b.cid == "B1c"]
+    assert len(rows) > 0
+    point = encode(am, start)
+    starts = rows.starts
+    for r in range(len(rows)):
+        a, b = starts[r], starts[r + 1]
+        value = float(point[rows.cols[a:b]] @ rows.coefs[a:b])
+        assert rows.lo[r] - 1e-9 <= value <= rows.hi[r] + 1e-9
+
+
+def test_a_group_step_has_the_whole_slot_rows(monkeypatch) -> None:
+    inst = generate_custom(hosts=4, jobs=120, slots=6, seed=3)
+    data = build_data(inst)
+    start = lp_round(data, l1_bound(data, 60))
+    assert start is not None
+    built = []
+
+    def spy(*args, **kwargs):
+        am = build_model(*args, **kwargs)
+        built.append(am)
+        return am
+
+    monkeypatch.setattr("schedopt.problems.admission.model.build_model", spy)
+    indices = [j.index for j in data.jobs if j.is_slo][:30]
+    sub = data.subset(indices, slot_capacity=left_for(data, start, set(indices)))
+    improve_group(sub, [start[i] for i in indices], 2.0, 0, deterministic=True)
+    (am,) = built
+    assert sum(len(b) for b in am.model.blocks if b.cid == "B1c") > 0
 
 
 def test_a_group_step_builds_no_count_changes(monkeypatch) -> None:

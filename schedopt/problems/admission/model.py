@@ -14,6 +14,8 @@ import numpy as np
 from schedopt.core.stopping import Deadline
 from schedopt.model import Built, Expr, Level, Model, Sense, VarKind, Vars
 
+from .bound import whole_slot_weights
+from .cuts import least_weight
 from .data import VALUE_SCALE, JobData, ModelData
 
 
@@ -32,10 +34,13 @@ def build_model(
     deadline: Deadline | None = None,
     *,
     l1_only: bool = False,
+    whole_slots: bool = False,
 ) -> AdmissionModel:
     """The model over ``jobs`` (default: all of them). ``l1_only``: without what only the
     lower levels read (the count changes ``c`` and C9, L2 and L3): the repair's group model
-    (C1–C7 and L1, formulations/admission.md, "Repair by groups of slots")."""
+    (C1–C7 and L1, formulations/admission.md, "Repair by groups of slots"). ``whole_slots``:
+    with B1c's rows, which every plan satisfies (the formulation's claim, "Whole-slot rows
+    B1c") and which tighten CP-SAT's LP."""
     jobs = tuple(data.jobs if jobs is None else jobs)
     m = Model("admission", deadline)
     T = data.T
@@ -106,6 +111,8 @@ def build_model(
             for t in data.run_slots(j):
                 xs = run(j, t)
                 c7.add([*xs, z[j.index,]], [1.0] * len(xs) + [-1.0], hi=0.0)
+    if whole_slots:
+        _whole_slot_rows(m, data, slo, x, y)
     _best_effort_rows(m, data, best_effort, x, p)
     if not l1_only:
         _change_rows(m, data, jobs, x, c)
@@ -143,6 +150,30 @@ def build_model(
     )
     m.add_level(Level("L3", Expr.of(c.cols, [1.0] * len(c)), Sense.MINIMIZE, 0.5))
     return AdmissionModel(m, data, x, z, y, p, c)
+
+
+def _whole_slot_rows(m: Model, data: ModelData, slo: list[JobData], x: Vars, y: Vars) -> None:
+    """B1c: per SLO job, tier ``k`` and weight vector ``w`` (``whole_slot_weights``),
+    ``Σ_{t<e_jk} Σ_o w_o x_jto ≥ need_w · Σ_{k'≤k} y_jk'``, or ``Σ_{k'≤k} y_jk' ≤ 0`` when no
+    whole-slot plan finishes by ``e_jk`` (formulations/admission.md, "Whole-slot rows B1c")."""
+    with m.rows("B1c") as rows:
+        for j in slo:
+            m.tick()
+            per_slot = tuple(o.work for o in j.options)
+            weights = whole_slot_weights(data, j)
+            for k, tier in enumerate(j.tiers):
+                end = min(tier.slots_before, data.T)
+                done = [(t, o) for t in range(j.arrival, end) for o in range(len(j.options))]
+                need = [y[j.index, kk] for kk in range(k + 1)]
+                for w in weights:
+                    least = least_weight(j.work, per_slot, w, max(0, end - j.arrival))
+                    if least is None:
+                        rows.add(need, [1.0] * len(need), hi=0.0)
+                        break
+                    if least > 0:
+                        cols = [x[j.index, t, o] for t, o in done] + need
+                        coefs = [w[o] for _, o in done] + [-least] * len(need)
+                        rows.add(cols, coefs, lo=0.0)
 
 
 def _best_effort_rows(m: Model, data: ModelData, jobs: list[JobData], x: Vars, p: Vars) -> None:

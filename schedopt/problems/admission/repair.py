@@ -75,8 +75,10 @@ def improve_group(
     # deterministic: the build's wall time must not change CP-SAT's limit (the wall clock only
     # caps a runaway step, as SolveOptions.deterministic does)
     deadline = Deadline.after(10 * seconds + 10 if deterministic else seconds)
-    # C1–C7 and L1 alone: the count changes (C9) are read by L3 only, and half the rows
-    am = build_model(sub, deadline=deadline, l1_only=True)
+    # C1–C7 and L1 alone: the count changes (C9) are read by L3 only, and half the rows; with
+    # B1c's whole-slot rows, valid for every plan, which tighten CP-SAT's LP (RESULTS.md,
+    # "Admission's repair step: CP-SAT settings per CPU second")
+    am = build_model(sub, deadline=deadline, l1_only=True, whole_slots=True)
     session = CpsatSession(am.model, AdmissionHooks.cpsat_linearization_level)
     session.set_level(am.model.levels[0])
     session.set_hint(encode(am, start))

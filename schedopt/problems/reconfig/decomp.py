@@ -131,7 +131,7 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
     the bound; an answer left as it was keeps its
     template-space status, with the physical bound beside it."""
     from .physical import widen
-    from .price_bound import priced_bound_us  # HiGHS, on first use
+    from .price_bound import Gathered, priced_bound_us  # HiGHS, on first use
 
     t0 = time.perf_counter()
     out = solve_templates(
@@ -142,17 +142,21 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
     upper = round(evaluate(inst, out.solution)[0] * 1e6)
     known: tuple[int | None, dict[str, float]] | None = None
     ran_on: dict[str, float | str] = {}
+    gathered = Gathered()  # the bound's columns and prices, for W8
     with open_executor(options) as pool:  # W6's designs (params: executor, workers)
         if deadline.remaining() >= BOUND_FIRST_S:  # the bound first, W7's targets from it
             try:
                 known = priced_bound_us(
-                    inst, upper, deadline.earlier(deadline.share(1 - BOUND_SHARE))
+                    inst,
+                    upper,
+                    deadline.earlier(deadline.share(1 - BOUND_SHARE)),
+                    gathered=gathered,
                 )
             except DeadlineReached:  # its share ran out while packing the hosts
                 known = None
             stop = deadline.earlier(deadline.share(1 - WIDEN_SHARE))
             lower = None if known is None else known[0]
-            wide = widen(inst, out.solution, stop, pool, ran_on, lower=lower)
+            wide = widen(inst, out.solution, stop, pool, ran_on, lower=lower, gathered=gathered)
         else:  # short of time: widening first (W7 a smaller part of it), the bound last
             stop = deadline.earlier(deadline.share(1 - SHORT_WIDEN_SHARE))
             wide = widen(inst, out.solution, stop, pool, ran_on, column_share=SHORT_COLUMN_SHARE)

@@ -22,6 +22,7 @@ import heapq
 import math
 import time
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from schedopt.core.stopping import Deadline
 from schedopt.executor import Executor, InlineExecutor, Task
@@ -32,6 +33,9 @@ from .design import Chain, Designer, Partitioner
 from .instance import ReconfigInstance
 from .solution import ReconfigSolution
 from .validate import evaluate, validate
+
+if TYPE_CHECKING:
+    from .price_bound import Gathered
 
 #: W5 tries from 1 to this many pipelines dealt from scratch.
 MAX_DEALT = 64
@@ -89,6 +93,7 @@ def widen(
     counts: dict[str, float | str] | None = None,
     lower: int | None = None,
     column_share: float | None = None,
+    gathered: Gathered | None = None,
 ) -> ReconfigSolution:
     """W1–W7: the plan, re-split per stage (W2), with pipelines from its idle GPUs added while
     they lower L1 (W3, W4), from scratch too (W5), designed (W6) and from priced columns (W7,
@@ -96,7 +101,8 @@ def widen(
     ``COLUMN_SHARE`` by default); the best valid plan of these, never worse than ``sol`` (the
     validator's own evaluation decides). W6's designs run on ``executor`` (default: in this
     process); what became of them goes into ``counts`` (``designs_solved``,
-    ``designs_failed``)."""
+    ``designs_failed``). ``gathered``: the bound's columns and prices; with ``lower`` and at
+    least ``BRANCH_MIN_S`` left (or no deadline), W8 first (``branch.py``)."""
     part = Partitioner(inst)
     best, best_val = sol, evaluate(inst, sol)
     base = _chains_of(part, sol)
@@ -115,15 +121,29 @@ def widen(
     # a design ends as this did (a plan built, validated, evaluated), then sends it back: kept
     # back from its budget, twice over, so that a pool does not kill it with its plan made
     reserve_s = JOIN_RESERVE_S + 2 * (time.perf_counter() - started)
+    counts = {} if counts is None else counts
+    upper = round(best_val[0] * 1e6)  # W7's search as without W8 (its landing moves with its start)
+    usable = gathered is not None and gathered.sd is not None and gathered.prices
+    if usable and lower is not None and (deadline is None or deadline.remaining() >= BRANCH_MIN_S):
+        assert gathered is not None and gathered.sd is not None
+        from .branch import branched  # W8: HiGHS, on first use
+
+        w8 = None if deadline is None else deadline.earlier(deadline.share(1 - BRANCH_SHARE))
+        t8 = time.perf_counter()
+        chains = branched(gathered.sd, part, gathered.pool, gathered.prices, lower, w8)
+        counts["branch_s"] = round(time.perf_counter() - t8, 3)
+        before = best_val
+        consider(chains or [])
+        if best_val < before:
+            counts["branch_plan_s"] = best_val[0]
     share = COLUMN_SHARE if column_share is None else column_share
     own = None if deadline is None else deadline.earlier(deadline.share(1 - share))
     from .targets import columned as search  # W7: HiGHS, on first use
 
-    columned = search(inst, part, round(best_val[0] * 1e6), own, lower, base)
+    columned = search(inst, part, upper, own, lower, base)
     for chains in columned:
         consider(chains)
     upper = round(best_val[0] * 1e6)
-    counts = {} if counts is None else counts
     if executor is None:
         with InlineExecutor() as inline:
             designed = _designed(inst, upper, deadline, inline, counts, reserve_s)
@@ -151,8 +171,13 @@ def widen(
     return best
 
 
-#: W7's share of the widening's time (the first thing it runs).
+#: W7's share of the widening's time (the first thing it runs, after W8).
 COLUMN_SHARE = 0.8
+#: W8 (the bound's columns, price-and-branch) runs with at least this much left for widening
+#: (at 256 GPUs it took 13 s at load 5: pricing every row 7 s, the integer master 6 s), and
+#: takes at most this share of it (RESULTS.md, #17).
+BRANCH_MIN_S = 15.0
+BRANCH_SHARE = 0.6
 
 
 #: W6's target pipe times, as fractions of the start's L1 (then a finer pass around the best).

@@ -12,6 +12,8 @@ bound with every micro-batch count priced (Q10, ``dw_prices.py``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from schedopt.core.stopping import Deadline
@@ -113,6 +115,16 @@ def lp_prices(sd: StageData, lam: int, deadline: Deadline | None) -> np.ndarray 
     return np.where(mu < 0, top, mu)
 
 
+@dataclass
+class Gathered:
+    """What the bound's search leaves for W8 (``branch.py``): its stage data, its pipeline
+    columns (type sequences) and the prices of each round, in order."""
+
+    sd: StageData | None = None
+    pool: dict[tuple[int, ...], None] = field(default_factory=dict)
+    prices: list[np.ndarray] = field(default_factory=list)
+
+
 def priced_bound_us(
     inst: ReconfigInstance,
     upper_us: int | None,
@@ -120,6 +132,7 @@ def priced_bound_us(
     rel_tol: float = 1e-3,
     counts: bool = True,
     columns: bool = True,
+    gathered: Gathered | None = None,
 ) -> tuple[int | None, dict[str, float]]:
     """Q7–Q9: from P1–P6's bound, prices at 10% above it (Q8′'s master over pipeline columns,
     or Q4's LP without ``columns`` or when Q8′ gives none), then a bisection over
@@ -145,7 +158,10 @@ def priced_bound_us(
     if columns and upper_us is not None:  # Q8′: first prices nearer where the bound ends
         probe = max(probe, int(base + FIRST_PRICES * (upper_us - base)))
         top_of_round = min(hi, int(probe * 1.1))  # the first round searches near it too
-    pool: dict[tuple[int, ...], None] = {}  # Q10: the columns, kept from one probe to the next
+    # Q10: the columns, kept from one probe to the next
+    pool: dict[tuple[int, ...], None] = {} if gathered is None else gathered.pool
+    if gathered is not None:
+        gathered.sd = sd
     dw_top = hi  # the least probe the converged master did not rule out (search, not proof)
     step = PROBE_STEP
     for _ in range(PRICE_ROUNDS):
@@ -167,6 +183,8 @@ def priced_bound_us(
         stats["q_lps"] += 1
         if mu is None:
             break
+        if gathered is not None:
+            gathered.prices.append(mu)
         supply = supply_value(sd, mu)
         memo: dict[tuple[int, bytes], float] = {}  # Q7's prices of rows, at these prices
         top = min(top_of_round, dw_top)

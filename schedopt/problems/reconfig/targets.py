@@ -27,6 +27,11 @@ CUT_TOL = 2e-2
 #: and each column's own (optimistic: the validator's L1 decides; at 256 GPUs in 60 s the
 #: first two stopped at 12.503 s, this one, its targets up to 3% above, found 12.496 s).
 MODES = ("best", "free", "own")
+#: Once a pass of each mode found nothing, one more from a second start: the best plan's
+#: level, its targets bisected between the best plan and COLUMN_STEP above it, not between
+#: the bound and it (the MILP's plan is not monotone in its target: at 1,024 GPUs a target
+#: 0.3% above the best plan gave a plan 0.2% below it, #17); the cycle goes on if it finds.
+SECOND = "above"
 
 
 def columned(
@@ -67,6 +72,7 @@ def columned(
         # the MILP's all-reduce level: the best plan's (free, six levels, until there is one)
         level = max((part.c.sync_us(ch.gpus) for ch in best), default=None)
         mode, idle = 0, 0  # the pass's level (MODES); passes in a row with nothing found
+        name = MODES[mode]  # the pass's mode, or SECOND
         failed, lam = floor - 1, min(first, hi)  # ``failed``: the highest target that failed
         if apart is None and found:  # the cut's best is a plan already: bisect below it,
             # at most COLUMN_STEP below (a bound cut short by the time is far below)
@@ -78,8 +84,8 @@ def columned(
             while top - failed > max(1.0, tol * top):
                 if deadline is not None and deadline.expired():
                     break
-                cols.level = None if MODES[mode] == "free" else level
-                cols.own = MODES[mode] == "own"
+                cols.level = None if name == "free" else level
+                cols.own = name == "own"
                 chains = cols.plan(lam, deadline)
                 plan = _plan(inst, chains) if chains else None
                 if chains is None or plan is None or validate(inst, plan):
@@ -90,23 +96,30 @@ def columned(
                         level = max(part.c.sync_us(ch.gpus) for ch in chains)
                     found.append((val, chains))
                     hi = min(hi, round(val[0] * 1e6) - 1)
-                    top = min(top, lam - 1, hi if not cols.own else lam - 1)
+                    # a plan above the best (as "own" and SECOND may find): bisect below it
+                    top = min(top, lam - 1, hi if name in ("best", "free") else lam - 1)
                 # climb while nothing is found, then bisect between the failures and the best
                 lam = (failed + top + 1) // 2 if found else int(failed * (1 + COLUMN_STEP)) + 1
                 lam = min(lam, top)
             if apart is not None or (deadline is not None and deadline.expired()):
                 break
-            idle = idle + 1 if len(seqs) == known and hi == best_us else 0
-            if idle == len(MODES):
-                break  # neither a plan nor a column in every mode: it would repeat itself
+            progress = len(seqs) > known or hi < best_us
+            if name == SECOND and not progress:
+                break  # neither a plan nor a column in every mode nor from the second start
+            idle = 0 if progress or name == SECOND else idle + 1
             # (each pass either adds one of finitely many sequences or lowers the best plan,
             # so the passes end even without a deadline)
             # time left: the packings again from the bound, with the columns gathered since
             # (a failed target proves nothing; it may hold with more columns), the next mode;
-            # "own" also above the best plan (its plans may come out below their target)
-            mode = (mode + 1) % len(MODES)
-            failed = floor - 1
-            top = int(hi * (1 + COLUMN_STEP)) if MODES[mode] == "own" else hi
+            # "own" also above the best plan (its plans may come out below their target);
+            # once every mode found nothing, SECOND: only above the best plan
+            if idle == len(MODES):
+                name = SECOND
+            else:
+                mode = (mode + 1) % len(MODES)
+                name = MODES[mode]
+            failed = hi if name == SECOND else floor - 1
+            top = int(hi * (1 + COLUMN_STEP)) if name in ("own", SECOND) else hi
             lam = (failed + top + 1) // 2
     found.sort(key=lambda x: x[0])
     return [chains for _, chains in found[:3]]
