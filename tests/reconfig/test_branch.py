@@ -1,7 +1,7 @@
 """W8 (formulations/reconfig.md; #17 item 3): a plan from the bound's own columns, the master
 with integer pipelines and hosts over them (price-and-branch). Its plan passes the validator,
 lies above the proven bound, and beats what widening found without it on 8 hosts; widening
-runs it only with BRANCH_MIN_S left, so a 10 s run is as before."""
+runs it with BRANCH_MIN_S left, or with BRANCH_SHORT_S left on a small cluster."""
 
 from __future__ import annotations
 
@@ -60,3 +60,60 @@ def test_widening_runs_w8_only_with_its_time_left(eight_hosts, monkeypatch) -> N
     wide = physical.widen(inst, start, Deadline.after(4.0), None, counts, bound, gathered=gathered)
     assert len(calls) == 1 and calls[0] <= physical.BRANCH_SHARE * 4.0 + 0.01
     assert "branch_s" in counts and validate(inst, wide) == []
+
+
+def test_w8_runs_at_a_short_limit_on_a_small_cluster_only(eight_hosts, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # main ran W8 only with 15 s left (so never at 10 s); now with BRANCH_SHORT_S left on up to
+    # BRANCH_SHORT_GPUS GPUs after BRANCH_SHORT_ROUNDS of the bound's prices (fails on the old gate)
+    inst, gathered, bound = eight_hosts
+    assert len(gathered.prices) >= physical.BRANCH_SHORT_ROUNDS
+    start = schedopt.solve(inst, "heuristic:oobleck", time_limit_s=10).solution
+    assert start is not None
+    counts: dict[str, float | str] = {}
+    physical.widen(inst, start, Deadline.after(4.0), None, counts, bound, gathered=gathered)
+    assert "branch_s" in counts  # 64 GPUs, 4 s left
+    monkeypatch.setattr(physical, "BRANCH_SHORT_GPUS", inst.cluster.num_gpus - 1)
+    counts = {}
+    physical.widen(inst, start, Deadline.after(4.0), None, counts, bound, gathered=gathered)
+    assert "branch_s" not in counts  # a larger cluster: W7's time is not taken
+    monkeypatch.undo()
+    few = Gathered(gathered.sd, gathered.pool, gathered.prices[: physical.BRANCH_SHORT_ROUNDS - 1])
+    counts = {}
+    physical.widen(inst, start, Deadline.after(4.0), None, counts, bound, gathered=few)
+    assert "branch_s" not in counts  # too few of the bound's rounds: W7's time is not taken
+
+
+def test_the_integer_master_gets_the_columns_near_the_lp_only(eight_hosts, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # the MIP is given the columns of reduced value >= REDUCED_MIN at the master LP's prices,
+    # not all of them (fails when every column goes to the MIP), and still finds a valid plan
+    inst, gathered, bound = eight_hosts
+    pool = dict(gathered.pool)
+    lams = [int(bound * (1 + s)) for s in branch.STEPS]
+    for mu in gathered.prices[-2:]:
+        branch.every_count(gathered.sd, lams, mu, pool)
+    sizes: dict[bool, int] = {}
+    real = branch.solve_master
+
+    def spy(values, need, *args, **kwargs):  # type: ignore[no-untyped-def]
+        sizes[args[2]] = len(values)  # args: types, supply, integer, …
+        return real(values, need, *args, **kwargs)
+
+    monkeypatch.setattr(branch, "solve_master", spy)
+    lam = int(bound * (1 + branch.TARGET))
+    chains = branch.integer_master(gathered.sd, Partitioner(inst), sorted(pool), lam, None)
+    assert 0 < sizes[True] < sizes[False]
+    assert chains
+    plan = _plan(inst, chains)
+    assert plan is not None and validate(inst, plan) == []
+
+
+def test_pricing_the_targets_rows_together_gives_each_target_s_sequences(eight_hosts) -> None:  # type: ignore[no-untyped-def]
+    _, gathered, bound = eight_hosts
+    lams = [int(bound * (1 + s)) for s in branch.STEPS]
+    mu = gathered.prices[-1]
+    together: dict[tuple[int, ...], None] = {}
+    branch.every_count(gathered.sd, lams, mu, together)
+    apart: dict[tuple[int, ...], None] = {}
+    for lam in lams:
+        branch.every_count(gathered.sd, [lam], mu, apart)
+    assert together and set(together) == set(apart)

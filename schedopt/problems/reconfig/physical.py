@@ -101,8 +101,8 @@ def widen(
     ``COLUMN_SHARE`` by default); the best valid plan of these, never worse than ``sol`` (the
     validator's own evaluation decides). W6's designs run on ``executor`` (default: in this
     process); what became of them goes into ``counts`` (``designs_solved``,
-    ``designs_failed``). ``gathered``: the bound's columns and prices; with ``lower`` and at
-    least ``BRANCH_MIN_S`` left (or no deadline), W8 first (``branch.py``)."""
+    ``designs_failed``). ``gathered``: the bound's columns and prices; with ``lower`` and
+    time for it (``_branch_fits``), W8 first (``branch.py``)."""
     part = Partitioner(inst)
     best, best_val = sol, evaluate(inst, sol)
     base = _chains_of(part, sol)
@@ -123,9 +123,12 @@ def widen(
     reserve_s = JOIN_RESERVE_S + 2 * (time.perf_counter() - started)
     counts = {} if counts is None else counts
     upper = round(best_val[0] * 1e6)  # W7's search as without W8 (its landing moves with its start)
-    usable = gathered is not None and gathered.sd is not None and gathered.prices
-    if usable and lower is not None and (deadline is None or deadline.remaining() >= BRANCH_MIN_S):
-        assert gathered is not None and gathered.sd is not None
+    if (
+        gathered is not None
+        and gathered.sd is not None
+        and lower is not None
+        and _branch_fits(inst, deadline, gathered)
+    ):
         from .branch import branched  # W8: HiGHS, on first use
 
         w8 = None if deadline is None else deadline.earlier(deadline.share(1 - BRANCH_SHARE))
@@ -178,6 +181,26 @@ COLUMN_SHARE = 0.8
 #: takes at most this share of it (RESULTS.md, #17).
 BRANCH_MIN_S = 15.0
 BRANCH_SHARE = 0.6
+#: With less than BRANCH_MIN_S left, W8 still runs with BRANCH_SHORT_S left on up to
+#: BRANCH_SHORT_GPUS GPUs once the bound has priced BRANCH_SHORT_ROUNDS rounds: at 256 GPUs,
+#: from 3-4 rounds it takes 1.5-2 s (load 1.3-2.5) and finds 12.416 s; from 1-2 rounds (the
+#: bound at 12.222 s) its MIP takes 2 s and its plan is 12.70-12.79 s, and W7 loses the time;
+#: at 1,024 GPUs its plan (5.09-5.11 s) loses to W7's 5.078 s (RESULTS.md, #17).
+BRANCH_SHORT_S = 2.5
+BRANCH_SHORT_GPUS = 512
+BRANCH_SHORT_ROUNDS = 3
+
+
+def _branch_fits(inst: ReconfigInstance, deadline: Deadline | None, gathered: Gathered) -> bool:
+    """W8 runs with no deadline, with BRANCH_MIN_S left, or with BRANCH_SHORT_S left on up to
+    BRANCH_SHORT_GPUS GPUs after BRANCH_SHORT_ROUNDS of the bound's prices."""
+    if not gathered.prices:
+        return False
+    if deadline is None or deadline.remaining() >= BRANCH_MIN_S:
+        return True
+    small = inst.cluster.num_gpus <= BRANCH_SHORT_GPUS
+    rounds = len(gathered.prices) >= BRANCH_SHORT_ROUNDS
+    return small and rounds and deadline.remaining() >= BRANCH_SHORT_S
 
 
 #: W6's target pipe times, as fractions of the start's L1 (then a finer pass around the best).
