@@ -89,7 +89,7 @@ def test_the_integer_master_gets_the_columns_near_the_lp_only(eight_hosts, monke
     inst, gathered, bound = eight_hosts
     pool = dict(gathered.pool)
     lams = [int(bound * (1 + s)) for s in branch.STEPS]
-    for mu in gathered.prices[-2:]:
+    for mu in gathered.prices[-branch.PRICES :]:
         branch.every_count(gathered.sd, lams, mu, pool)
     sizes: dict[bool, int] = {}
     real = branch.solve_master
@@ -117,3 +117,25 @@ def test_pricing_the_targets_rows_together_gives_each_target_s_sequences(eight_h
     for lam in lams:
         branch.every_count(gathered.sd, [lam], mu, apart)
     assert together and set(together) == set(apart)
+
+
+def test_w8_prices_the_bound_s_last_prices_newest_first(eight_hosts, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # the newest prices first (a deadline cuts the oldest), PRICES of them (main: the last two,
+    # oldest first); then the integer master with the time left
+    inst, gathered, bound = eight_hosts
+    prices = [mu.copy() for mu in (gathered.prices[0], *gathered.prices)]  # one more round
+    assert len(prices) > branch.PRICES
+    seen: list[int] = []
+    real = branch.every_count
+
+    def spy(sd, lams, mu, pool, deadline=None):  # type: ignore[no-untyped-def]
+        seen.append(next(i for i, p in enumerate(prices) if p is mu))
+        return real(sd, lams, mu, pool, deadline)
+
+    monkeypatch.setattr(branch, "every_count", spy)
+    chains = branch.branched(
+        gathered.sd, Partitioner(inst), gathered.pool, prices, bound, Deadline.after(30)
+    )
+    n = len(prices)
+    assert seen == list(range(n - 1, n - 1 - branch.PRICES, -1))
+    assert chains

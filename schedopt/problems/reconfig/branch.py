@@ -28,6 +28,12 @@ STEPS = (0.0, 0.0025, 0.005, 0.0075, 0.01)
 #: The integer master's target, this much above the bound reached (its credit is optimistic,
 #: so a target at the bound still gives plans above it; RESULTS.md, #17).
 TARGET = 0.01
+#: The bound's last this many prices are priced over every row: at 256 GPUs, from the
+#: bound's state after 3.2-3.5 s (12.271, 12.283 s), three give 12.436 s where two gave
+#: 12.476 / 12.504 s, for 0.4 s more (RESULTS.md, #17).
+PRICES = 3
+#: The pricing's share of W8's time; the integer master keeps the rest.
+PRICING_SHARE = 0.6
 #: The integer master keeps the columns of reduced value (credit less the LP's prices of its
 #: groups) at least this: at 256 GPUs 126 of 2,350 columns, the same plan (12.416 s) in 0.2 s
 #: where all of them took 2.5 s; at -1 (49 columns) 12.436 s (RESULTS.md, #17).
@@ -111,12 +117,13 @@ def branched(
     deadline: Deadline | None,
 ) -> list[Chain] | None:
     """W8: ``pool`` (the bound's columns) with every (depth, row) priced at the bound's last
-    two ``prices`` at targets STEPS above ``lower`` (the bound reached), then the integer
-    master at TARGET above it."""
+    PRICES ``prices``, newest first, at targets STEPS above ``lower`` (the bound reached), in
+    at most PRICING_SHARE of the time; then the integer master at TARGET above it."""
     pool = dict(pool)
     lams = [int(lower * (1 + step)) for step in STEPS]
-    for mu in prices[-2:]:
-        if deadline is not None and deadline.expired():
-            return None
-        every_count(sd, lams, mu, pool, deadline)
+    pricing = None if deadline is None else deadline.earlier(deadline.share(1 - PRICING_SHARE))
+    for mu in prices[::-1][:PRICES]:
+        if pricing is not None and pricing.expired():
+            break
+        every_count(sd, lams, mu, pool, pricing)
     return integer_master(sd, part, sorted(pool), int(lower * (1 + TARGET)), deadline)
