@@ -13,8 +13,7 @@ wall (build included), and the gain per CPU second. Rows go to
 benchmarks/results/admission_step.jsonl.
 
 A setting is ``NAME`` or ``NAME:key=value,...`` with keys ``det`` (deterministic seconds a
-step, default 0.6 as ``STEP_S``), ``size`` (SLO jobs a window), ``b1c`` (1: B1c's rows in the window's model), ``fit`` (1, with
-``b1c``: B1w, B1c's rows over the slots where each option fits), ``first`` (1: stop at the
+step, default 0.6 as ``STEP_S``), ``size`` (SLO jobs a window), ``first`` (1: stop at the
 first solution better than the start), ``highs`` (1: HiGHS's MIP on the same window model, on
 its wall clock), and any CP-SAT parameter (``linearization_level=0``, ``cp_model_presolve=0``,
 ``symmetry_level=0``, ``search_branching=FIXED_SEARCH``, ``max_presolve_iterations=1``,
@@ -91,27 +90,10 @@ def parse(spec: str) -> tuple[str, dict[str, str]]:
 
 def step_cpsat(sub, start, kv: dict[str, str], seed: int) -> dict:
     t0 = time.process_time()
-    am = build_model(
-        sub,
-        l1_only=True,
-        whole_slots=kv.pop("b1c", "0") == "1",
-        fit_slots=kv.pop("fit", "0") == "1",
-        energy=kv.pop("energy", "0") == "1",
-        rounded=kv.pop("rounded", "0") == "1",
-    )
+    am = build_model(sub, l1_only=True, whole_slots=kv.pop("b1c", "0") == "1")
     session = CpsatSession(am.model, int(kv.pop("linearization_level", 2)))
     session.set_level(am.model.levels[0])
     session.set_hint(encode(am, start))
-    if kv.pop("ystrategy", "0") == "1":  # branch on the tiers first, the most valuable first
-        order = sorted(
-            ((j.index, k) for j in sub.jobs if j.is_slo for k in range(len(j.tiers))),
-            key=lambda jk: -sub.jobs[jk[0]].tiers[jk[1]].value_scaled,
-        )
-        session.cp.add_decision_strategy(
-            [session.var(am.y[jk]) for jk in order],
-            cp_model.CHOOSE_FIRST,
-            cp_model.SELECT_MAX_VALUE,
-        )
     build = time.process_time() - t0
     solver = cp_model.CpSolver()
     p = solver.parameters

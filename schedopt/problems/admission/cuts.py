@@ -16,36 +16,20 @@ from functools import lru_cache
 
 @lru_cache(maxsize=65_536)
 def least_weight(
-    work: int,
-    per_slot: tuple[int, ...],
-    weights: tuple[float, ...],
-    slots: int,
-    caps: tuple[tuple[int, int], ...] = (),
+    work: int, per_slot: tuple[int, ...], weights: tuple[float, ...], slots: int
 ) -> float | None:
     """``min Σ w_o K_o`` over integers ``K ≥ 0`` with ``Σ K ≤ slots`` and ``Σ ω_o K_o ≥ work``
-    (``per_slot`` = ω, one entry per option) and, for each ``(mask, limit)`` of ``caps``,
-    ``Σ_{o in mask} K_o ≤ limit`` (bit ``o`` of ``mask``: option ``o``); None when no such ``K``
-    exists."""
+    (``per_slot`` = ω, one entry per option); None when no such ``K`` exists."""
     if work <= 0:
         return 0.0
     best: float | None = None
-    single = [slots] * len(per_slot)
-    for mask, limit in caps:
-        if mask & (mask - 1) == 0:  # one option
-            o = mask.bit_length() - 1
-            single[o] = min(single[o], limit)
-    K = [0] * len(per_slot)
-
-    def fits() -> bool:
-        return all(sum(K[o] for o in range(len(K)) if m >> o & 1) <= lim for m, lim in caps)
 
     def go(i: int, left: int, free: int, acc: float) -> None:
         nonlocal best
         if best is not None and acc >= best:
             return
         if left <= 0:
-            if fits():
-                best = acc
+            best = acc
             return
         if i == len(per_slot) or free <= 0:
             return
@@ -54,16 +38,12 @@ def least_weight(
             if om <= 0:
                 return
             k = math.ceil(left / om)
-            if k <= min(free, single[i]):
-                K[i] = k
+            if k <= free:
                 go(i + 1, 0, free - k, acc + k * w)
-                K[i] = 0
             return
-        top = min(free, single[i]) if om <= 0 else min(free, single[i], math.ceil(left / om))
+        top = free if om <= 0 else min(free, math.ceil(left / om))
         for k in range(top + 1):
-            K[i] = k
             go(i + 1, left - k * om, free - k, acc + k * w)
-        K[i] = 0
 
     go(0, work, slots, 0.0)
     return best

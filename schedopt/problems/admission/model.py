@@ -6,7 +6,6 @@ tier k; p[j,t] best-effort iterations credited in slot t; c[j,t] GPU-count chang
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -36,18 +35,12 @@ def build_model(
     *,
     l1_only: bool = False,
     whole_slots: bool = False,
-    fit_slots: bool = False,
-    energy: bool = False,
-    rounded: bool = False,
 ) -> AdmissionModel:
     """The model over ``jobs`` (default: all of them). ``l1_only``: without what only the
     lower levels read (the count changes ``c`` and C9, L2 and L3): the repair's group model
     (C1–C7 and L1, formulations/admission.md, "Repair by groups of slots"). ``whole_slots``:
     with B1c's rows, which every plan satisfies (the formulation's claim, "Whole-slot rows
-    B1c") and which tighten CP-SAT's LP; ``fit_slots`` (with ``whole_slots``): each option
-    counted only in the slots where it fits C3's right sides alone (B1w, "Window rows B1w":
-    a repair window's capacity, what the others leave, often fits a wide option in few
-    slots)."""
+    B1c") and which tighten CP-SAT's LP."""
     jobs = tuple(data.jobs if jobs is None else jobs)
     m = Model("admission", deadline)
     T = data.T
@@ -119,9 +112,7 @@ def build_model(
                 xs = run(j, t)
                 c7.add([*xs, z[j.index,]], [1.0] * len(xs) + [-1.0], hi=0.0)
     if whole_slots:
-        _whole_slot_rows(m, data, slo, x, y, fit_slots)
-    if energy:
-        _energy_rows(m, data, slo, y, rounded)
+        _whole_slot_rows(m, data, slo, x, y)
     _best_effort_rows(m, data, best_effort, x, p)
     if not l1_only:
         _change_rows(m, data, jobs, x, c)
@@ -161,14 +152,10 @@ def build_model(
     return AdmissionModel(m, data, x, z, y, p, c)
 
 
-def _whole_slot_rows(
-    m: Model, data: ModelData, slo: list[JobData], x: Vars, y: Vars, fit_slots: bool = False
-) -> None:
+def _whole_slot_rows(m: Model, data: ModelData, slo: list[JobData], x: Vars, y: Vars) -> None:
     """B1c: per SLO job, tier ``k`` and weight vector ``w`` (``whole_slot_weights``),
     ``Σ_{t<e_jk} Σ_o w_o x_jto ≥ need_w · Σ_{k'≤k} y_jk'``, or ``Σ_{k'≤k} y_jk' ≤ 0`` when no
-    whole-slot plan finishes by ``e_jk`` (formulations/admission.md, "Whole-slot rows B1c");
-    ``fit_slots``: ``need_w`` over the slots where each option fits (B1w)."""
-    fit: dict[tuple[str, int], list[bool]] = {}
+    whole-slot plan finishes by ``e_jk`` (formulations/admission.md, "Whole-slot rows B1c")."""
     with m.rows("B1c") as rows:
         for j in slo:
             m.tick()
@@ -178,9 +165,8 @@ def _whole_slot_rows(
                 end = min(tier.slots_before, data.T)
                 done = [(t, o) for t in range(j.arrival, end) for o in range(len(j.options))]
                 need = [y[j.index, kk] for kk in range(k + 1)]
-                caps = _fit_caps(data, j, end, fit) if fit_slots else ()
                 for w in weights:
-                    least = least_weight(j.work, per_slot, w, max(0, end - j.arrival), caps)
+                    least = least_weight(j.work, per_slot, w, max(0, end - j.arrival))
                     if least is None:
                         rows.add(need, [1.0] * len(need), hi=0.0)
                         break
@@ -188,91 +174,6 @@ def _whole_slot_rows(
                         cols = [x[j.index, t, o] for t, o in done] + need
                         coefs = [w[o] for _, o in done] + [-least] * len(need)
                         rows.add(cols, coefs, lo=0.0)
-
-
-def _energy_rows(
-    m: Model, data: ModelData, slo: list[JobData], y: Vars, rounded: bool = False
-) -> None:
-    """B1e: per type ``g``, level ``s`` and slots ``[t1, t2)`` (``t1`` an arrival, ``t2`` a
-    deadline of ``slo``), ``Σ_j Σ_{k: e_jk ≤ t2} need(j, k) y_jk ≤ Σ_{t1≤t<t2} κ_tgs`` over the
-    jobs arriving from ``t1`` on, ``need`` B1c's for the weights of C3 at ``(g, s)``
-    (formulations/admission.md, "Energy rows B1e"): a knapsack over the admissions alone."""
-    starts = sorted({j.arrival for j in slo})
-    ends = sorted({min(k.slots_before, data.T) for j in slo for k in j.tiers})
-    with m.rows("B1e") as rows:
-        for g, levels in data.levels.items():
-            for s in levels:
-                m.tick()
-                terms: list[tuple[JobData, int, int, float]] = []
-                for j in slo:
-                    w = tuple(float(data.usage(o, s)) if o.gpu_type == g else 0.0 for o in j.options)
-                    per_slot = tuple(o.work for o in j.options)
-                    for k, tier in enumerate(j.tiers):
-                        end = min(tier.slots_before, data.T)
-                        least = least_weight(j.work, per_slot, w, max(0, end - j.arrival))
-                        if least:  # None: B1c keeps y at 0
-                            terms.append((j, k, end, least))
-                for t1 in starts:
-                    for t2 in ends:
-                        if t2 <= t1:
-                            continue
-                        cap = float(sum(data.capacity(t, g, s) for t in range(t1, t2)))
-                        live = [(y[j.index, k], c) for j, k, e, c in terms if j.arrival >= t1 and e <= t2]
-                        if sum(c for _, c in live) > cap:
-                            cols, coefs = zip(*live, strict=True)
-                            rows.add(cols, coefs, hi=cap)
-                            if rounded:
-                                _rounded_rows(rows, cols, coefs, cap)
-
-
-#: B1e's rounded rows: right sides 1..ROUNDED_TOP.
-ROUNDED_TOP = 6
-
-
-def _rounded_rows(rows, cols: Sequence[int], coefs: Sequence[float], cap: float) -> None:
-    """Chvátal–Gomory roundings of a B1e row ``Σ c y ≤ cap`` (``y`` binary): for ``r`` from 1,
-    the least whole divisor ``d`` with ``⌊cap / d⌋ = r``, ``Σ ⌊c / d⌋ y ≤ r``."""
-    seen = set()
-    for r in range(1, ROUNDED_TOP + 1):
-        d = math.floor(cap / (r + 1)) + 1
-        if d <= 0 or math.floor(cap / d) != r:
-            continue
-        live = [(col, float(c // d)) for col, c in zip(cols, coefs, strict=True) if c >= d]
-        if sum(c for _, c in live) <= r:
-            continue
-        key = tuple(live)
-        if key in seen:
-            continue
-        seen.add(key)
-        cs, vs = zip(*live, strict=True)
-        rows.add(cs, vs, hi=float(r))
-
-
-def _fit_caps(
-    data: ModelData, j: JobData, end: int, fit: dict[tuple[str, int], list[bool]]
-) -> tuple[tuple[int, int], ...]:
-    """B1w's limits for ``j`` before slot ``end``: per set of options (a bit mask), the slots
-    from ``a_j`` in which at least one of them fits C3's right sides alone; only the limits
-    below the slots themselves."""
-    slots = range(j.arrival, end)
-    where = []
-    for opt in j.options:
-        key = (opt.gpu_type, opt.n)
-        if key not in fit:
-            fit[key] = [
-                all(
-                    ModelData.usage(opt, s) <= data.capacity(t, opt.gpu_type, s)
-                    for s in data.levels[opt.gpu_type]
-                )
-                for t in range(data.T)
-            ]
-        where.append({t for t in slots if fit[key][t]})
-    out = []
-    for mask in range(1, 1 << len(where)):
-        union = set().union(*(where[o] for o in range(len(where)) if mask >> o & 1))
-        if len(union) < len(slots):
-            out.append((mask, len(union)))
-    return tuple(out)
 
 
 def _best_effort_rows(m: Model, data: ModelData, jobs: list[JobData], x: Vars, p: Vars) -> None:
