@@ -62,7 +62,9 @@ def test_the_whole_slot_rows_hold_at_a_plan() -> None:
         assert rows.lo[r] - 1e-9 <= value <= rows.hi[r] + 1e-9
 
 
-def test_a_group_step_has_the_whole_slot_rows(monkeypatch) -> None:
+def _one_group_step(monkeypatch):
+    """The model a repair step builds for 30 deadline jobs of a 120-job plan (a spy on
+    build_model), and their sub-instance."""
     inst = generate_custom(hosts=4, jobs=120, slots=6, seed=3)
     data = build_data(inst)
     start = lp_round(data, l1_bound(data, 60))
@@ -79,26 +81,16 @@ def test_a_group_step_has_the_whole_slot_rows(monkeypatch) -> None:
     sub = data.subset(indices, slot_capacity=left_for(data, start, set(indices)))
     improve_group(sub, [start[i] for i in indices], 2.0, 0, deterministic=True)
     (am,) = built
+    return am, sub
+
+
+def test_a_group_step_has_the_whole_slot_rows(monkeypatch) -> None:
+    am, _ = _one_group_step(monkeypatch)
     assert sum(len(b) for b in am.model.blocks if b.cid == "B1c") > 0
 
 
 def test_a_group_step_builds_no_count_changes(monkeypatch) -> None:
-    inst = generate_custom(hosts=4, jobs=120, slots=6, seed=3)
-    data = build_data(inst)
-    start = lp_round(data, l1_bound(data, 60))
-    assert start is not None
-    built = []
-
-    def spy(*args, **kwargs):
-        am = build_model(*args, **kwargs)
-        built.append(am)
-        return am
-
-    monkeypatch.setattr("schedopt.problems.admission.model.build_model", spy)
-    indices = [j.index for j in data.jobs if j.is_slo][:30]
-    sub = data.subset(indices, slot_capacity=left_for(data, start, set(indices)))
-    improve_group(sub, [start[i] for i in indices], 2.0, 0, deterministic=True)
-    (am,) = built
+    am, sub = _one_group_step(monkeypatch)
     assert len(am.c) == 0
     assert not [b for b in am.model.blocks if b.cid.startswith("C9") and len(b)]
     full = build_model(sub)

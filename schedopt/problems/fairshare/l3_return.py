@@ -33,6 +33,7 @@ from .heuristics import _State
 from .l2_repair import COST_TOL, RepairStats, _levels, _put_back
 from .l3_bound import need_gpus
 from .neighbourhood import L2_HOLD
+from .restore import restarting
 
 #: Fewest seconds the MILP is started with.
 MIN_S = 0.02
@@ -64,27 +65,12 @@ def return_running(state: _State, seconds: float, out: RepairStats) -> RepairSta
     return out
 
 
-def _candidates(state: _State) -> list[int]:
-    data = state.data
-    return [
-        j.index
-        for j in data.jobs
-        if j.keepable
-        and j.restart_cost > 0
-        and not state.raw[j.index].keep
-        # (placed as before without the flag: not restarted, nothing to save)
-        and not (
-            state.raw[j.index].option == j.prev_option and state.hosts[j.index] == j.prev_hosts
-        )
-    ]
-
-
 def _choose(state: _State, banned: set[int], end: float) -> list[int]:
     """The MILP of the module docstring: the candidates to return, or none."""
     data = state.data
     phi = data.frag_cost
     cand, save, d_l2 = [], [], []
-    for i in _candidates(state):
+    for i in (j.index for j in restarting(state)):
         if i in banned:
             continue
         job, r = data.jobs[i], state.raw[i]

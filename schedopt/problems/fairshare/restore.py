@@ -28,6 +28,22 @@ from .heuristics import _State
 EFF_TOL = 1e-12
 
 
+def restarting(state: _State) -> list[JobData]:
+    """The running jobs the plan restarts that could be kept where they ran: keepable, with a
+    restart cost, not kept, and not placed as before (placed as before without the flag, a
+    job is not restarted: there is nothing to save)."""
+    return [
+        j
+        for j in state.data.jobs
+        if j.keepable
+        and j.restart_cost > 0
+        and not state.raw[j.index].keep
+        and not (
+            state.raw[j.index].option == j.prev_option and state.hosts[j.index] == j.prev_hosts
+        )
+    ]
+
+
 def restore_running(state: _State, stop: Deadline) -> set[int]:
     """Keep running jobs on their previous hosts where the tests above pass (highest restart
     cost first) until ``stop``; the units of the jobs kept or stopped (whose jobs may take
@@ -38,17 +54,7 @@ def restore_running(state: _State, stop: Deadline) -> set[int]:
     for job in data.jobs:
         for h in state.hosts[job.index]:
             on_host.setdefault(h, set()).add(job.index)
-    candidates = [
-        j
-        for j in data.jobs
-        if j.keepable
-        and j.restart_cost > 0
-        and not state.raw[j.index].keep
-        # (placed as before without the flag: not restarted, nothing to save)
-        and not (
-            state.raw[j.index].option == j.prev_option and state.hosts[j.index] == j.prev_hosts
-        )
-    ]
+    candidates = restarting(state)
     candidates.sort(key=lambda j: (-j.restart_cost, j.index))
     touched: set[int] = set()
     for job in candidates:
