@@ -111,11 +111,6 @@ PHYSICAL = "decomp:physical"
 TEMPLATE_SHARE = 0.25
 BOUND_SHARE = 0.4
 WIDEN_SHARE = 0.95
-#: On up to physical.BRANCH_SHORT_GPUS GPUs (where W8 makes the plan from the bound's columns
-#: and needs less of W7's time) the bound gets this share instead: at 256 GPUs its Q10 rounds
-#: converge at 12.2955 s after 4.2-4.4 s (load 2.5), a round cut short by 3-4 s ends at
-#: 12.271-12.283 s, and W8's plan from there is 12.436-12.504 s, not 12.416 s (RESULTS.md, #17).
-SMALL_BOUND_SHARE = 0.65
 #: With less than this left after the template answer, widening runs first (its share
 #: SHORT_WIDEN_SHARE, W7 SHORT_COLUMN_SHARE of that) and the bound gets the rest: the
 #: bound's first prices take about a second at 256 GPUs, and W6 finds plans sooner than W7.
@@ -127,14 +122,6 @@ PHYSICAL_NOTE = (
     "they are, pipelines from priced columns and from the GPUs the template plan leaves idle; "
     "formulations/reconfig.md W1-W7): the bound is Q7-Q9's, over the physical plan space"
 )
-
-
-def bound_share(inst: ReconfigInstance) -> float:
-    """The share of the time left after the template answer that the bound (Q7–Q9) gets in
-    ``decomp:physical``: more where W8 may run (the same size rule as W8's short gate)."""
-    from .physical import BRANCH_SHORT_GPUS
-
-    return SMALL_BOUND_SHARE if inst.cluster.num_gpus <= BRANCH_SHORT_GPUS else BOUND_SHARE
 
 
 def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
@@ -158,12 +145,11 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
     gathered = Gathered()  # the bound's columns and prices, for W8
     with open_executor(options) as pool:  # W6's designs (params: executor, workers)
         if deadline.remaining() >= BOUND_FIRST_S:  # the bound first, W7's targets from it
-            share = bound_share(inst)
             try:
                 known = priced_bound_us(
                     inst,
                     upper,
-                    deadline.earlier(deadline.share(1 - share)),
+                    deadline.earlier(deadline.share(1 - BOUND_SHARE)),
                     gathered=gathered,
                 )
             except DeadlineReached:  # its share ran out while packing the hosts

@@ -131,8 +131,7 @@ def widen(
     ):
         from .branch import branched  # W8: HiGHS, on first use
 
-        share8 = None if deadline is None else _branch_share(deadline)
-        w8 = None if deadline is None else deadline.earlier(deadline.share(1 - (share8 or 0)))
+        w8 = None if deadline is None else deadline.earlier(deadline.share(1 - BRANCH_SHARE))
         t8 = time.perf_counter()
         chains = branched(gathered.sd, part, gathered.pool, gathered.prices, lower, w8)
         counts["branch_s"] = round(time.perf_counter() - t8, 3)
@@ -190,14 +189,6 @@ BRANCH_SHARE = 0.6
 BRANCH_SHORT_S = 2.5
 BRANCH_SHORT_GPUS = 512
 BRANCH_SHORT_ROUNDS = 3
-#: ... and then takes this share of widening's time (the bound before it had the larger share
-#: of decomp.SMALL_BOUND_SHARE; W8 needs 1.8-2.3 s at load 3, and its plan is the one kept).
-BRANCH_SHORT_SHARE = 0.8
-
-
-def _branch_share(deadline: Deadline) -> float:
-    """W8's share of widening's time: BRANCH_SHORT_SHARE when it runs by the short gate."""
-    return BRANCH_SHARE if deadline.remaining() >= BRANCH_MIN_S else BRANCH_SHORT_SHARE
 
 
 def _branch_fits(inst: ReconfigInstance, deadline: Deadline | None, gathered: Gathered) -> bool:
