@@ -151,6 +151,23 @@ def relax_l1(data: ModelData, deadline=None, *, whole_slots: bool = True) -> L1R
     return L1Relaxation(relaxation, z_col, x_col, y_col, cap_rows)
 
 
+def whole_slot_needs(
+    data: ModelData, job: JobData, slots: int
+) -> list[tuple[tuple[float, ...], float]] | None:
+    """B1c for a tier ``slots`` slots after ``job``'s arrival: each weight vector ``w`` with
+    its ``need_w > 0`` (``least_weight``), or None when no whole-slot plan finishes in
+    ``slots`` (whether one does depends on the work and the slots only, not on ``w``)."""
+    per_slot = tuple(o.work for o in job.options)
+    out = []
+    for w in whole_slot_weights(data, job):
+        least = least_weight(job.work, per_slot, w, max(0, slots))
+        if least is None:
+            return None
+        if least > 0:
+            out.append((w, least))
+    return out
+
+
 def _whole_slot_rows(
     data: ModelData,
     job: JobData,
@@ -161,14 +178,11 @@ def _whole_slot_rows(
 ) -> None:
     """B1c for one tier: ``Σ_{t<e} Σ_o w_o x_jto ≥ need_w · Σ_{k'≤k} y_jk'`` for every weight
     vector ``w``, or ``Σ_{k'≤k} y_jk' ≤ 0`` when no whole-slot plan finishes by ``e``."""
-    per_slot = tuple(o.work for o in job.options)
-    for w in whole_slot_weights(data, job):
-        least = least_weight(job.work, per_slot, w, max(0, slots))
-        if least is None:
-            rows.add(need, [1.0] * len(need), -math.inf, 0.0)
-            return
-        if least <= 0:
-            continue
+    needs = whole_slot_needs(data, job, slots)
+    if needs is None:
+        rows.add(need, [1.0] * len(need), -math.inf, 0.0)
+        return
+    for w, least in needs:
         rows.add(
             [c for c, _ in done] + need,
             [w[o] for _, o in done] + [-least] * len(need),

@@ -14,8 +14,7 @@ import numpy as np
 from schedopt.core.stopping import Deadline
 from schedopt.model import Built, Expr, Level, Model, Sense, VarKind, Vars
 
-from .bound import whole_slot_weights
-from .cuts import least_weight
+from .bound import whole_slot_needs
 from .data import VALUE_SCALE, JobData, ModelData
 
 
@@ -153,27 +152,25 @@ def build_model(
 
 
 def _whole_slot_rows(m: Model, data: ModelData, slo: list[JobData], x: Vars, y: Vars) -> None:
-    """B1c: per SLO job, tier ``k`` and weight vector ``w`` (``whole_slot_weights``),
-    ``Σ_{t<e_jk} Σ_o w_o x_jto ≥ need_w · Σ_{k'≤k} y_jk'``, or ``Σ_{k'≤k} y_jk' ≤ 0`` when no
-    whole-slot plan finishes by ``e_jk`` (formulations/admission.md, "Whole-slot rows B1c")."""
+    """B1c: per SLO job, tier ``k`` and weight vector ``w`` (``whole_slot_needs``, as in the
+    LP bound), ``Σ_{t<e_jk} Σ_o w_o x_jto ≥ need_w · Σ_{k'≤k} y_jk'``, or ``Σ_{k'≤k} y_jk' ≤ 0``
+    when no whole-slot plan finishes by ``e_jk`` (formulations/admission.md, "Whole-slot rows
+    B1c")."""
     with m.rows("B1c") as rows:
         for j in slo:
             m.tick()
-            per_slot = tuple(o.work for o in j.options)
-            weights = whole_slot_weights(data, j)
             for k, tier in enumerate(j.tiers):
                 end = min(tier.slots_before, data.T)
                 done = [(t, o) for t in range(j.arrival, end) for o in range(len(j.options))]
                 need = [y[j.index, kk] for kk in range(k + 1)]
-                for w in weights:
-                    least = least_weight(j.work, per_slot, w, max(0, end - j.arrival))
-                    if least is None:
-                        rows.add(need, [1.0] * len(need), hi=0.0)
-                        break
-                    if least > 0:
-                        cols = [x[j.index, t, o] for t, o in done] + need
-                        coefs = [w[o] for _, o in done] + [-least] * len(need)
-                        rows.add(cols, coefs, lo=0.0)
+                needs = whole_slot_needs(data, j, end - j.arrival)
+                if needs is None:
+                    rows.add(need, [1.0] * len(need), hi=0.0)
+                    continue
+                for w, least in needs:
+                    cols = [x[j.index, t, o] for t, o in done] + need
+                    coefs = [w[o] for _, o in done] + [-least] * len(need)
+                    rows.add(cols, coefs, lo=0.0)
 
 
 def _best_effort_rows(m: Model, data: ModelData, jobs: list[JobData], x: Vars, p: Vars) -> None:
