@@ -16,7 +16,7 @@ from schedopt.core.stopping import Deadline
 from schedopt.problems.fairshare import generate_custom
 from schedopt.problems.fairshare.bound import bounds
 from schedopt.problems.fairshare.data import build_data
-from schedopt.problems.fairshare.l2_bound import l2_upper_bound
+from schedopt.problems.fairshare.l2_bound import l2_prices
 from schedopt.problems.fairshare.l3_bound import (
     arrays,
     at_point,
@@ -111,7 +111,7 @@ def test_b2l_is_at_least_the_optimums_l2(inst) -> None:
     if worse.solution is not None:
         shares.append(worse.objectives[0])
     for t_hat in shares:
-        value = l2_upper_bound(
+        value, _, _ = l2_prices(
             data, need_gpus(data, t_hat), np.asarray(whole.prices), Deadline.after(30)
         )
         assert value >= l2 - 1e-6 * max(1.0, l2)

@@ -260,7 +260,8 @@ def l3_stats(
     started = time.perf_counter()
     t_hat = data.min_share([float(g) for g in state.unit_gpus])
     # (not out of the finish kept back once more for solve(): under load it needs it, #16)
-    left = stop.remaining() - finish_reserve_s(data.instance)
+    finish = finish_reserve_s(data.instance)
+    left = stop.remaining() - finish
     bounds_s = max(0.0, min(B3L_MAX_S, left))
     need, prices = need_gpus(data, t_hat), np.asarray(whole.prices)
     a = arrays(data)  # (once for B2L, the repair and B3L: 0.1 s at 20,000 jobs)
@@ -272,9 +273,9 @@ def l3_stats(
     if repair_s > 0.0:
         # the L2 neighbourhoods first (their own time, not B3L's: B3L's floor is the
         # repaired plan's L2), the L3 ones after B3L, filled by its margins
-        repair_stop = stop.earlier(finish_reserve_s(data.instance) + max(0.0, b3l_s) + l3_s)
+        repair_stop = stop.earlier(finish + max(0.0, b3l_s) + l3_s)
         out = repair_l2(state, mu, rho, repair_stop, repair_s, a, l2_bound, l3=False)
-    left = stop.remaining() - finish_reserve_s(data.instance) - (l3_s if repair_s > 0 else 0.0)
+    left = stop.remaining() - finish - (l3_s if repair_s > 0 else 0.0)
     budget = Deadline.after(max(0.0, min(b3l_s, left)))
     l2 = sum(
         job.options[r.option].eff
@@ -287,14 +288,14 @@ def l3_stats(
     # floor is a feasible plan's L2 at t̂ = L1*, formulations/fairshare.md, B3L Claim 1)
     dual = l3_dual(data, need, floor, prices, budget, a)
     value = dual.value
-    if stop.remaining() - finish_reserve_s(data.instance) > UNIT_S_PER_JOB * len(data.jobs):
+    if stop.remaining() - finish > UNIT_S_PER_JOB * len(data.jobs):
         # B3U at B3L's (λ, μ): each unit's fix row kept, at least B3L there (after B3L's
         # search, not out of its time: under load at 16,384 GPUs that lowered B3L by more)
         value = max(value, unit_bound(a, need, floor, dual.lam, dual.mu))
     if repair_s > 0.0:
         # running jobs returned as a set first (l3_return.py), then the L3 neighbourhoods in
         # what is left of their share
-        l3_stop = stop.earlier(finish_reserve_s(data.instance))
+        l3_stop = stop.earlier(finish)
         back = return_running(state, max(0.0, min(l3_s, l3_stop.remaining())), RepairStats())
         repair_l3(state, dual, l3_stop, l3_s - back.seconds, out, a)
         stats.update(out.as_stats())

@@ -18,15 +18,6 @@ from .l3_bound import Arrays, arrays, golden, lagrangian
 SCALE_STEPS = 6
 
 
-def l2_upper_bound(data: ModelData, need: np.ndarray, prices: np.ndarray, stop: Deadline) -> float:
-    """B2L: an upper bound on L2 over the allocations at least as fair as a solution
-    (``g_v ≥ m_v(t̂)``, ``need``), by relaxing those rows with ``ρ_v ≥ 0`` and C2 with
-    ``μ_g ≥ 0``: ``Σ_g μ_g F_g − Σ_v ρ_v m_v + Σ_j max(0, max_o e_jo − (μ_g − ρ_v) n_o)``
-    (formulations/fairshare.md, "B2L"). The least value met before ``stop`` (+inf with no
-    time); :func:`l2_prices` gives its multipliers too."""
-    return l2_prices(data, need, prices, stop)[0]
-
-
 def l2_prices(
     data: ModelData,
     need: np.ndarray,
@@ -34,10 +25,14 @@ def l2_prices(
     stop: Deadline,
     a: Arrays | None = None,
 ) -> tuple[float, np.ndarray, np.ndarray]:
-    """B2L (:func:`l2_upper_bound`) and the multipliers ``(μ_g, ρ_v)`` that give it. It is
-    B3L's Lagrangian with no restart or host costs and ``λ = 1`` (the L2 row as the
-    objective), negated: ``μ`` from B2's ``prices`` (where ``ρ = 0`` gives B2 itself), then
-    each ``μ_g`` alone by golden sections, ``ρ`` exactly enough at each point."""
+    """B2L: an upper bound on L2 over the allocations at least as fair as a solution
+    (``g_v ≥ m_v(t̂)``, ``need``), by relaxing those rows with ``ρ_v ≥ 0`` and C2 with
+    ``μ_g ≥ 0``: ``Σ_g μ_g F_g − Σ_v ρ_v m_v + Σ_j max(0, max_o e_jo − (μ_g − ρ_v) n_o)``
+    (formulations/fairshare.md, "B2L"), the least value met before ``stop`` (+inf with no
+    time), and the multipliers ``(μ_g, ρ_v)`` that give it. It is B3L's Lagrangian with no
+    restart or host costs and ``λ = 1`` (the L2 row as the objective), negated: ``μ`` from
+    B2's ``prices`` (where ``ρ = 0`` gives B2 itself), then each ``μ_g`` alone by golden
+    sections, ``ρ`` exactly enough at each point."""
     a = arrays(data) if a is None else a
     units = len(need)
     if not len(a.unit):
@@ -76,4 +71,4 @@ def l2_prices(
     return -best, mu, best_rho
 
 
-__all__ = ["l2_prices", "l2_upper_bound"]
+__all__ = ["l2_prices"]

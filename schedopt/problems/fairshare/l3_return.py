@@ -70,17 +70,17 @@ def _choose(state: _State, banned: set[int], end: float) -> list[int]:
     data = state.data
     phi = data.frag_cost
     cand, save, d_l2 = [], [], []
-    for i in (j.index for j in restarting(state)):
-        if i in banned:
+    for job in restarting(state):
+        if job.index in banned:
             continue
-        job, r = data.jobs[i], state.raw[i]
+        r = state.raw[job.index]
         assert job.prev_option is not None
         p = job.options[job.prev_option]
         cur = None if r.option is None else job.options[r.option]
         s = job.restart_cost + phi * ((cur.extra_hosts if cur else 0) - p.extra_hosts)
         if s <= COST_TOL:
             continue
-        cand.append(i)
+        cand.append(job.index)
         save.append(s)
         d_l2.append(p.eff - (cur.eff if cur else 0.0))
     if not cand:
