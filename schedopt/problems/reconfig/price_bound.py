@@ -49,9 +49,9 @@ CG_SHARE = 0.3
 PROBE_STEP = 0.002
 #: Q8″: with at least this many rounds of prices, a bisection at their mean (``mean_bound_us``)
 #: from the bound reached, at most this much above it (and below the known plan). At 256 GPUs,
-#: from states of the bound cut at 12.271-12.2956 s after 3-5 rounds, 4 probes (0.4-0.5 s at
-#: load 2.3) reach 12.316-12.318 s (RESULTS.md, "Reconfig at 256 GPUs: W8 at the mean of the
-#: bound's prices").
+#: from 8 of 10 states of the bound cut at 12.271-12.2956 s after 3-5 rounds, 4 probes (0.4-0.5
+#: s at load 2.3) reach 12.316-12.318 s (RESULTS.md, "Reconfig at 256 GPUs: W8 at the mean of
+#: the bound's prices").
 MEAN_ROUNDS = 3
 MEAN_SPAN = 0.02
 
