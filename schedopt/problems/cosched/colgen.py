@@ -36,7 +36,7 @@ EXACT_CHECK_S = 0.3
 #: Greedy pricing alone while a round adds at least this many groups; then exact pricing too.
 GREEDY_STALL = 8
 #: Weight of the best bound's duals in the duals exact pricing uses (0: the master's own).
-SMOOTH = 0.8
+SMOOTH = 0.5
 #: Cost of the artificial column that covers one job (keeps the restricted master feasible).
 ARTIFICIAL = 1e7
 
