@@ -48,7 +48,7 @@ from .heuristics import (
 from .instance import FairshareInstance
 from .l2_bound import l2_prices
 from .l2_repair import L2_PHASE, RepairStats, repair_l2, repair_l3
-from .l3_bound import arrays, l1_settled, l3_dual, need_gpus
+from .l3_bound import JOINT_MAX_UNITS, arrays, l1_settled, l3_dual, need_gpus
 from .l3_exchange import EXCHANGE_MAX_S, exchange, fits
 from .l3_return import return_running
 from .l3_units import UNIT_S_PER_JOB, unit_bound
@@ -71,6 +71,9 @@ AUTO_DECOMP_JOBS = 5000
 B3L_MAX_S = 1.25
 #: Share of that time B2L (the L2 bound behind the plan's L1) takes first (0.225 s).
 B2L_SHARE = 0.18
+#: Seconds more for B3L on rounds where its joint search runs (at most JOINT_MAX_UNITS
+#: counted units): out of what the join leaves, not out of the parts' or the repair's time.
+JOINT_EXTRA_S = 1.0
 L2_FLOOR_TOL = 1e-9
 #: Seconds the L2 repair (``l2_repair.py``) may take after B2L, out of what is left before
 #: B3L and the finish (one 600-job neighbourhood, 0.2-0.9 s at load 5, gains 0.12% of L2 on
@@ -278,6 +281,11 @@ def l3_stats(
         repair_stop = stop.earlier(finish + max(0.0, b3l_s) + l3_s)
         out = repair_l2(state, mu, rho, repair_stop, repair_s, a, l2_bound, l3=False)
     left = stop.remaining() - finish - (l3_s if repair_s > 0 else 0.0)
+    if int((need > 0).sum()) <= JOINT_MAX_UNITS:
+        # B3L's joint search runs on these rounds only, and needs about 200 steps: under
+        # load it was cut (4,096 GPUs at load 4: 76,917, with B3U 77,309, where it reaches
+        # 77,517 and B3U 78,174 given the time)
+        b3l_s += JOINT_EXTRA_S
     budget = Deadline.after(max(0.0, min(b3l_s, left)))
     l2 = sum(
         job.options[r.option].eff
