@@ -4,7 +4,8 @@ shipped: ``decomp`` runs ``l3_exchange`` only where the LP over the whole round 
 the LP over the jobs of one slice of the hosts at a time (the hosts in ``K`` groups in
 topology order; a slice's jobs are those on or previously on its hosts, and every K-th job
 that has neither), each slice's neighbourhood solved as in ``l3_exchange``, for ``SLICES``
-slices of ``SLICE_S`` seconds each. One JSON line as ``fairshare_speed.py``.
+slices of ``SLICE_S`` seconds each, within the time ``decomp`` leaves the step. One JSON line
+as ``fairshare_speed.py``.
 
     python benchmarks/fairshare_exchange_slices.py TAG K SLICES SLICE_S [GPUS TENANTS JOBS SEED]
 """
@@ -29,6 +30,8 @@ def slices(k: int, count: int, slice_s: float):  # type: ignore[no-untyped-def]
         group = {h: i * k // len(hosts) for i, h in enumerate(hosts)}
         for p in range(count):
             end = time.perf_counter() + slice_s
+            if end > started + seconds:  # (decomp's time left for the step)
+                break
             jobs = [
                 j.index
                 for j in data.jobs
@@ -48,6 +51,7 @@ def slices(k: int, count: int, slice_s: float):  # type: ignore[no-untyped-def]
 def main() -> None:
     tag, k, count, slice_s = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
     decomp.exchange = slices(k, count, slice_s)  # type: ignore[assignment]
+    decomp.EXCHANGE_MAX_S = count * slice_s  # type: ignore[misc]
     decomp.fits = lambda state, seconds: True  # type: ignore[assignment]
     sys.argv = [sys.argv[0], tag, "auto", "10", *sys.argv[5:]]
     fairshare_speed.main()
