@@ -1,14 +1,15 @@
 """Admission's repair by pass schedules of neighbourhoods, offline and reproducible (#17;
-RESULTS.md, "Admission's repair: windows across deadlines").
+RESULTS.md, "Admission's repair: windows across the deadlines, widening windows").
 
 Not a ``schedopt bench`` suite: it measures the repair step of ``decomp:lp`` from one start.
 The start and the bound are ``benchmarks/admission_step.py``'s (computed once as ``decomp:lp``
 does, guide 30 s, cached in ``--cache``); no LP point (the windows alone). Per schedule,
 ``repair`` runs ``--steps`` CP-SAT steps on CP-SAT's deterministic time from that start, with
 the repair's pass kinds replaced by the schedule, cycled (``deadline/slot`` is the repair's own
-order without an LP; ``span`` the windows across the deadlines, ``grow`` deadline windows
-that widen after a proven step, ``early`` deadline windows until ``--early-hard`` in a row
-are not proven, then windows across the deadlines: ``repair._pass_kind``). ``--trace`` adds
+order without an LP). The kinds ``span`` (windows across the deadlines), ``grow`` (deadline
+windows that widen after a proven step) and ``early`` (deadline windows until
+``--early-hard`` in a row are not proven, then span windows) were measured at 95b0216, whose
+``repair.py`` has them; run this script from a checkout of 95b0216 for them. ``--trace`` adds
 each step's gain, CPU seconds and jobs. Values repeat on any load; the CPU
 seconds (``time.process_time()``) and the wall do not. Rows go to
 benchmarks/results/admission_nbhd.jsonl.
@@ -46,19 +47,19 @@ def main(argv: list[str] | None = None) -> int:
         repair_mod.GROUP_JOBS = args.group_jobs
     if args.step_s:
         repair_mod.STEP_S = args.step_s
-    if args.early_hard:
-        repair_mod.EARLY_HARD = args.early_hard
+    if args.early_hard:  # at the commit above
+        repair_mod.EARLY_HARD = args.early_hard  # type: ignore[attr-defined]
     trace: list[tuple[float, float]] = []
-    improve = repair_mod.step_group
+    improve = repair_mod.improve_group
 
     def traced(sub, start, *a, **k):
         c = time.process_time()
-        found, proven = improve(sub, start, *a, **k)
+        found = improve(sub, start, *a, **k)
         gain = 0 if found is None else guaranteed_value(sub, found) - guaranteed_value(sub, start)
         trace.append((gain / 1000, round(time.process_time() - c, 2), len(sub.jobs)))
-        return found, proven
+        return found
 
-    repair_mod.step_group = traced
+    repair_mod.improve_group = traced
     for seed in (int(s) for s in args.seeds.split(",")):
         data, start, bound = prepared(args.shape, seed, Path(args.cache))
         for steps in (int(n) for n in args.steps.split(",")):

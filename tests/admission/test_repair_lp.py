@@ -130,23 +130,3 @@ def test_a_deterministic_repair_with_a_step_cap_repeats_itself() -> None:
     assert [(r.run, r.admitted, r.tier) for r in runs[0][0]] == [
         (r.run, r.admitted, r.tier) for r in runs[1][0]
     ]
-
-
-def test_windows_across_deadlines_hold_a_share_of_every_deadline() -> None:
-    # repair's "span" windows (#17): the SLO jobs dealt out in the order of their first
-    # deadline, so a job due early meets the later ones that could move for it
-    from collections import Counter
-
-    from schedopt.problems.admission.repair import groups
-
-    _, data, _, start = _contested()
-    slo = [j for j in data.jobs if j.is_slo]
-    windows = groups(data, start, 20, np.random.default_rng(0), span=True)
-    assert sorted(i for w in windows for i in w) == sorted(j.index for j in slo)
-    assert all(len(w) <= 20 for w in windows)
-    due = Counter(j.tiers[0].slots_before for j in slo)
-    for w in windows:
-        mine = Counter(data.jobs[i].tiers[0].slots_before for i in w)
-        for e, n in due.items():
-            # each window has its share of the jobs due at e, within one
-            assert abs(mine[e] - n / len(windows)) <= 1, (e, mine[e], n, len(windows))

@@ -20,7 +20,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from schedopt.core.options import SolveOptions
-from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline, DeadlineReached
 
 from .assemble import RawPlan, guaranteed_value
@@ -38,9 +37,6 @@ STEP_S = 0.6
 #: at a new random offset each pass, by deadline and by slot in turn, and double in size after
 #: a pass without a gain).
 IDLE_PASSES = 3
-#: An ``early`` pass (measured, not used: ``_pass_kind``) turns from deadline windows to
-#: windows across the deadlines after this many windows in a row that CP-SAT does not prove.
-EARLY_HARD = 2
 
 
 def used_by(data: ModelData, raw: Sequence[RawPlan], jobs: Sequence[JobData]):
@@ -70,13 +66,6 @@ def improve_group(
     """CP-SAT on L1 of ``sub`` from ``start`` (a feasible plan of it) for ``seconds`` (of
     CP-SAT's deterministic time with ``deterministic``): a plan of strictly more value, or
     None."""
-    return step_group(sub, start, seconds, seed, deterministic)[0]
-
-
-def step_group(
-    sub: ModelData, start: list[RawPlan], seconds: float, seed: int, deterministic: bool = False
-) -> tuple[list[RawPlan] | None, bool]:
-    """``improve_group``'s answer, and whether CP-SAT proved the group's optimum."""
     from schedopt.model.emit_cpsat import CpsatSession  # the solver, on first use
 
     from .codec import decode, encode
@@ -99,29 +88,20 @@ def step_group(
             time_limit_s=max(0.01, seconds), seed=seed, threads=1, deterministic=deterministic
         ),
     )
-    proven = run.status is Status.OPTIMAL
     if run.values is None:
-        return None, proven
+        return None
     found = decode(am, run.values)
     if guaranteed_value(sub, found) <= guaranteed_value(sub, start):
-        return None, proven
-    return found, proven
+        return None
+    return found
 
 
 def groups(
-    data: ModelData,
-    raw: Sequence[RawPlan],
-    size: int,
-    rng,
-    by_slot: bool = False,
-    span: bool = False,
+    data: ModelData, raw: Sequence[RawPlan], size: int, rng, by_slot: bool = False
 ) -> list[list[int]]:
     """SLO jobs in windows of ``size`` consecutive ones (from a random offset) in the order of
     their first deadline or, ``by_slot``, of the mean slot they run in (a rejected job: the
-    slot before its first deadline), ties at random. ``span``: windows across the deadlines,
-    the jobs in the order of their first deadline dealt out to the windows in turn, so that
-    every window holds its share of every deadline (a job due early and the later ones that
-    could make room for it by moving, down to the slots no one uses)."""
+    slot before its first deadline), ties at random."""
 
     def where(job: JobData) -> float:
         if by_slot:
@@ -133,9 +113,6 @@ def groups(
     slo = sorted((j for j in data.jobs if j.is_slo), key=lambda j: (where(j), rng.random()))
     if not slo:
         return []
-    if span:
-        k = -(-len(slo) // size)
-        return [[j.index for j in slo[i::k]] for i in range(k)]
     offset = int(rng.integers(0, max(1, min(size, len(slo)))))
     out = [slo[max(0, a) : a + size] for a in range(-offset, len(slo), size)]
     return [[j.index for j in g] for g in out if g]
@@ -145,11 +122,7 @@ def _pass_kind(passes: int, guided: bool) -> str:
     """Groups of pass ``passes`` (from 1): by deadline, then by slot, in turn; with an LP
     guide every third pass is its neighbourhoods (deadline, slot, lp, slot, deadline, lp): the
     windows gain the most first (10 s at load 4 is about two passes), the LP's groups keep
-    gaining once the windows are a local optimum (benchmarks/RESULTS.md). Two more kinds are
-    measured by ``benchmarks/admission_nbhd.py`` and not used here: ``span`` (windows across
-    the deadlines, ``groups(..., span=True)``), ``grow`` (the deadline order, a window twice
-    as wide after one CP-SAT proves, 4 times at most) and ``early`` (deadline windows until
-    ``EARLY_HARD`` in a row are not proven, then windows across the deadlines)."""
+    gaining once the windows are a local optimum (benchmarks/RESULTS.md)."""
     if guided and passes % 3 == 0:
         return "lp"
     return "slot" if passes % 2 == 0 else "deadline"
@@ -191,20 +164,8 @@ def repair(
             assert lp is not None
             batch = lp_groups(data, current, lp, size, rng)
         else:
-            batch = groups(data, current, size, rng, by_slot=kind == "slot", span=kind == "span")
-        order: list[int] = []
-        at = width = 0
-        if kind == "grow":  # the deadline order, one list: windows cut as the steps go
-            order = [i for g in batch for i in g]
-            width = len(batch[0]) if batch else size
-            batch = []
-        queue = list(batch)
-        hard = 0
-        while queue or at < len(order):
-            if kind == "grow":
-                indices, at = order[at : at + width], at + width
-            else:
-                indices = queue.pop(0)
+            batch = groups(data, current, size, rng, by_slot=kind == "slot")
+        for indices in batch:
             seconds = min(STEP_S * size / GROUP_JOBS, deadline.remaining() - 0.1)
             if seconds < 0.05 or (max_steps is not None and steps >= max_steps):
                 break
@@ -215,21 +176,15 @@ def repair(
                 hint = lp_start(sub, start, deadline.earlier(0.1))
                 rounded += hint is not start
                 seconds = min(seconds, deadline.remaining() - 0.1)  # the LP took its share
-            proven = False
             try:
-                found, proven = (
-                    step_group(sub, hint, seconds, seed + steps, deterministic)
+                found = (
+                    improve_group(sub, hint, seconds, seed + steps, deterministic)
                     if seconds > 0.02
-                    else (None, False)
+                    else None
                 )
             except DeadlineReached:
                 found = None
             steps += 1
-            if kind == "grow":  # a proven window: the next one twice as wide (4 times at most)
-                width = min(4 * size, 2 * width) if proven else size
-            hard = 0 if proven else hard + 1
-            if kind == "early" and hard >= EARLY_HARD:  # the rest: windows across deadlines
-                kind, queue = "span", groups(data, current, size, rng, span=True)
             lp_steps += kind == "lp"
             found = found or (hint if hint is not start else None)
             if found is None:
