@@ -120,9 +120,11 @@ def plan(
     ]
 
 
-def commit() -> str:
-    """The git commit (short) of the schedopt checkout running, or "unknown" (an install)."""
-    here = Path(__file__).resolve().parent
+def commit(here: Path | None = None) -> str:
+    """The git commit (short) of the schedopt checkout running, with ``-dirty`` when its
+    tracked files under the package differ from that commit (a row then did not run at
+    the commit alone), or "unknown" (an install)."""
+    here = here or Path(__file__).resolve().parent.parent
     try:
         done = subprocess.run(
             ["git", "-C", str(here), "rev-parse", "--short", "HEAD"],
@@ -131,9 +133,17 @@ def commit() -> str:
             timeout=10,
             check=True,
         )
+        changed = subprocess.run(
+            ["git", "-C", str(here), "diff", "--quiet", "HEAD", "--", "."],
+            capture_output=True,
+            timeout=10,
+        )
     except (OSError, subprocess.SubprocessError):
         return "unknown"
-    return done.stdout.strip() or "unknown"
+    head = done.stdout.strip()
+    if not head:
+        return "unknown"
+    return f"{head}-dirty" if changed.returncode == 1 else head
 
 
 def versions() -> dict[str, str]:

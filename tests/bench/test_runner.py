@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -293,3 +295,17 @@ def test_method_parameters_reach_the_solve_and_make_their_own_rows(tmp_path):
     assert "params" not in by_key[plain[0].key]
     assert runner.method_label(by_key[good[0].key]) == 'decomp [executor="inline",parts=2]'
     assert 'decomp [executor="inline",parts=2]' in report.markdown(rows)
+
+
+def test_commit_says_when_the_package_differs_from_it(tmp_path: Path) -> None:
+    """A row run from a changed checkout is not recorded as the commit alone."""
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (tmp_path / "model.py").write_text("x = 1\n")
+    subprocess.run([*git, "add", "model.py"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "one"], check=True)
+    head = runner.commit(tmp_path)
+    assert head != "unknown" and not head.endswith("-dirty")
+    (tmp_path / "model.py").write_text("x = 2\n")
+    assert runner.commit(tmp_path) == f"{head}-dirty"
+    assert runner.commit(tmp_path / "absent") == "unknown"

@@ -77,3 +77,32 @@ def test_auto_on_dense_failures_is_honest_about_its_space_and_keeps_its_limit() 
         theirs = schedopt.solve(inst, name, time_limit_s=3)
         if theirs.objectives is not None:
             assert result.objectives[0] <= theirs.objectives[0] + 1e-9, name
+
+
+def test_no_template_plan_is_proven_infeasible_over_the_template_space() -> None:
+    # 32 GPUs, 2 failed and 2 slow, a 70B model: not one template's stages fit (R2's LP is
+    # infeasible); milp:highs proves it, and decomp:rate, decomp:physical and auto (which runs
+    # decomp:rate here) say so too instead of "no plan found in time"
+    inst = generate_custom(4, 8, "llama2-70b", 64, 2, 2)
+    assert route(inst) == NAME
+    for method in ("milp:highs", NAME, PHYSICAL, "auto"):
+        result = schedopt.solve(inst, method, time_limit_s=60)
+        assert result.status is Status.INFEASIBLE, (method, result.status, result.explanation)
+        assert result.stats["proven_over"] == "template plan space"
+
+
+def test_the_search_proves_no_plan_where_every_pipeline_would_hold_every_micro_batch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # R2's LP replaced by a weaker valid bound (1 µs) so that R4 must probe: once every kind's
+    # pipelines could hold all M micro-batches, R3's proof holds for every longer pipe time
+    from schedopt.core.stopping import Deadline
+    from schedopt.problems.reconfig import rate
+    from schedopt.problems.reconfig.data import build_data
+
+    data = build_data(generate_custom(4, 8, "llama2-70b", 64, 2, 2))
+    monkeypatch.setattr(rate, "pipe_bound_us", lambda data, subset, deadline: 1.0)
+    t0 = time.perf_counter()
+    raw, bound, stats = rate.search(data, None, Deadline.after(60))
+    assert raw is None and bound is None and stats.get("infeasible") == 1.0, stats
+    assert time.perf_counter() - t0 < 30  # proven, not cut by the deadline

@@ -20,7 +20,7 @@ from schedopt.model.decompose import open_executor
 from schedopt.model.method import ExactBackend, exact_runner
 
 from .data import build_data
-from .exact import finish, prepare, refuse, warm_start
+from .exact import INFEASIBLE, finish, prepare, refuse, warm_start
 from .instance import ReconfigInstance
 from .plan import first_level_us, realise
 from .validate import evaluate
@@ -210,6 +210,8 @@ def solve_templates(
     build_s = time.perf_counter() - t0
     raw, bound_us, counts = search(data, start, deadline.earlier(deadline.share(1 - SEARCH_SHARE)))
     stats = {**counts, "templates": float(len(data.templates)), "kept_kinds": float(len(data.kept))}
+    if counts.get("infeasible"):  # R2 over every kind proven infeasible
+        return finish(inst, Outcome(Status.INFEASIBLE, explanation=INFEASIBLE, stats=stats))
     sol = None if raw is None else realise(data, raw)
     bound = None if bound_us is None else bound_us / 1e6
     if raw is not None and bound_us is not None and bound_us >= first_level_us(data, raw):

@@ -115,9 +115,10 @@ class Packing:
 
 def pipe_bound_us(data: ModelData, subset: list[Kind], deadline: Deadline | None) -> float | None:
     """R2: the least π over the LP relaxation of plans using only ``subset``: min over n of
-    (M + Σ n_k (p_k − 1)) / Σ n_k/τ_k, by Charnes–Cooper (x = u·n). None: no kind usable."""
+    (M + Σ n_k (p_k − 1)) / Σ n_k/τ_k, by Charnes–Cooper (x = u·n). ``math.inf`` when the LP
+    is proven infeasible (no plan uses only ``subset``, R2), None when it was interrupted."""
     if not subset:
-        return None
+        return math.inf
     pk = Packing(data, subset, integer=False, scaled=True)
     h, nk = pk.h, pk.nk
     t0 = float(min(kd.tau for kd in subset))
@@ -131,33 +132,12 @@ def pipe_bound_us(data: ModelData, subset: list[Kind], deadline: Deadline | None
     if deadline is not None:
         h.setOptionValue("time_limit", max(deadline.remaining(), 0.0))
     h.run()
-    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return None  # infeasible (nothing fits) or interrupted: no bound from this subset
+    status = h.getModelStatus()
+    if status == highspy.HighsModelStatus.kInfeasible:
+        return math.inf  # not one pipeline fits, even fractionally (R2): no plan
+    if status != highspy.HighsModelStatus.kOptimal:
+        return None  # interrupted: no bound from this subset
     return float(h.getInfo().objective_function_value)
-
-
-def rate_bound_us(data: ModelData, deadline: Deadline | None = None) -> int | None:
-    """R1–R2: a proven lower bound on L1 over the template plan space, or None."""
-    all_kinds = kinds(data)
-    syncs = sorted({kd.sync for kd in all_kinds})
-    recs = sorted({kd.rec for kd in all_kinds})
-    floor_all = pipe_bound_us(data, all_kinds, deadline)
-    if floor_all is None:
-        return None
-    best: int | None = None
-    for d in syncs:
-        for r in recs:
-            if deadline is not None and deadline.expired():
-                return None  # an unfinished minimum is no bound
-            if best is not None and math.ceil(floor_all - 1e-6) + d + r >= best:
-                continue
-            subset = [kd for kd in all_kinds if kd.sync <= d and kd.rec <= r]
-            pi = pipe_bound_us(data, subset, deadline)
-            if pi is None:
-                continue
-            value = max(0, math.ceil(pi - 1e-6)) + d + r
-            best = value if best is None else min(best, value)
-    return best
 
 
 def fixed_time_plan(
@@ -244,6 +224,9 @@ def search(
     stats = {"lp": 1.0, "milp": 0.0}
     if floor_all is None:
         return start, None, stats
+    if math.isinf(floor_all):  # R2 over every kind proven infeasible: no plan at all
+        stats["infeasible"] = 1.0
+        return None, None, stats
     ub_raw, ub = start, (None if start is None else first_level_us(data, start))
     lo0 = max(0, math.ceil(floor_all - 1e-6))
     cuts = [
@@ -253,18 +236,21 @@ def search(
     ]
     cuts = [c for c in cuts if c.subset]
     while True:
-        live = [c for c in cuts if ub is None or c.bound < ub]
-        bound = min([c.bound for c in live] + ([ub] if ub is not None else []))
+        live = [c for c in cuts if c.bound < (math.inf if ub is None else ub)]
+        bound = min([c.bound for c in live] + ([ub] if ub is not None else []), default=math.inf)
         if not live or deadline.expired():
+            if ub is None and all(math.isinf(c.lo) for c in cuts):
+                stats["infeasible"] = 1.0  # every plan's kinds are some pair's (R1): none
             return ub_raw, (None if math.isinf(bound) else int(bound)), stats
         cut = min(live, key=lambda c: c.bound)
         if not cut.lp_done:
             lp = pipe_bound_us(data, cut.subset, deadline)
             stats["lp"] += 1
-            if lp is None and deadline.expired():
+            if lp is None and deadline.expired():  # interrupted: the loop returns
                 continue
             cut.lp_done = True
-            cut.lo = math.inf if lp is None else max(cut.lo, math.ceil(lp - 1e-6))  # type: ignore[assignment]
+            if lp is not None:  # (HiGHS failing otherwise proves nothing: lo stays)
+                cut.lo = math.inf if math.isinf(lp) else max(cut.lo, math.ceil(lp - 1e-6))  # type: ignore[assignment]
             continue
         if ub is None:
             probe = max(cut.lo + 1, math.ceil(cut.lo * 1.05))
@@ -276,6 +262,10 @@ def search(
             value = first_level_us(data, raw)
             if ub is None or value < ub:  # value ≤ probe + sync + rec: the bisection moves
                 ub_raw, ub = raw, value
+        elif proven and all(probe // kd.tau - kd.p + 1 >= data.M for kd in cut.subset):
+            # every pipeline could hold all M micro-batches at this pipe time, and longer ones
+            # change nothing (c_k(π) is capped at M): not one pipeline fits, at any π (R3)
+            cut.lo = math.inf  # type: ignore[assignment]
         elif proven:
             cut.lo = probe + 1
         else:
