@@ -77,6 +77,8 @@ def main() -> None:
                 "l2_repair_s",
                 "l3_return_saved",
                 "l3_return_s",
+                "l3_exchange_saved",
+                "l3_exchange_s",
             )
         },
         "finish_s": round(FINISH[0], 3) if FINISH else None,

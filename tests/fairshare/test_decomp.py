@@ -70,3 +70,30 @@ def test_the_join_keeps_the_least_part_share() -> None:
 def test_auto_routes_large_plain_rounds_to_the_decomposition() -> None:
     assert auto_route(generate_custom(gpus=64, tenants=4, jobs=50, seed=0)) == "milp:highs"
     assert auto_route(generate_custom(gpus=1024, tenants=20, jobs=6000, seed=0)) == "decomp"
+
+
+@pytest.mark.parametrize("few", [True, False])
+def test_b3l_gets_time_for_its_joint_search_where_it_runs(monkeypatch, few: bool) -> None:
+    # the joint search runs with at most JOINT_MAX_UNITS counted units: B3L's time there is
+    # B3L_MAX_S and JOINT_EXTRA_S more (under load it was cut short, and B3U with it)
+    from schedopt.problems.fairshare import decomp
+
+    seen: list[tuple[int, float]] = []
+    dual = decomp.l3_dual
+
+    def recorded(data, need, floor, prices, stop, a):  # type: ignore[no-untyped-def]
+        seen.append((int((need > 0).sum()), stop.remaining()))
+        return dual(data, need, floor, prices, stop, a)
+
+    monkeypatch.setattr(decomp, "l3_dual", recorded)
+    if not few:  # (the rule the joint search itself follows, l3_bound.l3_dual)
+        monkeypatch.setattr(decomp, "JOINT_MAX_UNITS", 0)
+    inst = generate_custom(gpus=1024, tenants=20, jobs=1500, seed=0)
+    schedopt.solve(inst, "decomp", time_limit_s=30, params={"parts": 2})
+    assert len(seen) == 1
+    units, budget = seen[0]
+    assert units > 0
+    if few:
+        assert budget > decomp.B3L_MAX_S
+    else:
+        assert budget <= decomp.B3L_MAX_S

@@ -48,7 +48,8 @@ from .heuristics import (
 from .instance import FairshareInstance
 from .l2_bound import l2_prices
 from .l2_repair import L2_PHASE, RepairStats, repair_l2, repair_l3
-from .l3_bound import arrays, l1_settled, l3_dual, need_gpus
+from .l3_bound import JOINT_MAX_UNITS, arrays, l1_settled, l3_dual, need_gpus
+from .l3_exchange import EXCHANGE_MAX_S, exchange, fits
 from .l3_return import return_running
 from .l3_units import UNIT_S_PER_JOB, unit_bound
 from .lp_guide import lp_guide
@@ -70,6 +71,9 @@ AUTO_DECOMP_JOBS = 5000
 B3L_MAX_S = 1.25
 #: Share of that time B2L (the L2 bound behind the plan's L1) takes first (0.225 s).
 B2L_SHARE = 0.18
+#: Seconds more for B3L on rounds where its joint search runs (at most JOINT_MAX_UNITS
+#: counted units): out of what the join leaves, not out of the parts' or the repair's time.
+JOINT_EXTRA_S = 1.0
 L2_FLOOR_TOL = 1e-9
 #: Seconds the L2 repair (``l2_repair.py``) may take after B2L, out of what is left before
 #: B3L and the finish (one 600-job neighbourhood, 0.2-0.9 s at load 5, gains 0.12% of L2 on
@@ -253,7 +257,8 @@ def l3_stats(
     """B2L (``l2_bound.py``) behind the joined plan's L1, then the L2 neighbourhoods guided by
     its multipliers (``l2_repair.py``), then B3L behind that plan, within B3L_MAX_S and
     ``stop``, then the return step (``l3_return.py``) and the L3 neighbourhoods filled by
-    B3L's margins, together in the L3 part of the repair's share ``repair_s``.
+    B3L's margins, together in the L3 part of the repair's share ``repair_s``, with the
+    exchange neighbourhood (``l3_exchange.py``) between them in time of its own.
     Both bounds are over the allocations at least as fair as the plan (``m_v(t̂)``) and, for
     B3L when t̂ is L1 of the optimum (``l1_settled``), at least its effective throughput."""
     data = state.data
@@ -276,6 +281,11 @@ def l3_stats(
         repair_stop = stop.earlier(finish + max(0.0, b3l_s) + l3_s)
         out = repair_l2(state, mu, rho, repair_stop, repair_s, a, l2_bound, l3=False)
     left = stop.remaining() - finish - (l3_s if repair_s > 0 else 0.0)
+    if int((need > 0).sum()) <= JOINT_MAX_UNITS:
+        # B3L's joint search runs on these rounds only, and needs about 200 steps: under
+        # load it was cut (4,096 GPUs at load 4: 76,917, with B3U 77,309, where it reaches
+        # 77,517 and B3U 78,174 given the time)
+        b3l_s += JOINT_EXTRA_S
     budget = Deadline.after(max(0.0, min(b3l_s, left)))
     l2 = sum(
         job.options[r.option].eff
@@ -297,10 +307,18 @@ def l3_stats(
         # what is left of their share
         l3_stop = stop.earlier(finish)
         back = return_running(state, max(0.0, min(l3_s, l3_stop.remaining())), RepairStats())
+        # other jobs' moves beside the returns (l3_exchange.py), on rounds small enough for
+        # its LP, in time of its own (at 16,384 GPUs its LP alone took 1.8-2.3 s: not run)
+        moved = RepairStats()
+        exchange_s = min(EXCHANGE_MAX_S, l3_stop.remaining())
+        if fits(state, exchange_s):
+            exchange(state, exchange_s, moved)
         repair_l3(state, dual, l3_stop, l3_s - back.seconds, out, a)
         stats.update(out.as_stats())
         stats["l3_return_saved"] = round(back.saved_l3, 3)
         stats["l3_return_s"] = round(back.seconds, 3)
+        stats["l3_exchange_saved"] = round(moved.saved_l3, 3)
+        stats["l3_exchange_s"] = round(moved.seconds, 3)
     return {
         **stats,
         "L2_bound": min(whole.l2, l2_bound),

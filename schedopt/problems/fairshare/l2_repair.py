@@ -305,7 +305,9 @@ def _plan_l2(state: _State) -> float:
 
 
 def _levels(state: _State, chosen: list[int]) -> tuple[float, float]:
-    """(L2, L3) of the chosen jobs' part of the plan (L3 less its constant)."""
+    """(L2, L3) of the chosen jobs' part of the plan (L3 less its constant). A running job
+    placed as before is not restarted, kept or not (as the validator counts it: a
+    neighbourhood that only marks such a job kept saves nothing)."""
     data = state.data
     l2 = l3 = 0.0
     for i in chosen:
@@ -314,7 +316,8 @@ def _levels(state: _State, chosen: list[int]) -> tuple[float, float]:
             continue
         opt = job.options[r.option]
         l2 += opt.eff
-        l3 += data.frag_cost * opt.extra_hosts - (job.restart_cost if r.keep else 0.0)
+        stays = r.keep or (r.option == job.prev_option and state.hosts[i] == job.prev_hosts)
+        l3 += data.frag_cost * opt.extra_hosts - (job.restart_cost if stays else 0.0)
     return l2, l3
 
 
