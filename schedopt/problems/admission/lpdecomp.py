@@ -28,6 +28,7 @@ from schedopt.executor import Task
 from schedopt.model import decompose
 
 from .assemble import RawPlan, assemble, guaranteed_value, raw_from_solution
+from .backfill import backfill
 from .bound import L1Bound
 from .data import ModelData, build_data, finish_reserve_s
 from .guide import guide
@@ -94,8 +95,9 @@ def start_plan(
     """The best plan that keeps every earlier guarantee among the LP's rounding (jobs without
     an LP value by value per GPU-slot, and also after the best given plan's admitted ones),
     the given plans (the caller's hint: ``auto``'s best heuristic; else ``greedy``, the greedy
-    heuristics' plans) and, when none keeps them, the greedy heuristics' default plans. The
-    plans it makes have no best-effort GPUs (the repair drops them and refills at the end)."""
+    heuristics' plans) and, when none keeps them, the greedy heuristics' default plans; the
+    best of them backfilled (``backfill.py``). The plans it makes have no best-effort GPUs
+    (the repair drops them and refills at the end)."""
     found: list[list[RawPlan]] = []
     given: list[RawPlan] | None = None
     if hint is not None:
@@ -123,7 +125,12 @@ def start_plan(
         for raw, broken in defaults:
             if not broken:
                 found.append(raw)
-    return max(found, key=lambda r: guaranteed_value(data, r)) if found else None
+    if not found:
+        return None
+    # the best one backfilled: late jobs moved late, tiers raised, rejected jobs offered the
+    # room (never lower: +376 to +402 at 1,024 GPUs × 3,200 jobs in 0.06 s; RESULTS.md)
+    best = max(found, key=lambda r: guaranteed_value(data, r))
+    return backfill(data, best, stop)
 
 
 def decomposition(
