@@ -12,7 +12,13 @@ import pytest
 
 from schedopt.problems.cosched.farley import Stack, _fractional, _knapsack
 from schedopt.problems.cosched.greedy import _fill
-from schedopt.problems.cosched.pricing import SCALE, case_bound, case_model, undominated
+from schedopt.problems.cosched.pricing import (
+    KEEP_GROUPS,
+    SCALE,
+    case_bound,
+    case_model,
+    undominated,
+)
 
 P = 2
 
@@ -40,27 +46,34 @@ def _case(seed: int, universal: bool = False):
     return pi, items, ok, duration, load, mem, chain, slo, factor, switch, level, room
 
 
-def _brute(pi, items, ok, duration, load, mem, chain, slo, factor, switch, level, room):
-    """The case's most Σ π by enumeration of every job's combination (or none), from the
-    rows as the formulation states them: a cycle T ≤ ℓ within every member's SLO (R4), the
-    step chains (R5), each pool's phases within T and, with two users, their switches too
-    (R3'; one user may exceed T by the largest switch, its own not being paid), memory (R2)."""
+def _fits(pi, items, ok, duration, load, mem, chain, slo, factor, switch, level, room, chosen):
+    """Whether the items' combinations ``chosen`` ((item, combination) pairs) form a group of
+    the case, from the rows as the formulation states them: a cycle T ≤ ℓ within every
+    member's SLO (R4), the step chains (R5), each pool's phases within T and, with two users,
+    their switches too (R3'; one user may exceed T by the largest switch, its own not being
+    paid), memory (R2)."""
     s_bar = int(switch[items].max())
+    if any(not ok[i, c] for i, c in chosen):
+        return False
+    hi = min([level] + [int(slo[items[i]]) for i, _ in chosen])
+    lo = max([0] + [math.ceil(chain[i, c] / factor[items[i]]) for i, c in chosen])
+    fits = True
+    for p in range(P):
+        users = sum(load[i, c, p] > 0 for i, c in chosen)
+        d = sum(int(duration[i, c, p]) for i, c in chosen)
+        ld = sum(int(load[i, c, p]) for i, c in chosen)
+        lo = max(lo, d, ld if users >= 2 else ld - s_bar)
+        fits &= sum(int(mem[i, c, p]) for i, c in chosen) <= room[p]
+    return bool(fits and lo <= hi)
+
+
+def _brute(*case):
+    """The case's most Σ π by enumeration of every job's combination (or none) (:func:`_fits`)."""
+    pi, items, ok = case[:3]
     best = 0.0
     for pick in itertools.product(range(-1, ok.shape[1]), repeat=len(items)):
         chosen = [(i, c) for i, c in enumerate(pick) if c >= 0]
-        if any(not ok[i, c] for i, c in chosen):
-            continue
-        hi = min([level] + [int(slo[items[i]]) for i, _ in chosen])
-        lo = max([0] + [math.ceil(chain[i, c] / factor[items[i]]) for i, c in chosen])
-        fits = True
-        for p in range(P):
-            users = sum(load[i, c, p] > 0 for i, c in chosen)
-            d = sum(int(duration[i, c, p]) for i, c in chosen)
-            ld = sum(int(load[i, c, p]) for i, c in chosen)
-            lo = max(lo, d, ld if users >= 2 else ld - s_bar)
-            fits &= sum(int(mem[i, c, p]) for i, c in chosen) <= room[p]
-        if fits and lo <= hi:
+        if _fits(*case, chosen):
             best = max(best, float(sum(pi[items[i]] for i, _ in chosen)))
     return best
 
@@ -82,6 +95,32 @@ def test_the_case_bound_is_the_brute_force_maximum(seed: int, universal: bool) -
         stopped = case_bound(*case, 30.0, enough, got.found)
         assert stopped.upper >= best - 1e-9, enough
         assert stopped.upper <= max(enough, best + slack) + 1e-9
+
+
+def test_every_group_the_search_finds_is_a_group_of_the_case() -> None:
+    """``groups`` holds the solutions CP-SAT found on its way, each one a column: a group of
+    the case (brute force's rows), with its own Σ π, the best first and ``found`` among them;
+    on some of 40 random cases there are several (one a case before #17's KEEP_GROUPS)."""
+    several = 0
+    for seed in range(40):
+        case = _case(seed, seed % 2 == 1)
+        got = case_bound(*case, 30.0)
+        pi, items = case[0], case[1]
+        values = [v for v, _ in got.groups]
+        assert values == sorted(values, reverse=True)
+        assert len(got.groups) <= KEEP_GROUPS
+        assert len({g for _, g in got.groups}) == len(got.groups)
+        if got.found:
+            assert tuple(got.found) in {g for _, g in got.groups}
+        for value, group in got.groups:
+            where = {int(j): i for i, j in enumerate(items)}
+            chosen = [(where[j], c) for j, c in group]
+            assert len({i for i, _ in chosen}) == len(chosen)
+            assert _fits(*case, chosen), (seed, group)
+            assert value == pytest.approx(sum(pi[j] for j, _ in group))
+            assert value <= got.upper + 1e-9
+        several += len(got.groups) > 1
+    assert several >= 5, several
 
 
 @pytest.mark.parametrize("seed", range(40))

@@ -352,8 +352,8 @@ def _refine(
             if got.found:
                 state.hints[case.level, case.h] = got.found
             state.proven[case.level, case.h] = (pi.copy(), got.upper)
-        if found is not None and got.found and case.cost - case.yh - got.value < 0:
-            found.append(tuple(got.found))
+        if found is not None:  # every group CP-SAT found with a negative reduced cost
+            found.extend(g for v, g in got.groups if case.cost - case.yh - v < 0)
         denom = got.upper + case.yh
         if denom > 1e-12:  # else no group of the case has Σ π + y·h > 0: it binds no θ
             best = min(best, max(key, case.cost / denom))

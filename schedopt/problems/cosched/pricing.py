@@ -22,6 +22,9 @@ SCALE = 10_000
 #: Seconds (deterministic seconds in deterministic mode) of CP-SAT's search alone on a case
 #: before its full solver, LP relaxation included, takes the rest.
 SEARCH_S = 0.05
+#: Groups kept per case model: the best ones of every solution CP-SAT finds on its way (the
+#: most Σ π first), so a round adds more than one column per case (#17).
+KEEP_GROUPS = 6
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,9 @@ class CaseBound:
     upper: float  # ≥ Σ_{j∈S} π_j for every group S of the case
     found: list[tuple[int, int]]  # the best group found: (job, combination index)
     value: float  # its Σ π
+    #: up to :data:`KEEP_GROUPS` groups CP-SAT found (the best first, ``found`` among them),
+    #: each with its Σ π: the search's other solutions, columns too
+    groups: tuple[tuple[float, tuple[tuple[int, int], ...]], ...] = ()
 
 
 def case_bound(
@@ -70,6 +76,17 @@ def case_bound(
     total = float(sum(pi[j] for j in items))
     found: list[tuple[int, int]] = []
     value = 0.0
+    seen: dict[tuple[tuple[int, int], ...], float] = {}  # every group found, and its Σ π
+    pairs = list(x.items())
+
+    class Keep(cp_model.CpSolverSolutionCallback):
+        """Keeps every solution the search finds (each a group of the case: a column)."""
+
+        def on_solution_callback(self) -> None:
+            got = tuple((int(items[i]), c) for (i, c), v in pairs if self.value(v))
+            if got and got not in seen:
+                seen[got] = float(sum(pi[j] for j, _ in got))
+
     # First CP-SAT's search alone, without the LP relaxation, probing or symmetry detection:
     # it proves the small models of 656 GPUs × 40 jobs (about 20 jobs × 5 combinations) in
     # about half the CPU time (238 cases: 5.5 → 2.7 s, #17); a case it does not decide in
@@ -100,7 +117,7 @@ def case_bound(
                 solver.stop_search()
 
         solver.best_bound_callback = on_bound
-        status = solver.solve(m)
+        status = solver.solve(m, Keep())
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             proven[0] = min(proven[0], solver.best_objective_bound)
             got = [(int(items[i]), c) for (i, c), v in x.items() if solver.value(v)]
@@ -113,7 +130,11 @@ def case_bound(
         if alone[0] > value:
             found, value = [alone[1]], alone[0]
         proven[0] = max(proven[0], math.ceil(alone[0] * SCALE))
-    return CaseBound(min(total, proven[0] / SCALE + 1e-9), found, value)
+    if found:
+        seen[tuple(found)] = value
+    best = sorted(seen.items(), key=lambda kv: -kv[1])[:KEEP_GROUPS]
+    groups = tuple((v, g) for g, v in best)
+    return CaseBound(min(total, proven[0] / SCALE + 1e-9), found, value, groups)
 
 
 def case_model(
