@@ -5,15 +5,20 @@ runs it with BRANCH_MIN_S left, or with BRANCH_SHORT_S left on a small cluster."
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import numpy as np
 import pytest
 
 import schedopt
 from schedopt.core.stopping import Deadline
-from schedopt.problems.reconfig import branch, physical
+from schedopt.problems.reconfig import branch, physical, price_bound
 from schedopt.problems.reconfig.chains import _plan
 from schedopt.problems.reconfig.design import Partitioner
 from schedopt.problems.reconfig.generate import generate_custom
 from schedopt.problems.reconfig.price_bound import Gathered, priced_bound_us
+from schedopt.problems.reconfig.stage_bound import stage_data
 from schedopt.problems.reconfig.validate import evaluate, validate
 
 
@@ -119,9 +124,9 @@ def test_pricing_the_targets_rows_together_gives_each_target_s_sequences(eight_h
     assert together and set(together) == set(apart)
 
 
-def test_w8_prices_the_bound_s_last_prices_newest_first(eight_hosts, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    # the newest prices first (a deadline cuts the oldest), PRICES of them (main: the last two,
-    # oldest first); then the integer master with the time left
+def test_w8_prices_the_mean_then_the_last_prices_newest_first(eight_hosts, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # the mean of every round's prices first, then the newest (a deadline cuts the oldest),
+    # PRICES of them (main c5bbed6: the last three, no mean); then the integer master
     inst, gathered, bound = eight_hosts
     prices = [mu.copy() for mu in (gathered.prices[0], *gathered.prices)]  # one more round
     assert len(prices) > branch.PRICES
@@ -129,7 +134,10 @@ def test_w8_prices_the_bound_s_last_prices_newest_first(eight_hosts, monkeypatch
     real = branch.every_count
 
     def spy(sd, lams, mu, pool, deadline=None):  # type: ignore[no-untyped-def]
-        seen.append(next(i for i, p in enumerate(prices) if p is mu))
+        if np.array_equal(mu, np.mean(prices, axis=0)):
+            seen.append(-1)
+        else:
+            seen.append(next(i for i, p in enumerate(prices) if p is mu))
         return real(sd, lams, mu, pool, deadline)
 
     monkeypatch.setattr(branch, "every_count", spy)
@@ -137,5 +145,44 @@ def test_w8_prices_the_bound_s_last_prices_newest_first(eight_hosts, monkeypatch
         gathered.sd, Partitioner(inst), gathered.pool, prices, bound, Deadline.after(30)
     )
     n = len(prices)
-    assert seen == list(range(n - 1, n - 1 - branch.PRICES, -1))
+    assert seen == [-1, *range(n - 1, n - 1 - branch.PRICES, -1)]
     assert chains
+
+
+@pytest.fixture(scope="module")
+def late_cut():  # type: ignore[no-untyped-def]
+    # the bound's state at 256 GPUs cut by a 3.5 s deadline (12.271 s, 3 rounds): W8 at the
+    # last three prices gave 12.436 s from it, 12.416 s from states that stopped at 12.2956 s
+    inst = generate_custom(32, 8, "llama2-70b", 512, 16, 16, seed=0)
+    state = json.loads((Path(__file__).parent / "w8_late_cut.json").read_text())
+    sd = stage_data(inst, True)
+    assert sd is not None
+    pool = dict.fromkeys(tuple(q) for q in state["pool"])
+    prices = [np.array(mu) for mu in state["prices"]]
+    return inst, sd, pool, prices, state["bound_us"]
+
+
+def test_w8_from_a_late_cut_of_the_bound_reaches_its_best_cut_s_plan(late_cut) -> None:  # type: ignore[no-untyped-def]
+    # W8 from the bound's state after 3.5 s (its bound 12.271 s): with the mean of the bound's
+    # prices its plan is 12.416 s, as from the states that stopped at 12.2956 s (main
+    # c5bbed6, the last three prices: 12.436 s); valid, above the bound
+    inst, sd, pool, prices, bound = late_cut
+    chains = branch.branched(sd, Partitioner(inst), pool, prices, bound, None)
+    assert chains
+    plan = _plan(inst, chains)
+    assert plan is not None and validate(inst, plan) == []
+    value = round(evaluate(inst, plan)[0] * 1e6)
+    assert bound <= value <= 12_420_000, value
+
+
+def test_the_bound_at_the_mean_of_its_prices_rises_from_a_late_cut(late_cut) -> None:  # type: ignore[no-untyped-def]
+    # Q8'': from the bound's state after 3.5 s (12.271 s, 3 rounds), Q7/Q9's test at the mean
+    # of its prices proves 12.316 s (each round's own prices prove at most 12.297 s)
+    inst, sd, pool, prices, bound = late_cut
+    gathered = Gathered(sd, pool, prices)
+    stats: dict[str, float] = {}
+    mean = price_bound.mean_bound_us(inst, gathered, bound, 12_415_943, None, stats)
+    assert 12_310_000 <= mean <= 12_415_943, mean
+    assert stats["q_priced"] <= 6
+    few = Gathered(sd, pool, prices[: price_bound.MEAN_ROUNDS - 1])
+    assert price_bound.mean_bound_us(inst, few, bound, 12_415_943, None, {}) == bound

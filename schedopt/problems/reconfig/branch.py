@@ -28,10 +28,13 @@ STEPS = (0.0, 0.0025, 0.005, 0.0075, 0.01)
 #: The integer master's target, this much above the bound reached (its credit is optimistic,
 #: so a target at the bound still gives plans above it; RESULTS.md, #17).
 TARGET = 0.01
-#: The bound's last this many prices are priced over every row: at 256 GPUs, from the
-#: bound's state after 3.2-3.5 s (12.271, 12.283 s), three give 12.436 s where two gave
-#: 12.476 / 12.504 s, for 0.4 s more (RESULTS.md, #17).
-PRICES = 3
+#: Every row is priced first at the mean of all the bound's prices, then at its last this many,
+#: newest first. The last prices alone follow where the bound's deadline cut its column
+#: generation: at 256 GPUs, from states whose bound stopped at 12.271 / 12.283 s (3-4 rounds)
+#: the last three gave 12.436 s, from 12.2956 s 12.416 s; the mean and the last two give
+#: 12.416 s from all of them (10 states with 3-5 rounds, load 1-4.5), for the same three
+#: pricings (RESULTS.md, "Reconfig at 256 GPUs: W8 at the mean of the bound's prices", #17).
+PRICES = 2
 #: The pricing's share of W8's time; the integer master keeps the rest.
 PRICING_SHARE = 0.6
 #: The integer master keeps the columns of reduced value (credit less the LP's prices of its
@@ -108,6 +111,16 @@ def integer_master(
     return chains or None
 
 
+def w8_prices(prices: list[np.ndarray]) -> list[np.ndarray]:
+    """The prices W8 prices every row at, in order: the mean of all the bound's ``prices`` (a
+    centre of its dual iterates, less sensitive to where the bound stopped than any one of
+    them; any μ ≥ 0 proposes columns, nothing here is a proof), then the last PRICES of
+    them, newest first."""
+    if not prices:
+        return []
+    return [np.mean(prices, axis=0), *prices[::-1][:PRICES]]
+
+
 def branched(
     sd: StageData,
     part: Partitioner,
@@ -116,13 +129,14 @@ def branched(
     lower: int,
     deadline: Deadline | None,
 ) -> list[Chain] | None:
-    """W8: ``pool`` (the bound's columns) with every (depth, row) priced at the bound's last
-    PRICES ``prices``, newest first, at targets STEPS above ``lower`` (the bound reached), in
-    at most PRICING_SHARE of the time; then the integer master at TARGET above it."""
+    """W8: ``pool`` (the bound's columns) with every (depth, row) priced at the mean of the
+    bound's ``prices``, then at its last PRICES newest first (``w8_prices``), at targets
+    STEPS above ``lower`` (the bound reached), in at most PRICING_SHARE of the time; then the
+    integer master at TARGET above it."""
     pool = dict(pool)
     lams = [int(lower * (1 + step)) for step in STEPS]
     pricing = None if deadline is None else deadline.earlier(deadline.share(1 - PRICING_SHARE))
-    for mu in prices[::-1][:PRICES]:
+    for mu in w8_prices(prices):
         if pricing is not None and pricing.expired():
             break
         every_count(sd, lams, mu, pool, pricing)

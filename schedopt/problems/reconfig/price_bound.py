@@ -47,6 +47,13 @@ CG_SHARE = 0.3
 #: Q10: the next prices this far above the bound reached (halved while the master converges
 #: without ruling its probe out).
 PROBE_STEP = 0.002
+#: Q8″: with at least this many rounds of prices, a bisection at their mean (``mean_bound_us``)
+#: from the bound reached, at most this much above it (and below the known plan). At 256 GPUs,
+#: from 8 of 10 states of the bound cut at 12.271-12.2956 s after 3-5 rounds, 4 probes (0.4-0.5
+#: s at load 2.3) reach 12.316-12.318 s (RESULTS.md, "Reconfig at 256 GPUs: W8 at the mean of
+#: the bound's prices").
+MEAN_ROUNDS = 3
+MEAN_SPAN = 0.02
 
 
 def column_prices(
@@ -205,3 +212,38 @@ def priced_bound_us(
         probe = min(lo + max(1, int(lo * step)), (lo + dw_top) // 2)
         top_of_round = min(dw_top, probe + max(1, int(lo * step)))  # later rounds: near lo
     return lo, stats
+
+
+def mean_bound_us(
+    inst: ReconfigInstance,
+    gathered: Gathered,
+    lo: int,
+    upper_us: int | None,
+    deadline: Deadline | None,
+    stats: dict[str, float],
+    rel_tol: float = 1e-3,
+) -> int:
+    """Q8″: Q7/Q9's test (valid at any μ ≥ 0, as every probe of the search) at the mean of
+    the prices of the bound's rounds in ``gathered`` (at least MEAN_ROUNDS of them), bisected
+    from ``lo`` (proven) up to MEAN_SPAN above it, below ``upper_us``; the bound."""
+    sd = gathered.sd
+    if sd is None or len(gathered.prices) < MEAN_ROUNDS:
+        return lo
+    survivors = inst.cluster.num_gpus - len(set(inst.failed_gpus))
+    k_max = min(sd.M, survivors // sd.g_mem)
+    mu = np.mean(gathered.prices, axis=0)
+    supply = supply_value(sd, mu)
+    memo: dict[tuple[int, bytes], float] = {}
+    top = int(lo * (1 + MEAN_SPAN)) + 1
+    if upper_us is not None:
+        top = min(top, upper_us)
+    while top - lo > max(1.0, rel_tol * top):
+        if deadline is not None and deadline.expired():
+            break
+        mid = (lo + top) // 2
+        stats["q_priced"] = stats.get("q_priced", 0.0) + 1
+        if priced_out(sd, mid, mu, supply, k_max, memo):
+            lo = mid + 1
+        else:
+            top = mid
+    return lo
