@@ -73,11 +73,13 @@ def test_decomp_lp_still_plans_the_best_effort_jobs() -> None:
 
 def test_the_lp_parts_of_400_jobs_start_higher_at_3200_jobs() -> None:
     # 1,024 GPUs × 3,200 jobs s0: the rounding of 200-job parts' LPs started the repair at
-    # 17,616 (bound 19,248.7); 400-job parts' start at 17,989 (bound 19,224.2), measured
+    # 17,616 (bound 19,248.7); 400-job parts' start at 17,989 (bound 19,224.2), measured;
     data = build_data(generate_custom(hosts=128, jobs=3200, slots=12, seed=0), check_size=False)
     far = Deadline.after(600)
     g = guide(data, 300, far)
     assert g.bound is not None and g.bound < 19_240
     start = start_plan(data, g.lp, None, far, greedy_plans(data, far))
     assert start is not None
-    assert guaranteed_value(data, start) / 1000 >= 17_900
+    # backfilled (backfill.py: late jobs moved late, tiers raised, the room offered to the
+    # rejected jobs): 18,365, measured
+    assert guaranteed_value(data, start) / 1000 >= 18_300

@@ -38,7 +38,7 @@ from schedopt.model.lp_bound import Relaxation, highs_of
 
 from .heuristics import _State
 from .l2_repair import COST_TOL, RepairStats, _improve
-from .l3_bound import need_gpus
+from .l3_return import Rows, step_model
 from .restore import restarting
 
 #: Jobs in the neighbourhood (its MILP on 4,096 GPUs: 0.2 s, load 4).
@@ -169,7 +169,7 @@ def columns(state: _State, jobs: Collection[int] | None = None) -> tuple[list[Co
             d_gpus.append(add)
     if not cols:
         return [], Relaxation(*(np.zeros(0) for _ in range(8)))
-    rows: list[tuple[float, dict[int, float]]] = []  # (upper bound, coefficients): "≤" rows
+    rows: Rows = []
     rows.append((0.0, {c: -v for c, v in enumerate(d_l2) if v != 0.0}))  # L2 does not fall
     by_type: dict[str, dict[int, float]] = {}
     by_unit: dict[int, dict[int, float]] = {}  # GPUs the unit loses
@@ -187,32 +187,8 @@ def columns(state: _State, jobs: Collection[int] | None = None) -> tuple[list[Co
             for h, m in job.prev_hosts.items():
                 by_host.setdefault(h, {})[c] = float(m)
         by_job.setdefault(i, {})[c] = 1.0
-    for g, coefs in by_type.items():
-        rows.append((float(state.board.type_free.get(g, 0)), coefs))
-    need = need_gpus(data, data.min_share([float(g) for g in state.unit_gpus]))
-    for v, coefs in by_unit.items():
-        if data.units[v].not_counted is None and max(coefs.values()) > 0:
-            rows.append((state.unit_gpus[v] - float(need[v]), coefs))
-    kept_on = dict(data.free)  # f_h − K_h: the host's GPUs less those kept on it
-    for i, r in enumerate(state.raw):
-        if r.keep:
-            for h, m in state.hosts[i].items():
-                kept_on[h] -= m
-    for h, coefs in by_host.items():
-        if sum(coefs.values()) > kept_on[h]:
-            rows.append((float(kept_on[h]), coefs))
-    rows.extend((1.0, coefs) for coefs in by_job.values() if len(coefs) > 1)
-    n = len(cols)
-    model = Relaxation(
-        c=np.asarray(save),
-        starts=np.cumsum([0] + [len(coefs) for _, coefs in rows]),
-        cols=np.fromiter((c for _, coefs in rows for c in coefs), dtype=np.int64),
-        coefs=np.fromiter((v for _, coefs in rows for v in coefs.values()), dtype=np.float64),
-        lo=np.full(len(rows), -np.inf),
-        hi=np.array([ub for ub, _ in rows], dtype=np.float64),
-        lb=np.zeros(n),
-        ub=np.ones(n),
-    )
+    one_each = [(1.0, coefs) for coefs in by_job.values() if len(coefs) > 1]  # a job's columns
+    model = step_model(state, save, rows, by_type, by_unit, by_host, last=one_each)
     return cols, model
 
 

@@ -86,7 +86,7 @@ def _choose(state: _State, banned: set[int], end: float) -> list[int]:
     if not cand:
         return []
     n = len(cand)
-    rows: list[tuple[float, dict[int, float]]] = []  # (upper bound, coefficients), "≤" rows
+    rows: Rows = []
     rows.append((0.0, {c: -v for c, v in enumerate(d_l2) if v != 0.0}))  # L2 does not fall
     by_type: dict[str, dict[int, float]] = {}
     by_unit: dict[int, dict[int, float]] = {}  # GPUs the unit loses
@@ -107,31 +107,7 @@ def _choose(state: _State, banned: set[int], end: float) -> list[int]:
             by_unit.setdefault(job.unit, {})[c] = float(loses)
         for h, m in job.prev_hosts.items():
             by_host.setdefault(h, {})[c] = float(m)
-    for g, coefs in by_type.items():
-        rows.append((float(state.board.type_free.get(g, 0)), coefs))
-    need = need_gpus(data, data.min_share([float(g) for g in state.unit_gpus]))
-    for v, coefs in by_unit.items():
-        if data.units[v].not_counted is None and max(coefs.values()) > 0:
-            rows.append((state.unit_gpus[v] - float(need[v]), coefs))
-    kept_on = dict(data.free)  # f_h − K_h: the host's GPUs less those kept on it
-    for i, r in enumerate(state.raw):
-        if r.keep:
-            for h, m in state.hosts[i].items():
-                kept_on[h] -= m
-    for h, coefs in by_host.items():
-        if sum(coefs.values()) > kept_on[h]:
-            rows.append((float(kept_on[h]), coefs))
-    starts = np.cumsum([0] + [len(coefs) for _, coefs in rows])
-    model = Relaxation(
-        c=np.asarray(save),
-        starts=starts,
-        cols=np.fromiter((c for _, coefs in rows for c in coefs), dtype=np.int64),
-        coefs=np.fromiter((v for _, coefs in rows for v in coefs.values()), dtype=np.float64),
-        lo=np.full(len(rows), -np.inf),
-        hi=np.array([ub for ub, _ in rows], dtype=np.float64),
-        lb=np.zeros(n),
-        ub=np.ones(n),
-    )
+    model = step_model(state, save, rows, by_type, by_unit, by_host)
     h = highs_of(model, np.ones(n, dtype=bool))
     h.setOptionValue("time_limit", max(MIN_S, end - time.perf_counter()))
     h.setOptionValue("mip_rel_gap", 0.0)
@@ -151,6 +127,53 @@ def _choose(state: _State, banned: set[int], end: float) -> list[int]:
         return []
     y = np.asarray(h.getSolution().col_value)
     return [cand[c] for c in range(n) if y[c] > 0.5]
+
+
+Rows = list[tuple[float, dict[int, float]]]  # (upper bound, coefficients): "≤" rows
+
+
+def step_model(
+    state: _State,
+    save: list[float],
+    rows: Rows,
+    by_type: dict[str, dict[int, float]],
+    by_unit: dict[int, dict[int, float]],
+    by_host: dict[str, dict[int, float]],
+    last: Rows | None = None,
+) -> Relaxation:
+    """``max Σ save·y`` over ``0 ≤ y ≤ 1`` with ``rows`` and the capacity rows of the return
+    step and the exchange (module docstrings): each type's free GPUs (``by_type``: GPUs a
+    column adds), each counted unit's ``m_v(t̂)`` (``by_unit``: GPUs it loses) and each
+    previous host's ``f_h − K_h`` (``by_host``: GPUs a return takes there, a row only where
+    they could exceed it), then the rows ``last``."""
+    data = state.data
+    rows = list(rows)
+    for g, coefs in by_type.items():
+        rows.append((float(state.board.type_free.get(g, 0)), coefs))
+    need = need_gpus(data, data.min_share([float(g) for g in state.unit_gpus]))
+    for v, coefs in by_unit.items():
+        if data.units[v].not_counted is None and max(coefs.values()) > 0:
+            rows.append((state.unit_gpus[v] - float(need[v]), coefs))
+    kept_on = dict(data.free)  # f_h − K_h: the host's GPUs less those kept on it
+    for i, r in enumerate(state.raw):
+        if r.keep:
+            for h, m in state.hosts[i].items():
+                kept_on[h] -= m
+    for h, coefs in by_host.items():
+        if sum(coefs.values()) > kept_on[h]:
+            rows.append((float(kept_on[h]), coefs))
+    rows.extend(last or ())
+    n = len(save)
+    return Relaxation(
+        c=np.asarray(save),
+        starts=np.cumsum([0] + [len(coefs) for _, coefs in rows]),
+        cols=np.fromiter((c for _, coefs in rows for c in coefs), dtype=np.int64),
+        coefs=np.fromiter((v for _, coefs in rows for v in coefs.values()), dtype=np.float64),
+        lo=np.full(len(rows), -np.inf),
+        hi=np.array([ub for ub, _ in rows], dtype=np.float64),
+        lb=np.zeros(n),
+        ub=np.ones(n),
+    )
 
 
 def _apply(state: _State, chosen: list[int], out: RepairStats) -> int | None:

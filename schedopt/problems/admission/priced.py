@@ -1,0 +1,75 @@
+"""Greedy plans priced by the LP's capacity duals (formulations/admission.md, "LP rounding and
+repair", step 2).
+
+With the LP's multipliers ``λ_tgs ≥ 0`` of C3 (``L1Bound.prices``), every SLO job's best plan
+alone and its gain ``best_j(λ)`` (value less the price of the GPU-slots it takes) are those of
+B1L (``lagrange.Prices``). The jobs are taken earlier guarantees first, then by gain, or by
+gain per GPU-slot; each on its priced plan where every slot of it still fits C3's ledger (at
+the earliest tier whose deadline follows its last slot: all its work is done by then), else by
+the greedy rule of the heuristics (smallest share that finishes, latest slots first). A job
+whose best gain is rejecting it is left for the backfill. A plan that loses an earlier
+guarantee is dropped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from schedopt.core.stopping import Deadline
+
+from .assemble import RawPlan
+from .bound import L1Bound
+from .data import ModelData
+from .heuristics import Ledger, _place_slo
+from .lagrange import Prices
+from .tier_bound import gpu_slots_needed
+
+
+def priced_plans(data: ModelData, lp: L1Bound, stop: Deadline | None = None) -> list[list[RawPlan]]:
+    """The plans of the module docstring (by gain, by gain per GPU-slot) that keep every
+    earlier guarantee; none without the LP's prices or past ``stop``."""
+    if not lp.prices:
+        return []
+    prices = Prices(data)
+    lam = np.array([max(0.0, lp.prices.get(key, 0.0)) for key in prices.keys])
+    cost = {
+        key: np.array([key[1] * lam[list(r)].sum() for r in rows])
+        for key, rows in prices._shape_rows.items()
+    }
+    best = {}
+    for n, job in enumerate(prices.slo):
+        if stop is not None and n % 64 == 0 and stop.expired():
+            return []
+        best[job.index] = prices._best(job, cost)
+    rho = {j.index: gpu_slots_needed(data, j) or float("inf") for j in prices.slo}
+    orders = (
+        lambda j: (not j.admitted_before, -best[j.index][0], j.id),
+        lambda j: (not j.admitted_before, -best[j.index][0] / rho[j.index], j.id),
+    )
+    out = []
+    for order in orders:
+        ledger = Ledger(data)
+        raw = [RawPlan([None] * data.T) for _ in data.jobs]
+        for job in sorted(prices.slo, key=order):
+            plan = best[job.index][1]
+            r = raw[job.index]
+            if plan is not None and all(
+                ledger.fits(t, job.options[o]) for o, slots in plan for t in slots
+            ):
+                last = max(t for _, slots in plan for t in slots)
+                r.tier = min(k for k, tier in enumerate(job.tiers) if tier.slots_before > last)
+                for o, slots in plan:
+                    for t in slots:
+                        ledger.take(t, job.options[o])
+                        r.run[t] = o
+                r.admitted = True
+            elif plan is None and not job.admitted_before:
+                r.admitted = False  # rejecting it is its best at these prices: the backfill's
+            else:
+                _place_slo(data, ledger, job, r, latest_tier_first=job.admitted_before)
+        if all(raw[j.index].admitted for j in prices.slo if j.admitted_before):
+            out.append(raw)
+    return out
+
+
+__all__ = ["priced_plans"]

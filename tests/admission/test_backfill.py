@@ -1,0 +1,98 @@
+"""The start plan's backfill (``backfill.py``; formulations/admission.md, "LP rounding and
+repair", step 2)."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+
+from schedopt.core.stopping import Deadline
+from schedopt.problems.admission import generate_custom
+from schedopt.problems.admission.assemble import assemble, guaranteed_value
+from schedopt.problems.admission.backfill import backfill
+from schedopt.problems.admission.bound import l1_bound
+from schedopt.problems.admission.data import build_data
+from schedopt.problems.admission.guide import guide
+from schedopt.problems.admission.heuristics import refill_best_effort
+from schedopt.problems.admission.lp_round import lp_round
+from schedopt.problems.admission.lpdecomp import greedy_plans, start_plan
+from schedopt.problems.admission.priced import priced_plans
+from schedopt.problems.admission.strategies import instances
+from schedopt.problems.admission.validate import validate
+
+SETTINGS = settings(
+    derandomize=True, deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def _check(inst, data, before, after) -> None:
+    assert guaranteed_value(data, after) >= guaranteed_value(data, before)
+    for job in data.jobs:
+        if job.is_slo and before[job.index].admitted:
+            # nobody admitted is dropped or moved to a later (less valuable) tier
+            assert after[job.index].admitted
+            assert after[job.index].tier <= before[job.index].tier
+    assert all(after[j.index].admitted for j in data.jobs if j.admitted_before)
+    solution = assemble(data, refill_best_effort(data, after), optimal_admission=False)
+    assert validate(inst, solution) == []
+
+
+@SETTINGS
+@given(inst=instances(max_jobs=8, max_slots=4))
+def test_the_backfill_keeps_every_admission_and_a_valid_plan(inst) -> None:
+    data = build_data(inst)
+    far = Deadline.after(60)
+    lp = l1_bound(data, 30)
+    starts = [lp_round(data, lp, far, best_effort=False), *greedy_plans(data, far)]
+    priced = priced_plans(data, lp, far)
+    for raw in priced:  # the LP-priced greedy plans: valid, every earlier guarantee kept
+        assert all(raw[j.index].admitted for j in data.jobs if j.admitted_before)
+        solution = assemble(data, refill_best_effort(data, raw), optimal_admission=False)
+        assert validate(inst, solution) == []
+    for raw in [*starts, *priced]:
+        if raw is not None:
+            _check(inst, data, raw, backfill(data, raw, far))
+
+
+def test_the_backfill_admits_more_on_a_contested_instance() -> None:
+    # 32 GPUs, 120 jobs, 6 slots (seed 3): the LP's rounding is worth 630; moving the jobs due
+    # late to the late slots makes room for 8 more (measured 638)
+    inst = generate_custom(hosts=4, jobs=120, slots=6, seed=3)
+    data = build_data(inst)
+    far = Deadline.after(60)
+    lp = l1_bound(data, 60)
+    rounded = lp_round(data, lp, far, best_effort=False)
+    assert rounded is not None
+    after = backfill(data, rounded, far)
+    _check(inst, data, rounded, after)
+    assert guaranteed_value(data, after) > guaranteed_value(data, rounded)
+    # and the start decomp:lp repairs from is the backfilled one, above every candidate
+    start = start_plan(data, lp, None, far, greedy_plans(data, far))
+    assert start is not None
+    best = max(guaranteed_value(data, r) for r in (rounded, *greedy_plans(data, far)))
+    assert guaranteed_value(data, start) > best
+
+
+def test_a_backfill_past_its_deadline_returns_the_plan_it_was_given() -> None:
+    inst = generate_custom(hosts=4, jobs=120, slots=6, seed=3)
+    data = build_data(inst)
+    rounded = lp_round(data, l1_bound(data, 60), best_effort=False)
+    assert rounded is not None
+    after = backfill(data, rounded, Deadline.after(0))
+    assert [r.run for r in after] == [r.run for r in rounded]
+
+
+def test_the_priced_plans_start_higher_at_1024_gpus_and_3200_jobs() -> None:
+    # 1,024 GPUs × 3,200 jobs s1, the LP in 400-job parts: the greedy plan priced by the LP's
+    # duals (by gain per GPU-slot) is worth 18,808 (the backfilled rounding 18,283), measured
+    inst = generate_custom(hosts=128, jobs=3200, slots=12, seed=1)
+    data = build_data(inst, check_size=False)
+    far = Deadline.after(600)
+    g = guide(data, 60, far)
+    plans = priced_plans(data, g.lp, far)
+    assert plans
+    best = max(plans, key=lambda r: guaranteed_value(data, r))
+    assert guaranteed_value(data, best) / 1000 >= 18_700
+    start = start_plan(data, g.lp, None, far, greedy_plans(data, far))
+    assert start is not None and guaranteed_value(data, start) >= guaranteed_value(data, best)
+    solution = assemble(data, refill_best_effort(data, start), optimal_admission=False)
+    assert validate(inst, solution) == []
