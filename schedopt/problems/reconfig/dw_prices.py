@@ -20,6 +20,7 @@ from .pricing import (
     _ruled_out,
     cheapest_types,
     supply_value,
+    unique_rows,
 )
 from .stage_bound import StageData
 
@@ -41,12 +42,12 @@ def _credit(sd: StageData, seqs: list[tuple[int, ...]], lam: int) -> list[int]:
         if found is None:
             continue
         m, caps = found
-        pos = np.arange(p)
-        for i in at:
-            got = caps[:, pos, list(seqs[i])]  # (m, position): each stage's capacity
-            ok = (got >= 1).all(axis=1) & (got.sum(axis=1) >= sd.L)
-            if ok.any():
-                out[i] = int(m[ok].max())
+        types = np.array([seqs[i] for i in at], dtype=np.intp)  # (sequence, position)
+        got = caps[:, np.arange(p)[None, :], types]  # (m, sequence, position): each capacity
+        ok = (got >= 1).all(axis=2) & (got.sum(axis=2) >= sd.L)
+        most = np.where(ok, m[:, None], 0).max(axis=0)  # m is ≥ 1: 0 where none fits
+        for i, k in zip(at, most, strict=True):
+            out[i] = int(k)
     return out
 
 
@@ -100,7 +101,7 @@ def dw_prices(
                 continue
             m, caps = found
             if priced_all:  # rows of equal capacities priced once (as in least_per_count)
-                flat, inv = np.unique(caps.reshape(len(m), -1), axis=0, return_inverse=True)
+                flat, inv = unique_rows(caps)
                 caps = flat.reshape(len(flat), p, -1)
                 m = np.zeros(len(flat), dtype=np.int64)
                 np.maximum.at(m, inv.ravel(), found[0])  # the most m of each row's class

@@ -38,16 +38,22 @@ def _caps(sd: StageData, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | No
     m, tau = m[tau >= 1], tau[tau >= 1]
     if not len(m):
         return None
-    nt = len(sd.types)
-    caps = np.zeros((len(m), p, nt), dtype=np.int64)
-    for j, (t, kappa) in enumerate(sd.types):
-        inner = np.searchsorted(sd.time_n[(t, kappa, False, p > 1)], tau, "right") - 1
-        end = np.searchsorted(sd.time_n[(t, kappa, True, p > 1)], tau, "right") - 1
-        for i in range(p):  # i = 0 the first stage (f = p), i = p − 1 the last (f = 1)
-            f = p - i
-            mem = sd.mem_n[(t, f, f == p, f == 1)]
-            caps[:, i, j] = np.minimum(end if f == 1 else inner, mem)
-    caps = np.clip(caps, 0, sd.L)
+    # (m, type): the layers a stage of each type holds in time, inside and as the last stage
+    inner = np.stack(
+        [np.searchsorted(sd.time_n[(t, k, False, p > 1)], tau, "right") for t, k in sd.types], 1
+    )
+    end = np.stack(
+        [np.searchsorted(sd.time_n[(t, k, True, p > 1)], tau, "right") for t, k in sd.types], 1
+    )
+    # (position, type): in memory; i = 0 the first stage (f = p), i = p − 1 the last (f = 1)
+    mem = np.array(
+        [[sd.mem_n[(t, p - i, i == 0, i == p - 1)] for t, _ in sd.types] for i in range(p)]
+    )
+    caps = np.empty((len(m), p, len(sd.types)), dtype=np.int64)
+    caps[:, : p - 1, :] = inner[:, None, :] - 1
+    caps[:, p - 1, :] = end - 1
+    np.minimum(caps, mem[None, :, :], out=caps)
+    np.clip(caps, 0, sd.L, out=caps)
     best = caps.max(axis=2)
     ok = (best >= 1).all(axis=1) & (best.sum(axis=1) >= sd.L)
     if not ok.any():
@@ -64,20 +70,39 @@ def _least_cost(
     choices ``[position, row, layers held]`` (the type taken), for ``cheapest_types``."""
     nm, p, _ = caps.shape
     L = sd.L
-    cost = np.full((nm, L + 1), np.inf)
+    width = L + 1
+    cost = np.full((nm, width), np.inf)
     cost[:, 0] = 0.0
-    held = np.arange(L + 1)[None, None, :]
-    rows = np.arange(nm)[:, None, None]
-    price = np.asarray(mu, float)[None, :, None]
-    args = np.full((p, nm, L + 1), -1, dtype=np.int16) if keep else None
+    held = np.arange(width, dtype=np.intp)[None, None, :]
+    rows = (np.arange(nm, dtype=np.intp) * width)[:, None, None]  # each row's offset in cost
+    price = np.asarray(mu, float)[None, :]
+    args = np.full((p, nm, width), -1, dtype=np.int16) if keep else None
     for i in range(p):
         cap = caps[:, i, :]  # (m, type): every type at once
-        cand = cost[rows, np.clip(held - cap[:, :, None], 0, L)] + price
-        cand[cap < 1] = np.inf
+        at = held - cap[:, :, None]  # the layers held before this position (caps are ≤ L)
+        np.maximum(at, 0, out=at)
+        at += rows
+        cand = cost.ravel().take(at)  # one flat gather (2x the two-array indexing, #17)
+        cand += np.where(cap < 1, np.inf, price)[:, :, None]  # a type must hold a layer
         if args is not None:
             args[i] = cand.argmin(axis=1)  # the first type of least price, as before
         cost = cand.min(axis=1)
     return cost[:, L], args
+
+
+def unique_rows(caps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(caps.reshape(len(caps), -1), axis=0, return_inverse=True)``, the same
+    arrays (for rows in any order), sooner: ``_caps``' rows are monotone in ``m`` (θ falls as
+    m grows), so equal rows are consecutive and only the first of each run is sorted."""
+    flat = caps.reshape(len(caps), -1)
+    if len(flat) < 2:
+        return np.unique(flat, axis=0, return_inverse=True)
+    new = np.empty(len(flat), dtype=bool)
+    new[0] = True
+    np.any(flat[1:] != flat[:-1], axis=1, out=new[1:])
+    run = np.cumsum(new) - 1  # each row's run
+    uniq, inv = np.unique(flat[new], axis=0, return_inverse=True)
+    return uniq, inv.ravel()[run]
 
 
 def cheapest_types(sd: StageData, caps: np.ndarray, args: np.ndarray, row: int) -> list[int]:
@@ -105,7 +130,7 @@ def least_per_count(
             continue
         m, caps = found
         # rows of equal capacities (m's with one stage-time class) priced once
-        uniq, inv = np.unique(caps.reshape(len(m), -1), axis=0, return_inverse=True)
+        uniq, inv = unique_rows(caps)
         if memo is None:
             cost = _least_cost(sd, mu, uniq.reshape(len(uniq), p, -1))[0]
         else:

@@ -1,0 +1,133 @@
+"""The priced test's vectorised passes (pricing.py, dw_prices.py; #17) give what the loops they
+replaced gave, array for array: the same capacities, the same rows, the same least prices
+and choices, so the same bound from the same prices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from schedopt.problems.reconfig.dw_prices import _credit
+from schedopt.problems.reconfig.generate import generate_custom
+from schedopt.problems.reconfig.pricing import (
+    _caps,
+    _least_cost,
+    least_per_count,
+    priced_out,
+    supply_value,
+    unique_rows,
+)
+from schedopt.problems.reconfig.stage_bound import StageData, stage_data
+from schedopt.problems.reconfig.validate import physical_bound_us
+
+
+def caps_loop(sd: StageData, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """``_caps`` as it was (1d3dc85): a column per position and type."""
+    left = lam - sd.sync_floor[p]
+    if left <= 0:
+        return None
+    m = np.arange(1, sd.M + 1)
+    tau = left // (m + p - 1)
+    m, tau = m[tau >= 1], tau[tau >= 1]
+    if not len(m):
+        return None
+    caps = np.zeros((len(m), p, len(sd.types)), dtype=np.int64)
+    for j, (t, kappa) in enumerate(sd.types):
+        inner = np.searchsorted(sd.time_n[(t, kappa, False, p > 1)], tau, "right") - 1
+        end = np.searchsorted(sd.time_n[(t, kappa, True, p > 1)], tau, "right") - 1
+        for i in range(p):
+            f = p - i
+            caps[:, i, j] = np.minimum(end if f == 1 else inner, sd.mem_n[(t, f, f == p, f == 1)])
+    caps = np.clip(caps, 0, sd.L)
+    best = caps.max(axis=2)
+    ok = (best >= 1).all(axis=1) & (best.sum(axis=1) >= sd.L)
+    return (m[ok], caps[ok]) if ok.any() else None
+
+
+def least_cost_loop(sd: StageData, mu: np.ndarray, caps: np.ndarray) -> tuple:
+    """``_least_cost`` as it was (1d3dc85): two-array indexing, then the unusable types."""
+    nm, p, _ = caps.shape
+    L = sd.L
+    cost = np.full((nm, L + 1), np.inf)
+    cost[:, 0] = 0.0
+    held = np.arange(L + 1)[None, None, :]
+    rows = np.arange(nm)[:, None, None]
+    price = np.asarray(mu, float)[None, :, None]
+    args = np.full((p, nm, L + 1), -1, dtype=np.int16)
+    for i in range(p):
+        cap = caps[:, i, :]
+        cand = cost[rows, np.clip(held - cap[:, :, None], 0, L)] + price
+        cand[cap < 1] = np.inf
+        args[i] = cand.argmin(axis=1)
+        cost = cand.min(axis=1)
+    return cost[:, L], args
+
+
+def per_count_loop(sd: StageData, lam: int, mu: np.ndarray) -> np.ndarray:
+    best = np.full(sd.M + 1, np.inf)
+    for p in sd.depths:
+        found = caps_loop(sd, p, lam)
+        if found is None:
+            continue
+        m, caps = found
+        uniq, inv = np.unique(caps.reshape(len(m), -1), axis=0, return_inverse=True)
+        cost = least_cost_loop(sd, mu, uniq.reshape(len(uniq), p, -1))[0]
+        np.minimum.at(best, m, cost[inv.ravel()])
+    return np.minimum.accumulate(best[::-1])[::-1]
+
+
+@pytest.fixture(scope="module")
+def case() -> tuple[StageData, int]:
+    inst = generate_custom(8, 8, "llama2-70b", 128, 4, 4, seed=0)
+    sd = stage_data(inst, True)
+    base = physical_bound_us(inst)
+    assert sd is not None and base is not None
+    return sd, base
+
+
+def test_same_capacities_rows_and_prices(case: tuple[StageData, int]) -> None:
+    sd, base = case
+    rng = np.random.default_rng(0)
+    seen = 0
+    for lam in (int(base * 1.05), int(base * 1.2), int(base * 2)):
+        for _ in range(2):
+            mu = np.array([t for t, _ in sd.types], float) * rng.uniform(0.3, 2.0, len(sd.types))
+            for p in sd.depths:
+                old, new = caps_loop(sd, p, lam), _caps(sd, p, lam)
+                assert (old is None) == (new is None)
+                if old is None or new is None:
+                    continue
+                seen += 1
+                assert np.array_equal(old[0], new[0]) and np.array_equal(old[1], new[1])
+                for rows in (new[1], new[1][rng.permutation(len(new[1]))]):  # any order
+                    want = np.unique(rows.reshape(len(rows), -1), axis=0, return_inverse=True)
+                    got = unique_rows(rows)
+                    assert np.array_equal(want[0], got[0])
+                    assert np.array_equal(want[1].ravel(), got[1].ravel())
+                cost, args = _least_cost(sd, mu, new[1], keep=True)
+                ref_cost, ref_args = least_cost_loop(sd, mu, new[1])
+                assert np.array_equal(cost, ref_cost) and np.array_equal(args, ref_args)
+            want_c = per_count_loop(sd, lam, mu)
+            assert np.array_equal(least_per_count(sd, lam, mu), want_c)
+            assert np.array_equal(least_per_count(sd, lam, mu, {}), want_c)
+            supply = supply_value(sd, mu)
+            assert priced_out(sd, lam, mu, supply, 8) == priced_out(sd, lam, mu, supply, 8, {})
+    assert seen > 10
+
+
+def test_same_credit(case: tuple[StageData, int]) -> None:
+    sd, base = case
+    rng = np.random.default_rng(1)
+    nt = len(sd.types)
+    seqs = [tuple(int(x) for x in rng.integers(0, nt, p)) for p in sd.depths for _ in range(6)]
+    for lam in (int(base * 1.05), int(base * 1.5), int(base * 3)):
+        want = [0] * len(seqs)
+        for i, q in enumerate(seqs):
+            found = caps_loop(sd, len(q), lam)
+            if found is None:
+                continue
+            got = found[1][:, np.arange(len(q)), list(q)]
+            ok = (got >= 1).all(axis=1) & (got.sum(axis=1) >= sd.L)
+            want[i] = int(found[0][ok].max()) if ok.any() else 0
+        assert _credit(sd, seqs, lam) == want
+    assert any(_credit(sd, seqs, int(base * 3)))  # some sequence fits: the test sees values
