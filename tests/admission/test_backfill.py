@@ -3,6 +3,8 @@ repair", step 2)."""
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from schedopt.core.stopping import Deadline
@@ -13,6 +15,7 @@ from schedopt.problems.admission.bound import l1_bound
 from schedopt.problems.admission.data import build_data
 from schedopt.problems.admission.guide import guide
 from schedopt.problems.admission.heuristics import refill_best_effort
+from schedopt.problems.admission.lagrange import Prices
 from schedopt.problems.admission.lp_round import lp_round
 from schedopt.problems.admission.lpdecomp import greedy_plans, start_plan
 from schedopt.problems.admission.priced import priced_plans
@@ -96,3 +99,40 @@ def test_the_priced_plans_start_higher_at_1024_gpus_and_3200_jobs() -> None:
     assert start is not None and guaranteed_value(data, start) >= guaranteed_value(data, best)
     solution = assemble(data, refill_best_effort(data, start), optimal_admission=False)
     assert validate(inst, solution) == []
+
+
+def test_the_priced_plans_reuse_the_guides_b1l_plans(monkeypatch) -> None:
+    # the guide's B1L first evaluates every job's best plan at the LP's prices; the start's
+    # priced plans take those (no second pass) and are the same as from a fresh evaluation
+    inst = generate_custom(hosts=4, jobs=120, slots=6, seed=3)
+    data = build_data(inst)
+    far = Deadline.after(600)
+    g = guide(data, 60.0, far)
+    assert g.prices is not None and g.lp.prices
+    fresh = priced_plans(data, g.lp, far)
+    assert fresh
+    calls: list[int] = []
+    real = Prices._best
+
+    def counted(self, job, price):
+        calls.append(job.index)
+        return real(self, job, price)
+
+    monkeypatch.setattr(Prices, "_best", counted)
+    assert priced_plans(data, g.lp, far, g.prices) == fresh
+    assert calls == []
+    # a Prices that has not evaluated the LP's prices evaluates them (once per SLO job)
+    assert priced_plans(data, g.lp, far, Prices(data)) == fresh
+    assert len(calls) == len(g.prices.slo)
+
+
+def test_best_plans_at_other_prices_are_evaluated_not_the_kept_ones() -> None:
+    data = build_data(generate_custom(hosts=4, jobs=60, slots=6, seed=2))
+    prices = Prices(data)
+    first = np.zeros(len(prices.keys))
+    other = np.full(len(prices.keys), 0.05)
+    prices.best_plans(first)
+    assert prices.best_plans(other) == Prices(data).best_plans(other)
+    assert prices.best_plans(other) != prices.best_plans(first)
+    total, _ = prices.oracle(other)
+    assert total == pytest.approx(sum(g for g, p in Prices(data).best_plans(other) if p))

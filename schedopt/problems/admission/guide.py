@@ -46,6 +46,8 @@ class Guide:
     bound: float | None
     label: str
     lagrangian: float | None
+    #: B1L's evaluations, the first at the LP's prices (its plans: the start's priced plans).
+    prices: Prices | None = None
 
 
 def lp_columns(data: ModelData) -> int:
@@ -95,6 +97,7 @@ def guide(data: ModelData, seconds: float, deadline: Deadline | None = None) -> 
     bound = lp.bound if whole else None
     label = "B1+B1c LP" + ("" if lp.solved else " (stopped)") if whole else ""
     lagrangian = None
+    prices = None
     if lp.prices and time.perf_counter() < stop_at:
         prices = Prices(data, Deadline(stop_at))
         lam = np.array([max(0.0, lp.prices.get(key, 0.0)) for key in prices.keys])
@@ -115,7 +118,7 @@ def guide(data: ModelData, seconds: float, deadline: Deadline | None = None) -> 
             if bound is None or lagrangian < bound:
                 bound = lagrangian
                 label = f"B1L ({lb.evaluations} evaluations)"
-    return Guide(replace(lp, bound=bound), bound, label or "none", lagrangian)
+    return Guide(replace(lp, bound=bound), bound, label or "none", lagrangian, prices)
 
 
 __all__ = ["Guide", "guide", "lp_columns"]

@@ -20,6 +20,9 @@ from schedopt.core.stopping import Deadline, Ticker
 
 from .data import JobData, ModelData
 
+#: A job's best gain alone and its plan: (option, its slots) pairs, or None for rejecting it.
+BestPlan = tuple[float, list[tuple[int, list[int]]] | None]
+
 
 class Prices:
     """The relaxed rows (one per slot, type and level) and each job's gain at ``λ``."""
@@ -36,6 +39,7 @@ class Prices:
         for job in self.slo:
             for o in job.options:
                 self._shape(o.gpu_type, o.n)
+        self._first: tuple[bytes, list[BestPlan]] | None = None  # best_plans' first λ
 
     def _shape(self, g: str, n: int) -> list[tuple[int, ...]]:
         rows = self._shape_rows.get((g, n))
@@ -46,19 +50,37 @@ class Prices:
             ]
         return rows
 
-    def oracle(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
-        """``(Σ_j best_j(λ), usage of the jobs' best plans per row)``."""
-        price = {
-            key: np.array([n * lam[list(r)].sum() for r in rows])
+    def costs(self, lam: np.ndarray) -> dict[tuple[str, int], np.ndarray]:
+        """Per option shape (type, GPUs), the price at ``λ`` of running it in each slot."""
+        return {
+            key: np.array([key[1] * lam[list(r)].sum() for r in rows])
             for key, rows in self._shape_rows.items()
-            for n in (key[1],)
         }
-        total = 0.0
-        used = np.zeros(len(self.keys))
-        tick = Ticker(self.stop, "evaluating the Lagrangian bound B1L", every=64)
+
+    def best_plans(self, lam: np.ndarray, stop: Deadline | None = None) -> list[BestPlan]:
+        """Each SLO job's best gain and plan alone at ``λ`` (``best_j(λ)``; in the order of
+        ``slo``; ``(0, None)`` for rejecting it). Past ``stop`` (else the object's own) it
+        raises DeadlineReached. The first ``λ`` evaluated is kept: asked again at it (the LP's
+        prices, by the start's priced plans after the guide's B1L), the same plans at once."""
+        key = lam.tobytes()
+        if self._first is not None and self._first[0] == key:
+            return self._first[1]
+        price = self.costs(lam)
+        phase = "evaluating the Lagrangian bound B1L"
+        tick = Ticker(stop if stop is not None else self.stop, phase, every=64)
+        out = []
         for job in self.slo:
             tick()
-            gain, plan = self._best(job, price)
+            out.append(self._best(job, price))
+        if self._first is None:
+            self._first = (key, out)
+        return out
+
+    def oracle(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
+        """``(Σ_j best_j(λ), usage of the jobs' best plans per row)``."""
+        total = 0.0
+        used = np.zeros(len(self.keys))
+        for job, (gain, plan) in zip(self.slo, self.best_plans(lam), strict=True):
             if plan is None:
                 continue
             total += gain
@@ -69,14 +91,12 @@ class Prices:
                     used[list(rows[t])] += opt.n
         return total, used
 
-    def _best(self, job: JobData, price) -> tuple[float, list[tuple[int, list[int]]] | None]:
+    def _best(self, job: JobData, price) -> BestPlan:
         """The job's best gain and plan (option, slots); (0, None) for rejecting it. Exact over
         the job's own plans: a pass over its slots keeping, per amount of work done (capped
         at ``W``), the cheapest way there (C1: one option per slot)."""
         data = self.data
-        best: tuple[float, list[tuple[int, list[int]]] | None] = (
-            (-math.inf, None) if job.admitted_before else (0.0, None)
-        )
+        best: BestPlan = (-math.inf, None) if job.admitted_before else (0.0, None)
         useful = [(o, opt.work, price[opt.gpu_type, opt.n]) for o, opt in enumerate(job.options)
                   if opt.work > 0]  # fmt: skip
         ends: dict[int, float] = {}
@@ -149,4 +169,4 @@ def _cheapest(work: int, per_slot: list[int], sums: list[np.ndarray], avail: int
     return best
 
 
-__all__ = ["Prices"]
+__all__ = ["BestPlan", "Prices"]

@@ -42,6 +42,7 @@ from .heuristics import (
     tuned_or_shipped,
 )
 from .instance import AdmissionInstance
+from .lagrange import Prices
 from .lp_round import lp_round
 from .priced import priced_plans
 from .repair import GROUP_JOBS, improve_group, repair, used_by
@@ -94,13 +95,15 @@ def start_plan(
     hint: Any,
     stop: Deadline,
     greedy: list[list[RawPlan]] | None = None,
+    prices: Prices | None = None,
 ) -> list[RawPlan] | None:
     """The best plan that keeps every earlier guarantee among the LP's rounding (jobs without
     an LP value by value per GPU-slot, and also after the best given plan's admitted ones),
     the given plans (the caller's hint: ``auto``'s best heuristic; else ``greedy``, the greedy
     heuristics' plans), the greedy plans priced by the LP's duals (``priced.py``) and, when
     none keeps them, the greedy heuristics' default plans; the best of them backfilled
-    (``backfill.py``). The plans it makes have no best-effort GPUs
+    (``backfill.py``). ``prices``: the guide's B1L, whose plans at the LP's prices the priced
+    plans reuse. The plans it makes have no best-effort GPUs
     (the repair drops them and refills at the end)."""
     found: list[list[RawPlan]] = []
     given: list[RawPlan] | None = None
@@ -123,7 +126,7 @@ def start_plan(
             found.append(rounded)
     # the greedy plans priced by the LP's capacity duals (+240 to +525 above the rounding at
     # 1,024 GPUs × 3,200 jobs, lower at 256 × 800: candidates; RESULTS.md)
-    found.extend(priced_plans(data, lp, stop))
+    found.extend(priced_plans(data, lp, stop, prices))
     if not found:  # the rounding could not keep an earlier guarantee: the greedy heuristics'
         defaults = (
             run_edf(data, EdfParams(), best_effort=False),
@@ -177,7 +180,7 @@ def decomposition(
         if value is None:  # neither the LP nor B1L in time (a busy machine): B0 or B0k
             value, stats["bound"] = fallback_bound(data, deadline, max(0.05, deadline.share(0.05)))
         state["lp"] = g.lp  # its point guides the repair's LP neighbourhoods
-        state["start"] = start_plan(data, g.lp, options.hint, deadline, greedy)
+        state["start"] = start_plan(data, g.lp, options.hint, deadline, greedy, g.prices)
         state["left"] = _shares(data, state["start"], groups)
         return decompose.Bound(value, stats)
 

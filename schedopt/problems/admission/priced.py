@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, DeadlineReached
 
 from .assemble import RawPlan
 from .bound import L1Bound
@@ -25,22 +25,22 @@ from .lagrange import Prices
 from .tier_bound import gpu_slots_needed
 
 
-def priced_plans(data: ModelData, lp: L1Bound, stop: Deadline | None = None) -> list[list[RawPlan]]:
+def priced_plans(
+    data: ModelData, lp: L1Bound, stop: Deadline | None = None, prices: Prices | None = None
+) -> list[list[RawPlan]]:
     """The plans of the module docstring (by gain, by gain per GPU-slot) that keep every
-    earlier guarantee; none without the LP's prices or past ``stop``."""
+    earlier guarantee; none without the LP's prices or past ``stop``. ``prices``: the guide's
+    B1L (``guide.Guide.prices``), whose first evaluation was at the LP's prices: its plans
+    are taken as they are (0.13 CPU s fewer at 3,200 jobs)."""
     if not lp.prices:
         return []
-    prices = Prices(data)
+    prices = prices if prices is not None else Prices(data)
     lam = np.array([max(0.0, lp.prices.get(key, 0.0)) for key in prices.keys])
-    cost = {
-        key: np.array([key[1] * lam[list(r)].sum() for r in rows])
-        for key, rows in prices._shape_rows.items()
-    }
-    best = {}
-    for n, job in enumerate(prices.slo):
-        if stop is not None and n % 64 == 0 and stop.expired():
-            return []
-        best[job.index] = prices._best(job, cost)
+    try:
+        plans = prices.best_plans(lam, stop)
+    except DeadlineReached:
+        return []
+    best = {job.index: plan for job, plan in zip(prices.slo, plans, strict=True)}
     rho = {j.index: gpu_slots_needed(data, j) or float("inf") for j in prices.slo}
     orders = (
         lambda j: (not j.admitted_before, -best[j.index][0], j.id),
