@@ -225,4 +225,20 @@ def l1_bound(
     return L1Bound(lp.bound, admit, lp.solved, lp.seconds, run, tier, prices)
 
 
-__all__ = ["L1Bound", "l1_bound", "relax_l1"]
+#: The floating-point slack of a bound before it is floored, relative to its size (the LP's
+#: weak duality and B1L are sums of some 10^5 products: their rounding is far below it).
+FLOOR_SLACK = 1e-6
+
+
+def integral_floor(data: ModelData, bound: float | None) -> float | None:
+    """``bound`` floored when every SLO tier value is an integer (L1 is then an integer:
+    formulations/admission.md, "An integral L1"), after a slack of ``FLOOR_SLACK`` for the
+    bound's own rounding; else ``bound`` as it is."""
+    if bound is None or not math.isfinite(bound):
+        return bound
+    if not all(float(t.value).is_integer() for j in data.jobs if j.is_slo for t in j.tiers):
+        return bound
+    return float(math.floor(bound + FLOOR_SLACK * max(1.0, abs(bound))))
+
+
+__all__ = ["FLOOR_SLACK", "L1Bound", "integral_floor", "l1_bound", "relax_l1"]

@@ -29,7 +29,7 @@ from schedopt.model import decompose
 
 from .assemble import RawPlan, assemble, guaranteed_value, raw_from_solution
 from .backfill import backfill
-from .bound import L1Bound
+from .bound import L1Bound, integral_floor
 from .data import ModelData, build_data, finish_reserve_s
 from .guide import guide
 from .heuristics import (
@@ -179,6 +179,7 @@ def decomposition(
             stats["b1l"] = round(g.lagrangian, 3)
         if value is None:  # neither the LP nor B1L in time (a busy machine): B0 or B0k
             value, stats["bound"] = fallback_bound(data, deadline, max(0.05, deadline.share(0.05)))
+        value = integral_floor(data, value)  # L1 is an integer when every tier value is
         state["lp"] = g.lp  # its point guides the repair's LP neighbourhoods
         state["start"] = start_plan(data, g.lp, options.hint, deadline, greedy, g.prices)
         state["left"] = _shares(data, state["start"], groups)
