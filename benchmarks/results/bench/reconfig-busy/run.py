@@ -8,6 +8,7 @@ import time
 
 import schedopt.problems.reconfig.physical as ph
 import schedopt.problems.reconfig.price_bound as pb
+from schedopt.cli import main
 
 LOG = os.environ["RB_LOG"]
 
@@ -81,6 +82,5 @@ def widen(inst, sol, deadline=None, *a, **k):
 
 
 ph.widen = widen
-from schedopt.cli import main
 
 sys.exit(main())

@@ -3,16 +3,19 @@
 import json
 import os
 import sys
+from pathlib import Path
 
-D = "benchmarks/results/bench/reconfig-busy"
+D = Path("benchmarks/results/bench/reconfig-busy")
 for t in sys.argv[1:]:
-    print("==", t, open(f"{D}/{t}.load").read().replace("\n", " | "))
-    for l in open(f"{D}/{t}.jsonl"):
-        r = json.loads(l)
+    print("==", t, (D / f"{t}.load").read_text().replace("\n", " | "))
+    for line in (D / f"{t}.jsonl").read_text().splitlines():
+        r = json.loads(line)
         print(
-            f"  {r['recipe']:18s} L1 {r['objectives'][0]:.4f} bound {r['bound']} gap {100 * r['gap']:.2f}%"
-            f" load1 {r['machine']['load1']} {r['versions']['commit']} stats {r['stats']}"
+            f"  {r['recipe']:18s} L1 {r['objectives'][0]:.4f} bound {r['bound']}"
+            f" gap {100 * r['gap']:.2f}% load1 {r['machine']['load1']}"
+            f" {r['versions']['commit']} stats {r['stats']}"
         )
-    if os.path.exists(f"{D}/{t}.events.jsonl"):
-        for l in open(f"{D}/{t}.events.jsonl"):
-            print("   ", l.strip())
+    events = D / f"{t}.events.jsonl"
+    if os.path.exists(events):
+        for line in events.read_text().splitlines():
+            print("   ", line.strip())
