@@ -231,8 +231,8 @@ def run_row(job: Job) -> dict[str, Any]:
 #: seconds of its steps (``*_s``: a decomposition's data, split, bound, parts and join), whether
 #: the first level is proven, the plan space a proof holds over, which bound a gap is against
 #: (admission's "B1L", "B0k", ...), and the counts the tables of benchmarks/RESULTS.md report
-#: (finish-time fairness's LPs, column generation's columns, rounds and master LP, whether
-#: cosched's plan was polished).
+#: (finish-time fairness's LPs, column generation's columns, rounds and master LP, the rounds
+#: reconfig's physical bound priced, whether cosched's plan was polished).
 STATS_KEPT = (
     "first_level_proven",
     "proven_over",
@@ -241,6 +241,7 @@ STATS_KEPT = (
     "pair_columns",
     "pair_columns_added",
     "pricing_rounds",
+    "bound_rounds",
     "rounds",
     "columns",
     "master_lp",

@@ -264,3 +264,18 @@ def test_no_lp_is_built_for_prices_once_the_deadline_has_passed(monkeypatch) -> 
     inst = generate_custom(4, 8, "llama2-70b", 64, 2, 2, seed=0)
     bound, _ = priced_bound_us(inst, 13_000_000, Deadline.after(0.5))
     assert bound == physical_bound_us(inst)  # (P1–P6 alone: no prices in time)
+
+
+def test_the_rounds_the_bound_priced_are_in_the_answer_and_the_bench_row() -> None:
+    # how many rounds of prices decomp:physical's bound priced (W8 and Q8″ need 3 of them at
+    # 10 s): in the answer's stats and kept in a bench row (#17; at 10 s beside a CPU burner it
+    # priced 1, RESULTS.md)
+    from schedopt.bench.runner import _stats
+    from schedopt.problems.reconfig.decomp import BOUND_FIRST_S, TEMPLATE_SHARE
+
+    inst = generate_custom(8, 8, "llama2-70b", 128, 2, 2, seed=0)  # (at 64 GPUs: infeasible)
+    limit = 2 * BOUND_FIRST_S / (1 - TEMPLATE_SHARE)  # time enough for the bound first
+    result = schedopt.solve(inst, "decomp:physical", time_limit_s=limit)
+    rounds = result.stats["bound_rounds"]
+    assert isinstance(rounds, float) and rounds >= 1
+    assert _stats(result.stats)["bound_rounds"] == rounds

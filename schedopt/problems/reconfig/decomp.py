@@ -157,6 +157,8 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
                 )
             except DeadlineReached:  # its share ran out while packing the hosts
                 known = None
+            if known is not None:  # the rounds it priced (W8 and Q8″ need BRANCH_SHORT_ROUNDS)
+                known[1]["bound_rounds"] = float(len(gathered.prices))
             lower = None if known is None else known[0]
             if lower is not None and known is not None:  # Q8″: the bound at the rounds' mean
                 sharper = mean_bound_us(
