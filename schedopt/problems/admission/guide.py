@@ -100,7 +100,7 @@ def guide(data: ModelData, seconds: float, deadline: Deadline | None = None) -> 
     prices = None
     if lp.prices and time.perf_counter() < stop_at:
         prices = Prices(data, Deadline(stop_at))
-        lam = np.array([max(0.0, lp.prices.get(key, 0.0)) for key in prices.keys])
+        lam = prices.multipliers(lp.prices)
         try:
             lb = lagrangian_bound(
                 prices.rhs,

@@ -50,6 +50,12 @@ class Prices:
             ]
         return rows
 
+    def multipliers(self, duals: dict) -> np.ndarray:
+        """``λ`` from the LP's duals of C3 (``L1Bound.prices``), in the order of ``keys``
+        (negatives and rows the LP lacks at 0): the guide's B1L starts there, and the start's
+        priced plans ask ``best_plans`` at the same ``λ``."""
+        return np.array([max(0.0, duals.get(key, 0.0)) for key in self.keys])
+
     def costs(self, lam: np.ndarray) -> dict[tuple[str, int], np.ndarray]:
         """Per option shape (type, GPUs), the price at ``λ`` of running it in each slot."""
         return {

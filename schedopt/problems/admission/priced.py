@@ -13,8 +13,6 @@ guarantee is dropped.
 
 from __future__ import annotations
 
-import numpy as np
-
 from schedopt.core.stopping import Deadline, DeadlineReached
 
 from .assemble import RawPlan
@@ -35,7 +33,7 @@ def priced_plans(
     if not lp.prices:
         return []
     prices = prices if prices is not None else Prices(data)
-    lam = np.array([max(0.0, lp.prices.get(key, 0.0)) for key in prices.keys])
+    lam = prices.multipliers(lp.prices)
     try:
         plans = prices.best_plans(lam, stop)
     except DeadlineReached:
