@@ -156,9 +156,7 @@ def priced_bound_us(
     base = physical_bound_us(inst)
     assert base is not None
     lo = base
-    # P2: every pipeline holds the model state on at least G_mem surviving GPUs
-    survivors = inst.cluster.num_gpus - len(set(inst.failed_gpus))
-    k_max = min(sd.M, survivors // sd.g_mem) if counts else None
+    k_max = _most_pipelines(inst, sd) if counts else None
     hi = upper_us if upper_us is not None else 4 * base + 1
     probe = min(hi, int(lo * 1.1) + 1)
     top_of_round = hi
@@ -192,19 +190,8 @@ def priced_bound_us(
             break
         if gathered is not None:
             gathered.prices.append(mu)
-        supply = supply_value(sd, mu)
-        memo: dict[tuple[int, bytes], float] = {}  # Q7's prices of rows, at these prices
-        top = min(top_of_round, dw_top)
         start = lo
-        while top - lo > max(1.0, rel_tol * top):
-            if deadline is not None and deadline.expired():
-                break
-            mid = (lo + top) // 2
-            stats["q_priced"] += 1
-            if priced_out(sd, mid, mu, supply, k_max, memo):
-                lo = mid + 1
-            else:
-                top = mid
+        lo = _bisect(sd, mu, lo, min(top_of_round, dw_top), k_max, deadline, stats, rel_tol)
         if (lo <= start and ended == STOPPED) or dw_top - lo <= max(1.0, rel_tol * dw_top):
             break  # no progress and no converged master to bisect with, or converged
         # Q10: the next prices a step above the bound reached, below where the master converged
@@ -229,14 +216,35 @@ def mean_bound_us(
     sd = gathered.sd
     if sd is None or len(gathered.prices) < MEAN_ROUNDS:
         return lo
-    survivors = inst.cluster.num_gpus - len(set(inst.failed_gpus))
-    k_max = min(sd.M, survivors // sd.g_mem)
-    mu = np.mean(gathered.prices, axis=0)
-    supply = supply_value(sd, mu)
-    memo: dict[tuple[int, bytes], float] = {}
     top = int(lo * (1 + MEAN_SPAN)) + 1
     if upper_us is not None:
         top = min(top, upper_us)
+    mu = np.mean(gathered.prices, axis=0)
+    return _bisect(sd, mu, lo, top, _most_pipelines(inst, sd), deadline, stats, rel_tol)
+
+
+def _most_pipelines(inst: ReconfigInstance, sd: StageData) -> int:
+    """P2: every pipeline holds the model state on at least G_mem surviving GPUs (and at most
+    M pipelines hold a micro-batch)."""
+    survivors = inst.cluster.num_gpus - len(set(inst.failed_gpus))
+    return min(sd.M, survivors // sd.g_mem)
+
+
+def _bisect(
+    sd: StageData,
+    mu: np.ndarray,
+    lo: int,
+    top: int,
+    k_max: int | None,
+    deadline: Deadline | None,
+    stats: dict[str, float],
+    rel_tol: float,
+) -> int:
+    """Q7/Q9's test at the prices ``mu`` bisected between ``lo`` (not ruled out) and ``top``
+    until within ``rel_tol`` or the deadline: the least pipe time not ruled out (valid at any
+    step, counted in ``stats["q_priced"]``)."""
+    supply = supply_value(sd, mu)
+    memo: dict[tuple[int, bytes], float] = {}  # Q7's prices of rows, at these prices
     while top - lo > max(1.0, rel_tol * top):
         if deadline is not None and deadline.expired():
             break
