@@ -19,7 +19,7 @@ from .columns import Columns
 from .design import Chain, Partitioner
 from .dw_prices import _credit
 from .master import solve_master
-from .pricing import _caps, _least_cost, cheapest_types
+from .pricing import _caps, _least_cost, cheapest_types, unique_rows
 from .stage_bound import StageData
 
 #: The targets whose rows are priced for columns: the bound reached and steps of this much
@@ -61,7 +61,7 @@ def every_count(
         rows = [found[1] for lam in lams if (found := _caps(sd, p, lam)) is not None]
         if not rows:
             continue
-        flat = np.unique(np.concatenate([r.reshape(len(r), -1) for r in rows]), axis=0)
+        flat, _ = unique_rows(np.concatenate(rows))  # (each target's rows run in m)
         caps = flat.reshape(len(flat), p, -1)
         _, arg = _least_cost(sd, mu, caps, keep=True)
         assert arg is not None
