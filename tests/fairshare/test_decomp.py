@@ -76,7 +76,7 @@ def test_auto_routes_large_plain_rounds_to_the_decomposition() -> None:
 def test_b3l_gets_time_for_its_joint_search_where_it_runs(monkeypatch, few: bool) -> None:
     # the joint search runs with at most JOINT_MAX_UNITS counted units: B3L's time there is
     # B3L_MAX_S and JOINT_EXTRA_S more (under load it was cut short, and B3U with it)
-    from schedopt.problems.fairshare import decomp
+    from schedopt.problems.fairshare import decomp, l3_bound
 
     seen: list[tuple[int, float]] = []
     dual = decomp.l3_dual
@@ -86,8 +86,8 @@ def test_b3l_gets_time_for_its_joint_search_where_it_runs(monkeypatch, few: bool
         return dual(data, need, floor, prices, stop, a)
 
     monkeypatch.setattr(decomp, "l3_dual", recorded)
-    if not few:  # (the rule the joint search itself follows, l3_bound.l3_dual)
-        monkeypatch.setattr(decomp, "JOINT_MAX_UNITS", 0)
+    if not few:  # (the rule the joint search itself follows: l3_bound.joint_search_runs)
+        monkeypatch.setattr(l3_bound, "JOINT_MAX_UNITS", 0)
     inst = generate_custom(gpus=1024, tenants=20, jobs=1500, seed=0)
     schedopt.solve(inst, "decomp", time_limit_s=30, params={"parts": 2})
     assert len(seen) == 1

@@ -48,8 +48,8 @@ from .heuristics import (
 from .instance import FairshareInstance
 from .l2_bound import l2_prices
 from .l2_repair import L2_PHASE, RepairStats, repair_l2, repair_l3
-from .l3_bound import JOINT_MAX_UNITS, arrays, l1_settled, l3_dual, need_gpus
-from .l3_exchange import EXCHANGE_MAX_S, exchange, fits
+from .l3_bound import arrays, joint_search_runs, l1_settled, l3_dual, need_gpus
+from .l3_exchange import exchange
 from .l3_return import return_running
 from .l3_units import UNIT_S_PER_JOB, unit_bound
 from .lp_guide import lp_guide
@@ -281,7 +281,7 @@ def l3_stats(
         repair_stop = stop.earlier(finish + max(0.0, b3l_s) + l3_s)
         out = repair_l2(state, mu, rho, repair_stop, repair_s, a, l2_bound, l3=False)
     left = stop.remaining() - finish - (l3_s if repair_s > 0 else 0.0)
-    if int((need > 0).sum()) <= JOINT_MAX_UNITS:
+    if joint_search_runs(need):
         # B3L's joint search runs on these rounds only, and needs about 200 steps: under
         # load it was cut (4,096 GPUs at load 4: 76,917, with B3U 77,309, where it reaches
         # 77,517 and B3U 78,174 given the time)
@@ -309,10 +309,7 @@ def l3_stats(
         back = return_running(state, max(0.0, min(l3_s, l3_stop.remaining())), RepairStats())
         # other jobs' moves beside the returns (l3_exchange.py), on rounds small enough for
         # its LP, in time of its own (at 16,384 GPUs its LP alone took 1.8-2.3 s: not run)
-        moved = RepairStats()
-        exchange_s = min(EXCHANGE_MAX_S, l3_stop.remaining())
-        if fits(state, exchange_s):
-            exchange(state, exchange_s, moved)
+        moved = exchange(state, l3_stop.remaining(), RepairStats())  # (it checks it fits)
         repair_l3(state, dual, l3_stop, l3_s - back.seconds, out, a)
         stats.update(out.as_stats())
         stats["l3_return_saved"] = round(back.saved_l3, 3)

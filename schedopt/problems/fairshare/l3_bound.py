@@ -215,6 +215,12 @@ class L3Dual:
         return a.base - self.lam * a.eff + (self.mu[a.gtype] - self.rho[a.unit][:, None]) * a.n
 
 
+def joint_search_runs(need: np.ndarray) -> bool:
+    """Whether B3L's joint search runs on a round with these ``m_v(t̂)`` (``need``): at most
+    JOINT_MAX_UNITS counted units (``l3_dual``; ``decomp`` gives it time on these rounds)."""
+    return int((need > 0).sum()) <= JOINT_MAX_UNITS
+
+
 def l3_dual(
     data: ModelData,
     need: np.ndarray,
@@ -286,7 +292,7 @@ def l3_dual(
     # of the moment stalls short of the LP (on 4,096 GPUs 76,917 against its 77,539; these
     # reach 77,539 in 200 steps, 0.6 s at load 4)
     counted = need > 0
-    if int(counted.sum()) > JOINT_MAX_UNITS or stop.remaining() < JOINT_NEED_STEPS * per_step:
+    if not joint_search_runs(need) or stop.remaining() < JOINT_NEED_STEPS * per_step:
         # cut short, it spends the rest of B3L's time for little (16,384 GPUs: 0.45 s of wall
         # for +0.3% of B3L, 85 steps; 2026-12-05), so it runs only where it can converge
         return best
@@ -346,6 +352,7 @@ __all__ = [
     "arrays",
     "at_point",
     "golden",
+    "joint_search_runs",
     "l1_settled",
     "l3_dual",
     "lagrangian",
