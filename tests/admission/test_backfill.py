@@ -119,7 +119,8 @@ def test_the_priced_plans_reuse_the_guides_b1l_plans(monkeypatch) -> None:
         return real(self, job, price)
 
     monkeypatch.setattr(Prices, "_best", counted)
-    assert priced_plans(data, g.lp, far, g.prices) == fresh
+    # the LP's prices first (then those of B1L's later steps, evaluated already)
+    assert priced_plans(data, g.lp, far, g.prices)[: len(fresh)] == fresh
     assert calls == []
     # a Prices that has not evaluated the LP's prices evaluates them (once per SLO job)
     assert priced_plans(data, g.lp, far, Prices(data)) == fresh
@@ -136,3 +137,48 @@ def test_best_plans_at_other_prices_are_evaluated_not_the_kept_ones() -> None:
     assert prices.best_plans(other) != prices.best_plans(first)
     total, _ = prices.oracle(other)
     assert total == pytest.approx(sum(g for g, p in Prices(data).best_plans(other) if p))
+
+
+def test_the_priced_plans_take_b1ls_later_prices_too(monkeypatch) -> None:
+    # every λ the guide's B1L evaluated prices its own two greedy plans, without a new pass
+    inst = generate_custom(hosts=4, jobs=120, slots=6, seed=3)
+    data = build_data(inst)
+    far = Deadline.after(600)
+    lp = l1_bound(data, 60)
+    prices = Prices(data)
+    at_lp = priced_plans(data, lp, far, prices)
+    other = prices.multipliers(lp.prices) * 0.5 + 0.02
+    later = prices.best_plans(other)
+    calls: list[int] = []
+    real = Prices._best
+
+    def counted(self, job, price):
+        calls.append(job.index)
+        return real(self, job, price)
+
+    monkeypatch.setattr(Prices, "_best", counted)
+    got = priced_plans(data, lp, far, prices)
+    assert calls == []
+    assert got[: len(at_lp)] == at_lp
+    assert len(got) > len(at_lp)
+    lone = Prices(data)
+    lone._seen[prices.multipliers(lp.prices).tobytes()] = (other, later)  # λ's plans as the LP's
+    assert got[len(at_lp) :] == priced_plans(data, lp, far, lone)
+    for raw in got:
+        solution = assemble(data, refill_best_effort(data, raw), optimal_admission=False)
+        assert validate(inst, solution) == []
+
+
+def test_b1ls_later_prices_start_above_2_percent_at_1024_gpus_and_3200_jobs() -> None:
+    # 1,024 GPUs × 3,200 jobs s0: the plans priced at the LP's duals start at 18,604; at B1L's
+    # second λ (a step that did not lower the bound) 18,907, above 98% of the bound 19,224
+    inst = generate_custom(hosts=128, jobs=3200, slots=12, seed=0)
+    data = build_data(inst, check_size=False)
+    far = Deadline.after(600)
+    g = guide(data, 60, far)
+    assert g.prices is not None and g.label == "B1L (2 evaluations)"
+    start = start_plan(data, g.lp, None, far, greedy_plans(data, far), g.prices)
+    assert start is not None
+    assert guaranteed_value(data, start) / 1000 >= 18_840
+    solution = assemble(data, refill_best_effort(data, start), optimal_admission=False)
+    assert validate(inst, solution) == []

@@ -95,3 +95,48 @@ def test_a_group_step_builds_no_count_changes(monkeypatch) -> None:
     assert not [b for b in am.model.blocks if b.cid.startswith("C9") and len(b)]
     full = build_model(sub)
     assert am.model.num_cols < full.model.num_cols
+
+
+def test_the_repair_keeps_c3s_ledger_across_steps(monkeypatch) -> None:
+    """Each step's capacity is what every other SLO job takes in the current plan (as if
+    recomputed from all of them), but read from a ledger kept across the steps: only the
+    group's own plans are read per step, not every job's (0.26 of 10 s at 3,200 jobs)."""
+    from schedopt.core.stopping import Deadline
+    from schedopt.problems.admission import repair as rep
+    from schedopt.problems.admission.assemble import assemble, guaranteed_value
+    from schedopt.problems.admission.heuristics import refill_best_effort
+    from schedopt.problems.admission.lpdecomp import greedy_plans
+    from schedopt.problems.admission.validate import validate
+
+    inst = generate_custom(hosts=32, jobs=800, slots=12, seed=0)
+    data = build_data(inst)
+    far = Deadline.after(600)
+    start = max(greedy_plans(data, far), key=lambda r: guaranteed_value(data, r))
+    slo = sum(j.is_slo for j in data.jobs)
+    read: list[int] = []
+    groups: list[int] = []
+    counting = [True]
+    real_used_by, real_left_for = rep.used_by, rep.left_for
+
+    def used_by(data_, raw, jobs):
+        if counting[0]:
+            read.append(len(jobs))
+        return real_used_by(data_, raw, jobs)
+
+    def left_for(data_, raw, group, used=None):
+        got = real_left_for(data_, raw, group, *([] if used is None else [used]))
+        counting[0] = False
+        assert got == real_left_for(data_, raw, group)  # the same as from every job's plan
+        counting[0] = True
+        groups.append(len(group))
+        return got
+
+    monkeypatch.setattr(rep, "used_by", used_by)
+    monkeypatch.setattr(rep, "left_for", left_for)
+    raw, stats = rep.repair(data, start, far, 0, max_steps=6, deterministic=True)
+    assert stats["repair_steps"] == 6 and stats["repair_improved"] >= 1
+    # the ledger once, then per step the group's plans (and twice more for a step that gains)
+    assert sum(read) <= slo + 3 * sum(groups)
+    assert sum(read) < 6 * (slo - max(groups))  # what recomputing it per step reads
+    solution = assemble(data, refill_best_effort(data, raw), optimal_admission=False)
+    assert validate(inst, solution) == []

@@ -39,7 +39,8 @@ class Prices:
         for job in self.slo:
             for o in job.options:
                 self._shape(o.gpu_type, o.n)
-        self._first: tuple[bytes, list[BestPlan]] | None = None  # best_plans' first λ
+        # best_plans' evaluations, in order: λ and its plans (the first at the LP's prices)
+        self._seen: dict[bytes, tuple[np.ndarray, list[BestPlan]]] = {}
 
     def _shape(self, g: str, n: int) -> list[tuple[int, ...]]:
         rows = self._shape_rows.get((g, n))
@@ -66,11 +67,13 @@ class Prices:
     def best_plans(self, lam: np.ndarray, stop: Deadline | None = None) -> list[BestPlan]:
         """Each SLO job's best gain and plan alone at ``λ`` (``best_j(λ)``; in the order of
         ``slo``; ``(0, None)`` for rejecting it). Past ``stop`` (else the object's own) it
-        raises DeadlineReached. The first ``λ`` evaluated is kept: asked again at it (the LP's
-        prices, by the start's priced plans after the guide's B1L), the same plans at once."""
+        raises DeadlineReached. Every ``λ`` evaluated is kept (``evaluated``): asked again at
+        one (the LP's prices, by the start's priced plans after the guide's B1L), the same
+        plans at once."""
         key = lam.tobytes()
-        if self._first is not None and self._first[0] == key:
-            return self._first[1]
+        seen = self._seen.get(key)
+        if seen is not None:
+            return seen[1]
         price = self.costs(lam)
         phase = "evaluating the Lagrangian bound B1L"
         tick = Ticker(stop if stop is not None else self.stop, phase, every=64)
@@ -78,9 +81,13 @@ class Prices:
         for job in self.slo:
             tick()
             out.append(self._best(job, price))
-        if self._first is None:
-            self._first = (key, out)
+        self._seen[key] = (lam.copy(), out)
         return out
+
+    def evaluated(self) -> list[tuple[np.ndarray, list[BestPlan]]]:
+        """Every ``λ`` ``best_plans`` evaluated, with its plans, in order (B1L's steps after
+        the LP's prices: the start prices the greedy at each)."""
+        return list(self._seen.values())
 
     def oracle(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
         """``(Σ_j best_j(λ), usage of the jobs' best plans per row)``."""
