@@ -172,16 +172,20 @@ def decomposition(
         began = time.perf_counter()
         # without a hint, the greedy plans first: a floor however little time the LP gets
         greedy = greedy_plans(data, deadline, options.tuned) if options.hint is None else None
-        g = guide(data, max(0.05, seconds - (time.perf_counter() - began)), deadline)
+        guided = time.perf_counter()
+        g = guide(data, max(0.05, seconds - (guided - began)), deadline)
         value = g.bound
         stats: dict[str, float | str] = {"bound": g.label}
+        stats["guide_s"] = round(time.perf_counter() - guided, 3)
         if g.lagrangian is not None:
             stats["b1l"] = round(g.lagrangian, 3)
         if value is None:  # neither the LP nor B1L in time (a busy machine): B0 or B0k
             value, stats["bound"] = fallback_bound(data, deadline, max(0.05, deadline.share(0.05)))
         value = integral_floor(data, value)  # L1 is an integer when every tier value is
         state["lp"] = g.lp  # its point guides the repair's LP neighbourhoods
+        started = time.perf_counter()
         state["start"] = start_plan(data, g.lp, options.hint, deadline, greedy, g.prices)
+        stats["start_s"] = round(time.perf_counter() - started, 3)
         state["left"] = _shares(data, state["start"], groups)
         return decompose.Bound(value, stats)
 
