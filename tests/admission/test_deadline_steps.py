@@ -72,10 +72,10 @@ def test_past_the_deadline_the_fallback_is_b0k_without_building_b0(monkeypatch) 
 @pytest.mark.parametrize("jobs", [60, 600])
 def test_past_the_deadline_the_bound_phase_keeps_the_greedy_plan(monkeypatch, jobs) -> None:
     # the deadline passes while the greedy plans are made (a starved machine): the phase ends
-    # with B0k and the best greedy plan, running neither B0, the rounding, the priced plans
-    # nor the backfill (each set up over every job before its first check: 0.2 CPU s at
-    # 3,200 jobs, 3 s at a slowdown of 15; at 600 jobs the old B0 build raised
-    # DeadlineReached, which threw the whole plan away)
+    # with B0k and the best greedy plan, running neither B0, the rounding nor the backfill
+    # (each set up over every job before its first check: 0.1 CPU s at 3,200 jobs, 1.5 s at
+    # a slowdown of 15; at 600 jobs the old B0 build raised DeadlineReached, which threw the
+    # whole plan away); the priced plans stop at once without B1L's evaluation
     inst = generate_custom(hosts=max(4, jobs // 25), jobs=jobs, slots=6, seed=2)
     deadline = Deadline.after(2.0 + jobs / 200)
     d = lpdecomp.decomposition(inst, SolveOptions(time_limit_s=60), deadline, False)
@@ -99,7 +99,7 @@ def test_past_the_deadline_the_bound_phase_keeps_the_greedy_plan(monkeypatch, jo
         lambda *a, **kw: guide.Guide(real_guide(*a, **kw).lp, None, "none", None, None),
     )
     monkeypatch.setattr(b0_module, "tier_bound", never)
-    for name in ("lp_round", "priced_plans", "backfill"):
+    for name in ("lp_round", "backfill"):
         monkeypatch.setattr(lpdecomp, name, never)
     got = d.bound(0.0)
     assert got.stats["bound"] == "B0k" and got.value is not None
@@ -107,7 +107,9 @@ def test_past_the_deadline_the_bound_phase_keeps_the_greedy_plan(monkeypatch, jo
     best = max(guaranteed_value(data, raw) for raw in made)
     (join,) = [c.cell_contents for c in d.join.__closure__ or () if c.cell_contents is not None
                and isinstance(c.cell_contents, dict) and "start" in c.cell_contents]  # fmt: skip
-    assert guaranteed_value(data, join["start"]) == best
+    # the best greedy plan, or a priced plan above it (at 60 jobs B1L's one evaluation
+    # ends before its first check of the deadline, every 64 jobs)
+    assert guaranteed_value(data, join["start"]) >= best
 
 
 def test_the_guide_stops_building_its_lp_at_its_own_end(monkeypatch) -> None:
