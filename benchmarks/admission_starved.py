@@ -3,7 +3,8 @@
 wall on a starved machine").
 
 Each row is one ``schedopt.solve(inst, "auto", time_limit_s=LIMIT)`` in a fresh process under
-``nice -n 5``, this checkout's package or ``--previous PATH``'s, alternating per seed. The row
+``nice -n 5`` (``--nice``), this checkout's package or ``--previous PATH``'s, alternating per
+seed. The row
 process measures, besides ``wall_s``: the solve's CPU seconds (``cpu_s``, ``time.process_time``),
 its main thread's seconds waiting for a CPU while runnable (``runq_s``, Linux's schedstat) and
 the rest of its wall, blocked (``blocked_s``: I/O, page faults, locks), the machine's CPU
@@ -14,7 +15,12 @@ it; the phases' walls of ``decomp:lp`` (``bound_s``, ``guide_s``, ``start_s``, `
 
 ``--burners N`` starts N un-niced CPU burners for the run, ``--beside CMD`` runs CMD (a shell
 command: the CI's slow stage) again and again for the run; both are stopped at the end, on every
-path. Rows go to benchmarks/results/admission_starved.jsonl; one JSON line is printed per row.
+path. Linux's autogroups share the CPUs between sessions first and by niceness only inside a
+session: by default the burners and CMD run in this script's session, as the rows do, so the
+rows' ``nice`` counts against them (a row at nice 5 beside three burners at 0 gets a tenth of
+its session's share); ``--own-sessions`` starts each in a session of its own, where a row's
+niceness does not count against them. Rows go to benchmarks/results/admission_starved.jsonl;
+one JSON line is printed per row.
 """
 
 from __future__ import annotations
@@ -76,11 +82,11 @@ print(json.dumps(dict(
 """
 
 
-def _row(path: Path, seed: int, limit: float, hosts: int, jobs: int) -> dict:
+def _row(path: Path, seed: int, limit: float, hosts: int, jobs: int, nice: int) -> dict:
     code = ROW.format(hosts=hosts, jobs=jobs, seed=seed, limit=limit)
     env = {**os.environ, "PYTHONPATH": str(path)}
     done = subprocess.run(
-        ["nice", "-n", "5", sys.executable, "-c", code],
+        ["nice", "-n", str(nice), sys.executable, "-c", code],
         env=env,
         capture_output=True,
         text=True,
@@ -105,14 +111,16 @@ def _commit(path: Path) -> str:
 class Beside:
     """The burners and the repeated command, each in its own process group, stopped on exit."""
 
-    def __init__(self, burners: int, command: str | None) -> None:
+    def __init__(self, burners: int, command: str | None, own_sessions: bool = False) -> None:
         self.procs: list[subprocess.Popen] = []
+        # a process group of its own (to stop it and its children), in this session or its own
+        self.group = {"start_new_session": True} if own_sessions else {"process_group": 0}
         self.command = command
         self.stopping = threading.Event()
         self.runs = 0
         for _ in range(burners):
             self.procs.append(
-                subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+                subprocess.Popen([sys.executable, "-c", "while True: pass"], **self.group)
             )
         self.loop = threading.Thread(target=self._repeat, daemon=True) if command else None
 
@@ -125,7 +133,7 @@ class Beside:
                 env={**os.environ, "PYTHONPATH": str(ROOT)},
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
-                start_new_session=True,
+                **self.group,
             )
             self.procs.append(p)
             while p.poll() is None and not self.stopping.wait(0.5):
@@ -156,11 +164,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shape", default="128x3200", help="hosts x jobs")
     ap.add_argument("--previous", default=None, help="a checkout to alternate with")
     ap.add_argument("--burners", type=int, default=0)
+    ap.add_argument(
+        "--nice", type=int, default=5, help="the rows' niceness (15: starved by the burners alone)"
+    )
     ap.add_argument("--beside", default=None, help="a shell command run again and again")
+    ap.add_argument("--own-sessions", action="store_true", help="burners and CMD in own sessions")
     args = ap.parse_args(argv)
     hosts, jobs = (int(x) for x in args.shape.split("x"))
     trees = [("this", ROOT)] + ([("previous", Path(args.previous))] if args.previous else [])
-    with Beside(args.burners, args.beside) as beside:
+    with Beside(args.burners, args.beside, args.own_sessions) as beside:
         for r in range(args.rounds):
             for seed in (int(s) for s in args.seeds.split(",")):
                 order = trees if (r + seed) % 2 == 0 else trees[::-1]
@@ -173,7 +185,9 @@ def main(argv: list[str] | None = None) -> int:
                         "burners": args.burners,
                         "beside": args.beside,
                         "beside_running": beside.loop is not None,
-                        **_row(path, seed, args.limit, hosts, jobs),
+                        "nice": args.nice,
+                        "own_sessions": args.own_sessions,
+                        **_row(path, seed, args.limit, hosts, jobs, args.nice),
                     }
                     print(json.dumps(row), flush=True)
                     append_rows("admission_starved", [row], argv)
