@@ -167,6 +167,9 @@ def test_the_priced_plans_take_b1ls_later_prices_too(monkeypatch) -> None:
     for raw in got:
         solution = assemble(data, refill_best_effort(data, raw), optimal_admission=False)
         assert validate(inst, solution) == []
+    # past the deadline (start_plan on a starved machine) only the LP's prices' plans, which
+    # B1L has evaluated already: no more placements than main's
+    assert priced_plans(data, lp, Deadline.after(0), prices) == at_lp
 
 
 def test_b1ls_later_prices_start_above_2_percent_at_1024_gpus_and_3200_jobs() -> None:

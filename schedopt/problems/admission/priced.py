@@ -30,7 +30,8 @@ def priced_plans(
 ) -> list[list[RawPlan]]:
     """The plans of the module docstring (by gain, by gain per GPU-slot) that keep every
     earlier guarantee, at the LP's prices and at every later ``λ`` of the guide's B1L;
-    none without the LP's prices or past ``stop``. ``prices``: the guide's B1L
+    none without the LP's prices; past ``stop`` only those at the LP's prices, and only when
+    ``prices`` has evaluated them already. ``prices``: the guide's B1L
     (``guide.Guide.prices``), whose first evaluation was at the LP's prices: its plans are
     taken as they are (0.13 CPU s fewer at 3,200 jobs), and so are its steps' plans."""
     if not lp.prices:
@@ -41,12 +42,14 @@ def priced_plans(
         first = prices.best_plans(lam, stop)
     except DeadlineReached:
         return []
-    # the LP's prices first, then those of B1L's later steps (evaluated already: each costs
-    # its two greedy passes alone, 0.05 s at 3,200 jobs; RESULTS.md)
-    later = [plans for _, plans in prices.evaluated() if plans is not first]
     rho = {j.index: gpu_slots_needed(data, j) or float("inf") for j in prices.slo}
-    out = []
-    for plans in [first, *later]:
+    # the LP's prices (also past ``stop`` when B1L has evaluated them: ``start_plan`` past the
+    # deadline), then, while ``stop`` has not passed, those of B1L's later steps (evaluated
+    # already: each costs its two greedy passes alone, 0.05 s at 3,200 jobs; RESULTS.md)
+    out = _placed(data, prices, first, rho)
+    for _, plans in prices.evaluated():
+        if plans is first:
+            continue
         if stop is not None and stop.expired():
             break
         out.extend(_placed(data, prices, plans, rho))
