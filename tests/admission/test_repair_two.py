@@ -113,30 +113,3 @@ def test_a_stall_without_a_runner_up_goes_on_with_the_first(case, monkeypatch) -
     assert stats["repair_steps"] == rep.STALL_STEPS + 4 and "second_start" not in stats
     assert guaranteed_value(data, raw) >= guaranteed_value(data, low)
     assert _valid(inst, data, raw)
-
-
-def test_the_runner_up_is_the_start_without_b1ls_later_prices(monkeypatch) -> None:
-    """256 GPUs × 800 jobs s1: the start comes from a plan priced at B1L's second λ (4,672);
-    the runner-up is the start made without B1L's later λ (the LP's prices, the rounding, the
-    greedy plans: 4,586), made only when asked; it keeps every earlier guarantee."""
-    from schedopt.problems.admission.guide import guide
-    from schedopt.problems.admission.lagrange import Prices
-    from schedopt.problems.admission.lpdecomp import start_plans
-
-    inst = generate_custom(hosts=32, jobs=800, slots=12, seed=1)
-    data = build_data(inst)
-    far = Deadline.after(600)
-    greedy = greedy_plans(data, far)
-    g = guide(data, 60.0, far)
-    assert g.prices is not None and len(g.prices.evaluated()) >= 2
-    start, runner_up = start_plans(data, g.lp, None, far, greedy, g.prices)
-    assert start is not None
-    second = runner_up(far)
-    assert second is not None and second != start
-    first_only = g.prices.evaluated()[:1]
-    monkeypatch.setattr(Prices, "evaluated", lambda self: first_only)
-    without_later, _ = start_plans(data, g.lp, None, far, greedy, g.prices)
-    assert without_later is not None and without_later != start
-    assert second == without_later
-    assert guaranteed_value(data, second) < guaranteed_value(data, start)
-    assert _valid(inst, data, second)
