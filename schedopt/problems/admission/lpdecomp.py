@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from schedopt.core.options import SolveOptions
@@ -44,8 +44,8 @@ from .heuristics import (
 from .instance import AdmissionInstance
 from .lagrange import Prices
 from .lp_round import lp_round
-from .priced import priced_by_lambda, priced_plans
-from .repair import GROUP_JOBS, improve_group, repair_two, used_by
+from .priced import priced_plans
+from .repair import GROUP_JOBS, improve_group, repair, used_by
 from .tier_bound import fallback_bound
 
 #: Share of the time after the bound that the parallel pass of groups gets; the rest is the
@@ -97,18 +97,6 @@ def start_plan(
     greedy: list[list[RawPlan]] | None = None,
     prices: Prices | None = None,
 ) -> list[RawPlan] | None:
-    """``start_plans``' start alone."""
-    return start_plans(data, lp, hint, stop, greedy, prices)[0]
-
-
-def start_plans(
-    data: ModelData,
-    lp: L1Bound,
-    hint: Any,
-    stop: Deadline,
-    greedy: list[list[RawPlan]] | None = None,
-    prices: Prices | None = None,
-) -> tuple[list[RawPlan] | None, Callable[[Deadline], list[RawPlan] | None]]:
     """The best plan that keeps every earlier guarantee among the LP's rounding (jobs without
     an LP value by value per GPU-slot, and also after the best given plan's admitted ones),
     the given plans (the caller's hint: ``auto``'s best heuristic; else ``greedy``, the greedy
@@ -117,13 +105,7 @@ def start_plans(
     (``backfill.py``). ``prices``: the guide's B1L, whose plans at the LP's prices the priced
     plans reuse. The plans it makes have no best-effort GPUs
     (the repair drops them and refills at the end). Past ``stop`` the best of the given
-    plans and the priced plans B1L has already evaluated.
-
-    With it, the runner-up (``runner_up(stop)``, made only when asked: the repair's second
-    start when it stalls on the first; formulations/admission.md, step 3): when the start
-    came from one of B1L's later ``λ``, the best backfilled of the candidates without those
-    (the LP's prices, the rounding, the given plans), else the best backfilled of the
-    candidates without the start's own; None past ``stop`` or when it is the start."""
+    plans and the priced plans B1L has already evaluated."""
     found: list[list[RawPlan]] = []
     given: list[RawPlan] | None = None
     if hint is not None:
@@ -141,7 +123,7 @@ def start_plans(
         # backfill, which each set up over every job before their first check of ``stop``
         # (with them 0.18-0.25 CPU s after the deadline at 3,200 jobs, 0.12-0.14 without)
         found.extend(priced_plans(data, lp, stop, prices))
-        return max(found, key=lambda r: guaranteed_value(data, r)), _none
+        return max(found, key=lambda r: guaranteed_value(data, r))
     # Without an LP value (none, or its parts ran out of time) a job is rounded by value per
     # GPU-slot, after the given plan's admitted ones when there is one; both orders are tried.
     priors: list[dict[int, float]] = [{}]
@@ -153,10 +135,7 @@ def start_plans(
             found.append(rounded)
     # the greedy plans priced by the LP's capacity duals (+240 to +525 above the rounding at
     # 1,024 GPUs × 3,200 jobs, lower at 256 × 800: candidates; RESULTS.md)
-    by_lambda = priced_by_lambda(data, lp, stop, prices)
-    found.extend(by_lambda[0] if by_lambda else [])
-    later = [raw for plans in by_lambda[1:] for raw in plans]  # at B1L's later λ
-    found.extend(later)
+    found.extend(priced_plans(data, lp, stop, prices))
     if not found:  # the rounding could not keep an earlier guarantee: the greedy heuristics'
         defaults = (
             run_edf(data, EdfParams(), best_effort=False),
@@ -166,30 +145,13 @@ def start_plans(
             if not broken:
                 found.append(raw)
     if not found:
-        return None, _none
+        return None
     # the BACKFILLED best of them backfilled (late jobs moved late, tiers raised, rejected
     # jobs offered the room; never lower, 0.05 s each at 1,024 GPUs × 3,200 jobs), the best
     # of those: the backfill can reorder the candidates (RESULTS.md)
     found.sort(key=lambda r: -guaranteed_value(data, r))
-    filled = {id(raw): backfill(data, raw, stop) for raw in found[:BACKFILLED]}
-    source = max(found[:BACKFILLED], key=lambda r: guaranteed_value(data, filled[id(r)]))
-    start = filled[id(source)]
-    from_later = any(raw is source for raw in later)
-    pool = [r for r in found if r is not source and not (from_later and any(r is x for x in later))]
-
-    def runner_up(stop2: Deadline) -> list[RawPlan] | None:
-        if not pool or stop2.expired():
-            return None
-        top = [filled.get(id(r)) or backfill(data, r, stop2) for r in pool[:BACKFILLED]]
-        best = max(top, key=lambda r: guaranteed_value(data, r))
-        return None if best == start else best
-
-    return start, runner_up
-
-
-def _none(stop: Deadline) -> list[RawPlan] | None:
-    """No runner-up (``start_plans`` past its deadline)."""
-    return None
+    filled = [backfill(data, raw, stop) for raw in found[:BACKFILLED]]
+    return max(filled, key=lambda r: guaranteed_value(data, r))
 
 
 def decomposition(
@@ -231,9 +193,7 @@ def decomposition(
         value = integral_floor(data, value)  # L1 is an integer when every tier value is
         state["lp"] = g.lp  # its point guides the repair's LP neighbourhoods
         started = time.perf_counter()
-        state["start"], state["runner_up"] = start_plans(
-            data, g.lp, options.hint, deadline, greedy, g.prices
-        )
+        state["start"] = start_plan(data, g.lp, options.hint, deadline, greedy, g.prices)
         stats["start_s"] = round(time.perf_counter() - started, 3)
         state["left"] = _shares(data, state["start"], groups)
         return decompose.Bound(value, stats)
@@ -257,8 +217,7 @@ def decomposition(
                     raw[i] = r
         before = guaranteed_value(data, raw)
         stop = dl.reserving(reserve)
-        # a second start (the runner-up) when the repair stalls on the first (step 3)
-        raw, stats = repair_two(data, raw, state["runner_up"], stop, options.seed, state.get("lp"))
+        raw, stats = repair(data, raw, stop, options.seed, lp=state.get("lp"))
         stats_out: dict[str, float | str] = {**stats, "start_value": before / 1000}
         raw = refill_best_effort(data, raw, dl.earlier(finish))
         return assemble(data, raw, optimal_admission=False), stats_out

@@ -28,20 +28,12 @@ from .tier_bound import gpu_slots_needed
 def priced_plans(
     data: ModelData, lp: L1Bound, stop: Deadline | None = None, prices: Prices | None = None
 ) -> list[list[RawPlan]]:
-    """``priced_by_lambda``'s plans in one list (the LP's prices' first)."""
-    return [raw for plans in priced_by_lambda(data, lp, stop, prices) for raw in plans]
-
-
-def priced_by_lambda(
-    data: ModelData, lp: L1Bound, stop: Deadline | None = None, prices: Prices | None = None
-) -> list[list[list[RawPlan]]]:
     """The plans of the module docstring (by gain, by gain per GPU-slot) that keep every
     earlier guarantee, at the LP's prices and at every later ``λ`` of the guide's B1L;
     none without the LP's prices; past ``stop`` only those at the LP's prices, and only when
     ``prices`` has evaluated them already. ``prices``: the guide's B1L
     (``guide.Guide.prices``), whose first evaluation was at the LP's prices: its plans are
-    taken as they are (0.13 CPU s fewer at 3,200 jobs), and so are its steps' plans. Per
-    ``λ``: its plans (the first list: the LP's prices, when evaluated)."""
+    taken as they are (0.13 CPU s fewer at 3,200 jobs), and so are its steps' plans."""
     if not lp.prices:
         return []
     prices = prices if prices is not None else Prices(data)
@@ -54,13 +46,13 @@ def priced_by_lambda(
     # the LP's prices (also past ``stop`` when B1L has evaluated them: ``start_plan`` past the
     # deadline), then, while ``stop`` has not passed, those of B1L's later steps (evaluated
     # already: each costs its two greedy passes alone, 0.05 s at 3,200 jobs; RESULTS.md)
-    out = [_placed(data, prices, first, rho)]
+    out = _placed(data, prices, first, rho)
     for _, plans in prices.evaluated():
         if plans is first:
             continue
         if stop is not None and stop.expired():
             break
-        out.append(_placed(data, prices, plans, rho))
+        out.extend(_placed(data, prices, plans, rho))
     return out
 
 
@@ -99,4 +91,4 @@ def _placed(
     return out
 
 
-__all__ = ["priced_by_lambda", "priced_plans"]
+__all__ = ["priced_plans"]

@@ -15,8 +15,7 @@ left instead (``neighbourhood.py``). A group's model is C1–C7 and L1 alone
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -38,14 +37,6 @@ STEP_S = 0.6
 #: at a new random offset each pass, by deadline and by slot in turn, and double in size after
 #: a pass without a gain).
 IDLE_PASSES = 3
-#: Steps in a row without a gain (across passes), and seconds of them (not in deterministic
-#: mode), after which the repair has stalled on its start: ``repair_two`` then repairs the
-#: runner-up start with the rest of the time. In seconds too: a pass ends on small windows that
-#: CP-SAT proves in 0.02 s, steps that say nothing of a stall (256 GPUs × 800 jobs s1).
-STALL_STEPS = 3
-STALL_S = 2.0
-#: Seconds left at least for the runner-up's repair (else the first start's goes on).
-SECOND_MIN_S = 1.0
 
 
 def used_by(data: ModelData, raw: Sequence[RawPlan], jobs: Sequence[JobData]):
@@ -152,16 +143,12 @@ def repair(
     *,
     max_steps: int | None = None,
     deterministic: bool = False,
-    stall_steps: int | None = None,
-    stall_s: float | None = None,
 ) -> tuple[list[RawPlan], dict[str, float]]:
     """``raw`` (its SLO plans: best-effort plans are dropped) improved group by group until
     ``deadline`` (or ``max_steps`` CP-SAT steps); every step keeps the plan feasible. With
     ``lp`` (the LP point of the bound), every third pass works on the LP's neighbourhoods
     (``neighbourhood.py``). ``deterministic``: each step on CP-SAT's deterministic time, so
-    that a run with ``max_steps`` is reproducible (benchmarks/admission_repair.py).
-    ``stall_steps``: it stops after that many steps in a row without a gain, and ``stall_s``
-    seconds since the last gain (stats ``repair_stalled``: 1)."""
+    that a run with ``max_steps`` is reproducible (benchmarks/admission_repair.py)."""
     rng = np.random.default_rng(seed)
     current = [
         RawPlan(list(r.run), r.admitted, r.tier) if j.is_slo else RawPlan([None] * data.T)
@@ -174,19 +161,8 @@ def repair(
     steps = improved = lp_steps = lp_improved = rounded = 0
     gained = 0
     guided = lp is not None and bool(lp.tier)
-    idle_passes = passes = since_gain = 0
-    last_gain = time.perf_counter()
-
-    def stalled() -> bool:
-        return (
-            stall_steps is not None
-            and since_gain >= stall_steps
-            and (stall_s is None or time.perf_counter() - last_gain >= stall_s)
-        )
-
+    idle_passes = passes = 0
     while deadline.remaining() > 0.15 and idle_passes < IDLE_PASSES:
-        if stalled():
-            break
         if max_steps is not None and steps >= max_steps:
             break
         gained_before = improved
@@ -202,8 +178,6 @@ def repair(
         for indices in batch:
             seconds = min(STEP_S * size / GROUP_JOBS, deadline.remaining() - 0.1)
             if seconds < 0.05 or (max_steps is not None and steps >= max_steps):
-                break
-            if stalled():
                 break
             left = left_for(data, current, set(indices), used)
             sub = data.subset(indices, slot_capacity=left)
@@ -224,10 +198,8 @@ def repair(
             steps += 1
             lp_steps += kind == "lp"
             found = found or (hint if hint is not start else None)
-            since_gain += 1
             if found is None:
                 continue
-            since_gain, last_gain = 0, time.perf_counter()
             gained += guaranteed_value(sub, found) - guaranteed_value(sub, start)
             improved += 1
             lp_improved += kind == "lp"
@@ -245,8 +217,6 @@ def repair(
         "repair_gain": gained / 1000,
         "repair_passes": float(passes),
     }
-    if stalled():
-        stats["repair_stalled"] = 1.0
     if guided:
         stats.update(
             repair_lp_steps=float(lp_steps),
@@ -256,60 +226,4 @@ def repair(
     return current, stats
 
 
-def repair_two(
-    data: ModelData,
-    raw: list[RawPlan],
-    runner_up: Callable[[Deadline], list[RawPlan] | None],
-    deadline: Deadline,
-    seed: int = 0,
-    lp: L1Bound | None = None,
-    *,
-    max_steps: int | None = None,
-    deterministic: bool = False,
-) -> tuple[list[RawPlan], dict[str, float]]:
-    """``repair`` of ``raw``; when it stalls (``STALL_STEPS`` steps in a row without a gain
-    over ``STALL_S`` seconds, steps alone when ``deterministic``)
-    with ``SECOND_MIN_S`` left, ``runner_up(deadline)`` (a second start, made only then;
-    None: none) repaired with the rest, and the better of the two (the first on a tie: L1
-    never below the first's); else the first's repair goes on (formulations/admission.md,
-    "LP rounding and repair", step 3). Where the repair does not stall, the same as
-    ``repair`` alone."""
-    first, stats = repair(
-        data, raw, deadline, seed, lp,
-        max_steps=max_steps, deterministic=deterministic,
-        stall_steps=STALL_STEPS, stall_s=None if deterministic else STALL_S,
-    )  # fmt: skip
-    if not stats.pop("repair_stalled", 0):
-        return first, stats
-    steps = int(stats["repair_steps"])
-    rest = None if max_steps is None else max_steps - steps
-    second = runner_up(deadline) if deadline.remaining() > SECOND_MIN_S else None
-    if second is None:  # no second start: the first's repair goes on
-        first, more = repair(
-            data, first, deadline, seed + steps, lp, max_steps=rest, deterministic=deterministic
-        )
-        stats["repair_steps"] += more["repair_steps"]
-        stats["repair_gain"] += more["repair_gain"]
-        return first, stats
-    got, more = repair(
-        data, second, deadline, seed + steps, lp, max_steps=rest, deterministic=deterministic
-    )
-    stats["repair_steps"] += more["repair_steps"]
-    mine, theirs = guaranteed_value(data, first), guaranteed_value(data, got)
-    stats.update(
-        second_start=guaranteed_value(data, second) / 1000,
-        second_value=theirs / 1000,
-        first_value=mine / 1000,
-    )
-    return (got if theirs > mine else first), stats
-
-
-__all__ = [
-    "GROUP_JOBS",
-    "STALL_STEPS",
-    "improve_group",
-    "left_for",
-    "repair",
-    "repair_two",
-    "used_by",
-]
+__all__ = ["GROUP_JOBS", "improve_group", "left_for", "repair", "used_by"]
