@@ -291,10 +291,13 @@ def candidates(
     kix, eff, opt_of, unit = tables.kix, tables.eff, tables.opt_of, tables.unit
     taken = np.zeros(len(data.jobs), dtype=bool)
     taken[list(used)] = True
-    ranked: dict[tuple[str, int, str | None, int], tuple[np.ndarray, np.ndarray]] = {}
+    ranked: dict[tuple[str, int, str | None, int], tuple[np.ndarray, np.ndarray, Any, Any]] = {}
+    spare: dict[tuple[Any, int], list[int]] = {}
 
-    def ranking(key: tuple[str, int, str | None, int]) -> tuple[np.ndarray, np.ndarray]:
-        """The pool of ``(Y, n)`` ranked by the L2 a move to ``(X, m)`` (None: idle) adds."""
+    def ranking(key: tuple[str, int, str | None, int]) -> tuple[np.ndarray, np.ndarray, Any, Any]:
+        """The pool of ``(Y, n)`` ranked by the L2 a move to ``(X, m)`` (None: idle) adds,
+        each unit's first positions in it, and (jobs, gains, options of ``(X, m)``) as
+        lists."""
         if key not in ranked:
             y, n, x, m = key
             pool = by_kind.get((y, n), np.zeros(0, dtype=np.int64))
@@ -306,7 +309,17 @@ def candidates(
                 there = eff[pool, kix[x, m]] if (x, m) in kix else np.full(len(pool), -np.inf)
                 gain = there - here
             order = np.argsort(-gain, kind="stable")
-            ranked[key] = (pool[order], gain[order])
+            pool, gain = pool[order], gain[order]
+            finite = np.flatnonzero(np.isfinite(gain))
+            by_unit = np.argsort(unit[pool[finite]], kind="stable")
+            units, starts = np.unique(unit[pool[finite]][by_unit], return_index=True)
+            ends = np.append(starts[1:], len(by_unit))[: len(starts)]
+            first = {
+                int(u): finite[by_unit[s : min(e, s + PARTNERS + 1)]]
+                for u, s, e in zip(units, starts, ends, strict=True)
+            }
+            to = opt_of[pool, kix[x, m]] if x is not None and (x, m) in kix else pool * 0 - 1
+            ranked[key] = (pool, gain, first, (pool.tolist(), gain.tolist(), to.tolist()))
         return ranked[key]
 
     out: list[Pair] = []
@@ -324,18 +337,19 @@ def candidates(
             continue
         d_a = p.eff - (now.eff if now else 0.0)
         key = (p.gpu_type, p.n, None if now is None else now.gpu_type, now.n if now else 0)
-        pool, gain = ranking(key)
-        if not len(pool):
-            continue
+        pool, gain, first, (jobs, gains, tos) = ranking(key)
         # B's unit loses n − m GPUs (A's gains n − m): B's own unit, or one with the slack
-        loses = p.n - (now.n if now else 0)
-        ok = np.isfinite(gain) & (pool != job.index)
-        if loses > 0:
-            ok &= (unit[pool] == job.unit) | (slack[unit[pool]] >= loses)
-        for k in np.flatnonzero(ok)[:PARTNERS]:
-            b = int(pool[k])
-            to = None if now is None else int(opt_of[b, kix[now.gpu_type, now.n]])
-            out.append((save, d_a + float(gain[k]), job.index, b, to))
+        loses = max(0, p.n - (now.n if now else 0))
+        if (key, loses) not in spare:
+            ok = np.isfinite(gain)
+            if loses > 0:
+                ok &= slack[unit[pool]] >= loses
+            spare[key, loses] = [int(k) for k in np.flatnonzero(ok)[: PARTNERS + 1]]
+        mine = first.get(job.unit, ()) if loses > 0 else ()
+        picks = sorted({*spare[key, loses], *(int(k) for k in mine)})
+        picks = [k for k in picks if jobs[k] != job.index][:PARTNERS]
+        for k in picks:
+            out.append((save, d_a + gains[k], job.index, jobs[k], None if now is None else tos[k]))
     return out
 
 
