@@ -101,7 +101,7 @@ def swap_returns(
             break
         if not any(i in used for i, _ in moves):
             run(moves)
-    pairs = candidates(state, tables, returning, by_kind, used) if time.perf_counter() < end else []
+    pairs = candidates(state, tables, returning, by_kind, used, end)
     gain = [p for p in pairs if p[1] >= 0.0]
     spend = [p for p in pairs if p[1] < 0.0]
     gain.sort(key=lambda p: (-p[0], -p[1], p[2]))
@@ -272,12 +272,13 @@ def candidates(
     returning: list[JobData],
     by_kind: dict[tuple[str, int], np.ndarray],
     used: Collection[int],
+    end: float = np.inf,
 ) -> list[Pair]:
     """For every restarting job ``A`` whose previous hosts have room beside the kept jobs,
     its best partners ``B`` (module docstring), at most ``PARTNERS`` each, most L2 first,
     among those whose unit can give the GPUs the pair takes from it (``B``'s own unit, or
     one above ``m_v(t̂)`` by that much); the estimates do not count the jobs on ``A``'s
-    previous hosts."""
+    previous hosts. Those found by ``end`` (``time.perf_counter``)."""
     data = state.data
     phi = data.frag_cost
     need = need_gpus(data, data.min_share([float(g) for g in state.unit_gpus]))
@@ -318,7 +319,9 @@ def candidates(
         return ranked[key]
 
     out: list[Pair] = []
-    for job in returning:
+    for c, job in enumerate(returning):
+        if c % 256 == 0 and time.perf_counter() >= end:
+            break
         if taken[job.index]:
             continue
         assert job.prev_option is not None
