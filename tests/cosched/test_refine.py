@@ -93,3 +93,26 @@ def test_colgen_picks_case_workers_at_200_jobs_only_with_time() -> None:
     assert decomp.case_workers(big, det, Deadline.after(60)) == 0
     named = SolveOptions(params={"workers": 1})
     assert decomp.case_workers(big, named, Deadline.after(60)) == 0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one core: no case workers")
+def test_auto_with_case_workers_keeps_the_limit_and_leaves_no_worker() -> None:
+    """Issue #17's 200 jobs with 20 s: ``auto`` starts the case workers (10 s or more left
+    after the packing seed), and their start-up and join fit the limit; none outlives it."""
+    import time
+
+    import schedopt
+    from schedopt.core.status import Status
+    from tests.executor.procs import worker_pids
+    from tests.timing import promised_s
+
+    inst = generate_custom(256, 256, 200, 200, 0, (0, 1), scale=4)
+    started = time.perf_counter()
+    r = schedopt.solve(inst, "auto", time_limit_s=20.0)
+    assert time.perf_counter() - started <= promised_s(20.0), r.stats
+    assert r.stats["case_workers"] == decomp.CASE_WORKERS
+    assert r.status is Status.FEASIBLE
+    assert r.objectives is not None and r.best_bound is not None
+    assert r.best_bound <= r.objectives[0] + 1e-6
+    assert not worker_pids(os.getpid())

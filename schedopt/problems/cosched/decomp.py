@@ -240,6 +240,7 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
     bound = max((b for b in (aggregate, gen.bound) if b is not None), default=None)
     stats |= {
         "rounds": float(gen.rounds),
+        "case_workers": float(own),
         "columns": float(len(gen.columns)),
         "master_lp": float("nan") if gen.lp is None else gen.lp,
         "farley_bound": float("nan") if gen.bound is None else gen.bound,
