@@ -12,7 +12,7 @@ Each row records what was solved (suite, recipe, checksum), how (method, time li
 threads, executor), what came back (status, objectives and their senses, bound, gap, the
 method ``auto`` chose, the per-level bounds a decomposition reports and the validator's
 metrics), the instance's size (GPUs, jobs: the scale plot's axis), the time taken (build,
-solve, wall) and where (machine: CPUs, load
+solve, wall, and the CPU seconds of the solve: ``cpu_s``) and where (machine: CPUs, load
 average; versions of schedopt, OR-Tools, highspy, PuLP, Python).
 """
 
@@ -200,6 +200,7 @@ def run_row(job: Job) -> dict[str, Any]:
         return {**row, "status": DRIFT, "reason": reason, "checksum": checksum}
     row["checksum"] = checksum
     generate_s = time.perf_counter() - started
+    cpu_started = time.process_time()
     r = solve(
         instance,
         job.method,
@@ -208,6 +209,7 @@ def run_row(job: Job) -> dict[str, Any]:
         threads=job.threads,
         params=dict(job.params) or None,
     )
+    cpu_s = time.process_time() - cpu_started
     return {
         **row,
         "status": r.status.value,
@@ -224,6 +226,10 @@ def run_row(job: Job) -> dict[str, Any]:
         "build_s": r.build_s,
         "solve_s": r.solve_s,
         "wall_s": r.wall_s,
+        # this process's CPU seconds in the solve (every thread; not a pool's workers): over
+        # wall_s, the share of a CPU the solve got, so a row past its limit says whether the
+        # machine starved it (wall_s / cpu_s large) or a phase ran on (docs/benchmarks.md)
+        "cpu_s": round(cpu_s, 4),
     }
 
 
