@@ -131,3 +131,51 @@ def test_same_credit(case: tuple[StageData, int]) -> None:
             want[i] = int(found[0][ok].max()) if ok.any() else 0
         assert _credit(sd, seqs, lam) == want
     assert any(_credit(sd, seqs, int(base * 3)))  # some sequence fits: the test sees values
+
+
+def test_capacities_are_computed_once_per_target_and_handed_out_read_only(monkeypatch) -> None:
+    # Q1's capacities depend on Λ alone: a master's rounds (Q8′, Q10, W7) and W8's prices
+    # price the same Λ again and again; each (depth, Λ) is computed once while it is kept
+    from schedopt.problems.reconfig import pricing
+
+    inst = generate_custom(8, 8, "llama2-70b", 128, 4, 4, seed=0)
+    sd, base = stage_data(inst, True), physical_bound_us(inst)
+    assert sd is not None and base is not None
+    calls: list[tuple[int, int]] = []
+    computed = pricing._capacities
+
+    def counted(sd: StageData, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | None:
+        calls.append((p, lam))
+        return computed(sd, p, lam)
+
+    monkeypatch.setattr(pricing, "_capacities", counted)
+    lams = [int(base * (1.2 + 0.01 * i)) for i in range(pricing.CAPS_KEPT)]
+    for _ in range(3):
+        for lam in lams:
+            for p in sd.depths:
+                got, want = _caps(sd, p, lam), caps_loop(sd, p, lam)
+                assert (got is None) == (want is None)
+                if got is not None and want is not None:
+                    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+                    with pytest.raises(ValueError):
+                        got[1][0, 0, 0] = 0  # read-only: no caller can change what is kept
+    assert len(calls) == len(lams) * len(sd.depths)  # once each
+    _caps(sd, sd.depths[0], int(base * 3))  # one more Λ: the oldest is let go
+    _caps(sd, sd.depths[0], lams[0])
+    assert calls[-1] == (sd.depths[0], lams[0]) and len(sd.caps_at) == pricing.CAPS_KEPT
+
+
+def test_w7_takes_the_bound_s_stage_data_rather_than_building_it_again(monkeypatch) -> None:
+    from schedopt.core.stopping import Deadline
+    from schedopt.problems.reconfig import stage_bound
+    from schedopt.problems.reconfig.design import Partitioner
+    from schedopt.problems.reconfig.targets import columned
+
+    inst = generate_custom(4, 8, "llama2-70b", 64, 2, 2, seed=0)
+    sd = stage_data(inst, True)
+
+    def again(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the stage data built again")
+
+    monkeypatch.setattr(stage_bound, "stage_data", again)
+    assert columned(inst, Partitioner(inst), 40_000_000, Deadline.after(1.0), sd=sd) is not None

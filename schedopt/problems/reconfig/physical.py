@@ -143,7 +143,8 @@ def widen(
     own = None if deadline is None else deadline.earlier(deadline.share(1 - share))
     from .targets import columned as search  # W7: HiGHS, on first use
 
-    columned = search(inst, part, upper, own, lower, base)
+    known = None if gathered is None else gathered.sd  # the bound's stage data, if built
+    columned = search(inst, part, upper, own, lower, base, known)
     for chains in columned:
         consider(chains)
     upper = round(best_val[0] * 1e6)
