@@ -302,7 +302,7 @@ def test_a_template_answer_short_of_cpu_makes_the_first_prices_coarser(monkeypat
     def sharing(*args, **kwargs):  # type: ignore[no-untyped-def]
         started = time.perf_counter()
         out = real(*args, **kwargs)
-        time.sleep(2 * (time.perf_counter() - started) + 0.2)  # a core shared: wall, no CPU
+        time.sleep(4 * (time.perf_counter() - started) + 0.2)  # a core shared: wall, no CPU
         return out
 
     monkeypatch.setattr(decomp, "solve_templates", sharing)
