@@ -232,8 +232,7 @@ def run_row(job: Job) -> dict[str, Any]:
 #: the first level is proven, the plan space a proof holds over, which bound a gap is against
 #: (admission's "B1L", "B0k", ...), and the counts the tables of benchmarks/RESULTS.md report
 #: (finish-time fairness's LPs, column generation's columns, rounds and master LP, the rounds
-#: reconfig's physical bound priced and its first prices' grid, whether cosched's plan was
-#: polished).
+#: reconfig's physical bound priced, whether cosched's plan was polished).
 STATS_KEPT = (
     "first_level_proven",
     "proven_over",
@@ -243,7 +242,6 @@ STATS_KEPT = (
     "pair_columns_added",
     "pricing_rounds",
     "bound_rounds",
-    "q8_grid",
     "rounds",
     "columns",
     "master_lp",

@@ -124,34 +124,6 @@ def test_pricing_the_targets_rows_together_gives_each_target_s_sequences(eight_h
     assert together and set(together) == set(apart)
 
 
-def test_the_targets_rows_found_once_give_every_price_the_same_sequences(
-    eight_hosts, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
-    # W8 prices the same targets' rows at three prices: the rows (which do not depend on the
-    # prices) are found once and kept, and each price adds the same sequences, in the same order
-    _, gathered, bound = eight_hosts
-    lams = [int(bound * (1 + s)) for s in branch.STEPS]
-    prices = branch.w8_prices(gathered.prices)
-    assert len(prices) > 1
-    apart: dict[tuple[int, ...], None] = {}
-    for mu in prices:
-        branch.every_count(gathered.sd, lams, mu, apart)
-    found: list[int] = []
-    real = branch.unique_rows
-
-    def counted(rows):  # type: ignore[no-untyped-def]
-        found.append(len(rows))
-        return real(rows)
-
-    monkeypatch.setattr(branch, "unique_rows", counted)
-    kept: dict[tuple[int, ...], None] = {}
-    pooled: dict = {}
-    for mu in prices:
-        branch.every_count(gathered.sd, lams, mu, kept, None, pooled)
-    assert list(kept) == list(apart)
-    assert len(found) == sum(v is not None for v in pooled.values())  # once per depth
-
-
 def test_w8_prices_the_mean_then_the_last_prices_newest_first(eight_hosts, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # the mean of every round's prices first, then the newest (a deadline cuts the oldest),
     # PRICES of them (main c5bbed6: the last three, no mean); then the integer master
@@ -161,12 +133,12 @@ def test_w8_prices_the_mean_then_the_last_prices_newest_first(eight_hosts, monke
     seen: list[int] = []
     real = branch.every_count
 
-    def spy(sd, lams, mu, pool, *rest):  # type: ignore[no-untyped-def]
+    def spy(sd, lams, mu, pool, deadline=None):  # type: ignore[no-untyped-def]
         if np.array_equal(mu, np.mean(prices, axis=0)):
             seen.append(-1)
         else:
             seen.append(next(i for i, p in enumerate(prices) if p is mu))
-        return real(sd, lams, mu, pool, *rest)
+        return real(sd, lams, mu, pool, deadline)
 
     monkeypatch.setattr(branch, "every_count", spy)
     chains = branch.branched(

@@ -49,26 +49,19 @@ def every_count(
     mu: np.ndarray,
     pool: dict[tuple[int, ...], None],
     deadline: Deadline | None = None,
-    pooled: dict[int, np.ndarray | None] | None = None,
 ) -> int:
     """The cheapest type sequence of every (depth, row of capacities) under any of ``lams`` at
     prices ``mu`` added to ``pool``; how many were new. A row's cheapest sequence depends on
     the row and the prices only, so the rows of all targets are pooled and priced once (the
-    targets' rows overlap: at 256 GPUs 8,630 rows over five targets, 2,926 distinct).
-    ``pooled``: each depth's distinct rows under ``lams``, kept from an earlier call with the
-    same ``lams`` at other prices (they do not depend on the prices), else found and put there."""
+    targets' rows overlap: at 256 GPUs 8,630 rows over five targets, 2,926 distinct)."""
     fresh = 0
-    pooled = {} if pooled is None else pooled
     for p in sd.depths:
         if deadline is not None and deadline.expired():
             break
-        if p not in pooled:
-            rows = [found[1] for lam in lams if (found := _caps(sd, p, lam)) is not None]
-            # (each target's rows run in m)
-            pooled[p] = unique_rows(np.concatenate(rows))[0] if rows else None
-        flat = pooled[p]
-        if flat is None:
+        rows = [found[1] for lam in lams if (found := _caps(sd, p, lam)) is not None]
+        if not rows:
             continue
+        flat, _ = unique_rows(np.concatenate(rows))  # (each target's rows run in m)
         caps = flat.reshape(len(flat), p, -1)
         _, arg = _least_cost(sd, mu, caps, keep=True)
         assert arg is not None
@@ -143,9 +136,8 @@ def branched(
     pool = dict(pool)
     lams = [int(lower * (1 + step)) for step in STEPS]
     pricing = None if deadline is None else deadline.earlier(deadline.share(1 - PRICING_SHARE))
-    pooled: dict[int, np.ndarray | None] = {}  # the targets' rows, found once for every price
     for mu in w8_prices(prices):
         if pricing is not None and pricing.expired():
             break
-        every_count(sd, lams, mu, pool, pricing, pooled)
+        every_count(sd, lams, mu, pool, pricing)
     return integer_master(sd, part, sorted(pool), int(lower * (1 + TARGET)), deadline)

@@ -120,13 +120,6 @@ MEAN_SHARE = 0.1
 BOUND_FIRST_S = 5.0
 SHORT_WIDEN_SHARE = 0.5
 SHORT_COLUMN_SHARE = 0.3
-#: With less CPU than this per second of wall over the template answer (the process shares
-#: its core: beside a burner a 10 s row gets about 2 CPU s), Q8′ prices a coarser grid
-#: (``price_bound.COARSE_GRID``), so that its first round ends inside the bound's share; at a
-#: full core (about 1.0) the bound runs as before. At 0.5, rows at about 0.45 of a core (no
-#: burner, other processes at load 6) took it too, and 1,024 GPUs ended at 5.18 s against
-#: 5.12 s in 2 of 2 pairs (RESULTS.md, #17).
-BUSY_CPU = 0.3
 PHYSICAL_NOTE = (
     "a plan of the physical plan space (TP differing between stages, slow GPUs in groups as "
     "they are, pipelines from priced columns and from the GPUs the template plan leaves idle; "
@@ -143,13 +136,10 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
     from .physical import widen
     from .price_bound import Gathered, mean_bound_us, priced_bound_us  # HiGHS, on first use
 
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0 = time.perf_counter()
     out = solve_templates(
         inst, options, deadline.earlier(deadline.share(1 - TEMPLATE_SHARE)), hand_over=False
     )
-    cpu_s = time.process_time() - c0  # the CPU the template answer got in its wall time
-    wall_s = time.perf_counter() - t0
-    busy = cpu_s < BUSY_CPU * wall_s
     if out.solution is None or deadline.expired():
         return with_stage_bound(inst, out, deadline)
     upper = round(evaluate(inst, out.solution)[0] * 1e6)
@@ -164,14 +154,11 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
                     upper,
                     deadline.earlier(deadline.share(1 - BOUND_SHARE)),
                     gathered=gathered,
-                    coarse=busy,
                 )
             except DeadlineReached:  # its share ran out while packing the hosts
                 known = None
             if known is not None:  # the rounds it priced (W8 and Q8″ need BRANCH_SHORT_ROUNDS)
                 known[1]["bound_rounds"] = float(len(gathered.prices))
-                known[1]["template_cpu_s"] = round(cpu_s, 3)
-                known[1]["template_wall_s"] = round(wall_s, 3)
             lower = None if known is None else known[0]
             if lower is not None and known is not None:  # Q8″: the bound at the rounds' mean
                 sharper = mean_bound_us(

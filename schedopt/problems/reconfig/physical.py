@@ -143,8 +143,7 @@ def widen(
     own = None if deadline is None else deadline.earlier(deadline.share(1 - share))
     from .targets import columned as search  # W7: HiGHS, on first use
 
-    known = None if gathered is None else gathered.sd  # the bound's stage data, if built
-    columned = search(inst, part, upper, own, lower, base, known)
+    columned = search(inst, part, upper, own, lower, base)
     for chains in columned:
         consider(chains)
     upper = round(best_val[0] * 1e6)

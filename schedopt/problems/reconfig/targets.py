@@ -7,17 +7,12 @@ starts from the best plan's packings. A heuristic: the validator judges every pl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from schedopt.core.stopping import Deadline, DeadlineReached
 
 from .chains import _plan, idle_groups
 from .design import Chain, Partitioner
 from .instance import ReconfigInstance
 from .validate import evaluate, validate
-
-if TYPE_CHECKING:
-    from .stage_bound import StageData
 
 #: W7's first target: this much above the bound, and at least this fraction of the start's
 #: L1 (a bound cut short by the time is far below); its step up while nothing is found.
@@ -46,7 +41,6 @@ def columned(
     deadline: Deadline | None,
     lower: int | None = None,
     start: list[Chain] | None = None,
-    sd: StageData | None = None,
 ) -> list[list[Chain]]:
     """W7 (columns.py): whole pipelines from priced columns over each W1 cut of every
     surviving GPU, then over the hosts' packings (the master cuts the hosts), at targets
@@ -54,13 +48,12 @@ def columned(
     ``COLUMN_FLOOR·upper``) by ``COLUMN_STEP`` until the columns hold ``M``, then bisected
     below the plan found; over the packings, again from ``lower`` while a pass finds a plan or
     new columns and the time lasts. ``start``: the plan of L1 ``upper`` (its pipelines are
-    columns from the first target on); ``sd``: the instance's stage data if already built
-    (the bound's: the same, from the instance alone); the plans found, best first."""
+    columns from the first target on); the plans found, best first."""
     from .columns import Columns  # HiGHS, on first use
     from .stage_bound import stage_data
 
     try:
-        sd = sd or stage_data(inst, True, deadline)
+        sd = stage_data(inst, True, deadline)
     except DeadlineReached:  # its share ran out while packing the hosts: no plan from here
         return []
     if sd is None:
