@@ -11,7 +11,7 @@ Two parts:
   ``--variant LABEL=PATH`` likewise from other checkouts, ``--params LABEL=JSON`` with
   ``params`` (``{"executor": "process", "workers": 2}``: the parallel pass).
 
-Rows (with the 1-minute load before and after each) go to
+Rows (with the 1-minute load before and after each, and the solve's CPU seconds ``cpu_s``) go to
 benchmarks/results/admission_bounds.jsonl; a table is printed.
 """
 
@@ -38,11 +38,11 @@ hosts, jobs, seed, method, limit = {hosts}, {jobs}, {seed}, {method!r}, {limit}
 params = {params!r}
 inst = generate_custom(hosts=hosts, jobs=jobs, slots=12, seed=seed)
 load0 = os.getloadavg()[0]
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 r = schedopt.solve(inst, method, time_limit_s=limit, **({{"params": params}} if params else {{}}))
-wall = time.perf_counter() - t
+wall, cpu = time.perf_counter() - t, time.process_time() - c
 print(json.dumps(dict(status=r.status.value, method_used=r.method, objective=r.objective,
-    bound=r.best_bound, gap=r.gap, wall_s=round(wall, 3), load_before=load0,
+    bound=r.best_bound, gap=r.gap, wall_s=round(wall, 3), cpu_s=round(cpu, 3), load_before=load0,
     load_after=os.getloadavg()[0],
     stats={{k: v for k, v in r.stats.items() if isinstance(v, (int, float, str))}})))
 """

@@ -12,7 +12,7 @@ Each row records what was solved (suite, recipe, checksum), how (method, time li
 threads, executor), what came back (status, objectives and their senses, bound, gap, the
 method ``auto`` chose, the per-level bounds a decomposition reports and the validator's
 metrics), the instance's size (GPUs, jobs: the scale plot's axis), the time taken (build,
-solve, wall) and where (machine: CPUs, load
+solve, wall, and the CPU seconds of the solve: ``cpu_s``) and where (machine: CPUs, load
 average; versions of schedopt, OR-Tools, highspy, PuLP, Python).
 """
 
@@ -200,6 +200,7 @@ def run_row(job: Job) -> dict[str, Any]:
         return {**row, "status": DRIFT, "reason": reason, "checksum": checksum}
     row["checksum"] = checksum
     generate_s = time.perf_counter() - started
+    cpu_started = time.process_time()
     r = solve(
         instance,
         job.method,
@@ -208,6 +209,7 @@ def run_row(job: Job) -> dict[str, Any]:
         threads=job.threads,
         params=dict(job.params) or None,
     )
+    cpu_s = time.process_time() - cpu_started
     return {
         **row,
         "status": r.status.value,
@@ -224,6 +226,10 @@ def run_row(job: Job) -> dict[str, Any]:
         "build_s": r.build_s,
         "solve_s": r.solve_s,
         "wall_s": r.wall_s,
+        # this process's CPU seconds in the solve (every thread; not a pool's workers): over
+        # wall_s, the share of a CPU the solve got, so a row past its limit says whether the
+        # machine starved it (wall_s / cpu_s large) or a phase ran on (docs/benchmarks.md)
+        "cpu_s": round(cpu_s, 4),
     }
 
 
@@ -232,7 +238,7 @@ def run_row(job: Job) -> dict[str, Any]:
 #: the first level is proven, the plan space a proof holds over, which bound a gap is against
 #: (admission's "B1L", "B0k", ...), and the counts the tables of benchmarks/RESULTS.md report
 #: (finish-time fairness's LPs, column generation's columns, rounds and master LP, the rounds
-#: reconfig's physical bound priced, whether cosched's plan was polished).
+#: reconfig's physical bound priced, whether cosched's plan was polished, its case workers).
 STATS_KEPT = (
     "first_level_proven",
     "proven_over",
@@ -247,6 +253,7 @@ STATS_KEPT = (
     "master_lp",
     "polished",
     "polish_columns",
+    "case_workers",
 )
 
 

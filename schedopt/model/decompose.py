@@ -180,7 +180,10 @@ def run(
         answers, part_stats = run_parts(pool, tasks, deadline.earlier(reserve))
         stats.update(part_stats)
         stats.update(pool.describe())
+    t1 = time.perf_counter()
+    stats["parts_s"] = round(t1 - t0 - bound_s, 3)  # the pool's start, the parts, its close
     solution, join_stats = decomposition.join(answers, deadline)
+    stats["join_s"] = round(time.perf_counter() - t1, 3)  # unless the join says its own
     stats.update(join_stats)
     elapsed = time.perf_counter() - t0
     if solution is None:

@@ -128,6 +128,12 @@ def test_decomp_lp_in_one_process_says_it_ran_no_parts() -> None:
         inst, "decomp:lp", time_limit_s=5, params={"executor": "process", "workers": 2, "parts": 2}
     )
     assert pooled.stats["decomposition"].startswith("joined from 2 parts")
+    for r in (inline, pooled):  # the phases' walls (benchmark rows keep them, #17)
+        st = r.stats
+        assert st["guide_s"] >= 0 and st["start_s"] >= 0 and st["parts_s"] >= 0
+        assert st["guide_s"] + st["start_s"] <= st["bound_s"] + 2e-3
+        assert st["bound_s"] + st["parts_s"] + st["join_s"] <= r.wall_s + 3e-3
+    assert pooled.stats["parts_s"] > 0.0
 
 
 def _check_decomp_lp(inst, params) -> None:

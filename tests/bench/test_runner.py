@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import subprocess
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -309,3 +310,30 @@ def test_commit_says_when_the_package_differs_from_it(tmp_path: Path) -> None:
     (tmp_path / "model.py").write_text("x = 2\n")
     assert runner.commit(tmp_path) == f"{head}-dirty"
     assert runner.commit(tmp_path / "absent") == "unknown"
+
+
+def test_a_row_records_the_cpu_seconds_of_its_solve(monkeypatch):
+    # cpu_s is the process's CPU time around the solve: a wait (a starved process, here a
+    # sleep) does not count, CPU work does; wall_s counts both
+    real = runner.solve
+    job = runner.plan([TINY])[0]
+
+    def sleeping(*args, **kwargs):
+        time.sleep(0.4)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "solve", sleeping)
+    row = runner.run_row(job)
+    assert row["status"] == "feasible" and 0.0 < row["cpu_s"] < 0.3
+    spun = 0.3
+
+    def spinning(*args, **kwargs):
+        began = time.process_time()
+        while time.process_time() - began < spun:
+            pass
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "solve", spinning)
+    row = runner.run_row(job)
+    assert row["cpu_s"] >= spun and row["cpu_s"] < spun + 5.0
+    assert row["wall_s"] <= job.time_limit_s and isinstance(row["cpu_s"], float)

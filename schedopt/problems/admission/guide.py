@@ -7,6 +7,10 @@ but its point guides the rounding and its capacity prices are multipliers). The 
 reported is the least of the whole LP's (when solved) and B1L, the Lagrangian bound at the
 LP's capacity prices (averaged over the parts), improved by subgradient steps while its time
 share lasts (formulations/admission.md, "The Lagrangian bound B1L").
+
+Every step of the guide stops at its own end (``seconds`` from its start): building a
+relaxation checks it (whichever of it and the solve's deadline comes first), an LP gets what
+is left of it after its build, B1L's evaluations check it every 64 jobs.
 """
 
 from __future__ import annotations
@@ -58,6 +62,15 @@ def lp_columns(data: ModelData) -> int:
     )
 
 
+def _earlier(deadline: Deadline | None, stop_at: float) -> Deadline:
+    """What the LP's relaxation is built under: the guide's end ``stop_at``, or ``deadline``
+    when that comes first. (Built under the solve's deadline alone, a starved build ran past
+    the guide's share and its LP then got the share again, #17.)"""
+    if deadline is not None and deadline.remaining() < stop_at - time.perf_counter():
+        return deadline
+    return Deadline(stop_at)
+
+
 def _by_parts(data: ModelData, seconds: float, deadline: Deadline | None) -> L1Bound:
     """The parts' LPs joined: points mapped back to the whole instance, prices averaged."""
     k = max(2, round(len(data.jobs) / LP_PART_JOBS))
@@ -75,7 +88,11 @@ def _by_parts(data: ModelData, seconds: float, deadline: Deadline | None) -> L1B
             solved = False
             break
         sub = part_data(data, part)
-        got = l1_bound(sub, share, deadline)
+        try:  # the build stops at the LP phase's end, not the solve's (module docstring)
+            got = l1_bound(sub, share, _earlier(deadline, started + seconds))
+        except DeadlineReached:
+            solved = False
+            break
         solved = solved and got.solved
         back = part[0]
         admit.update((back[j], v) for j, v in got.admit.items())
@@ -93,7 +110,13 @@ def guide(data: ModelData, seconds: float, deadline: Deadline | None = None) -> 
     whole = lp_columns(data) <= WHOLE_LP_COLUMNS
     # the rest for B1L's first evaluation (0.3-0.8 s at 3,200 jobs, load 5-7) and the rounding
     lp_s = seconds * (0.7 if whole else 0.6)
-    lp = l1_bound(data, lp_s, deadline) if whole else _by_parts(data, lp_s, deadline)
+    try:
+        if whole:
+            lp = l1_bound(data, lp_s, _earlier(deadline, stop_at))
+        else:
+            lp = _by_parts(data, lp_s, deadline)
+    except DeadlineReached:  # the relaxation not built by the guide's end: no LP
+        lp = L1Bound(None, {}, False, seconds)
     bound = lp.bound if whole else None
     label = "B1+B1c LP" + ("" if lp.solved else " (stopped)") if whole else ""
     lagrangian = None
