@@ -33,6 +33,14 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=60)
     ap.add_argument("--smooth", type=float, help="colgen.SMOOTH for this run")
     ap.add_argument("--packing", default="cosched-4096-packing.pkl")
+    ap.add_argument(
+        "--wall",
+        type=float,
+        default=3600.0,
+        help="seconds of rounds (then the final bound stage, up to 120 s more)",
+    )
+    ap.add_argument("--live", action="store_true", help="print every round as it ends")
+    ap.add_argument("--final", metavar="FILE", help="keep the last master LP's duals in FILE")
     args = ap.parse_args()
     inst = generate_custom(256, 256, 200, 200, 0, (0, 1))
     if not os.path.exists(args.packing):
@@ -52,13 +60,21 @@ def main() -> None:
         found = rest[0] if rest else kw.get("found")
         n = "-" if found is None else len(found)
         log.append(("bound", time.process_time() - t0[0], b, n))
+        if args.live:
+            print(*_shown(log[-1]), sep="", flush=True)
         return b
+
+    last: list = []
 
     def traced_solve(self, seconds):
         r = solve(self, seconds)
+        if r is not None:
+            last[:] = [r]
         log.append(
             ("lp", time.process_time() - t0[0], None if r is None else r[0], len(self.columns))
         )
+        if args.live:
+            print(*_shown(log[-1]), sep="", flush=True)
         return r
 
     def traced_check(data, members, *a, **kw):
@@ -77,16 +93,30 @@ def main() -> None:
     t0[0] = time.process_time()
     with make_executor("inline") as ex:
         gen = colgen.generate(
-            data, start, Deadline.after(3600), ex, Deadline.after(3700), args.rounds, True
+            data,
+            start,
+            Deadline.after(args.wall),
+            ex,
+            Deadline.after(args.wall + 120),
+            args.rounds,
+            True,
         )
     seen_exact = False
-    for kind, cpu, value, n in log:
-        seen_exact |= kind == "bound"
+    for entry in log if not args.live else ():
+        seen_exact |= entry[0] == "bound"
         if seen_exact:  # from the first exact round on
-            shown = "none" if value is None else f"{value:.1f}"
-            what = "proposed" if kind == "bound" else "columns"
-            print(f"{kind:5} {cpu:7.2f} CPU s  {shown:>8}  {what} {n}")
+            print(*_shown(entry), sep="")
     print(f"checks {checks}; bound {gen.bound}, master LP {gen.lp}, {gen.rounds} rounds")
+    if args.final and last:
+        with open(args.final, "wb") as f:
+            pickle.dump(last[0], f)
+
+
+def _shown(entry: tuple) -> tuple[str, ...]:
+    kind, cpu, value, n = entry
+    shown = "none" if value is None else f"{value:.1f}"
+    what = "proposed" if kind == "bound" else "columns"
+    return (f"{kind:5} {cpu:7.2f} CPU s  {shown:>8}  {what} {n}",)
 
 
 if __name__ == "__main__":

@@ -77,6 +77,8 @@ def main() -> None:
                 "l2_repair_s",
                 "l3_return_saved",
                 "l3_return_s",
+                "l3_swap_saved",
+                "l3_swap_s",
                 "l3_exchange_saved",
                 "l3_exchange_s",
             )

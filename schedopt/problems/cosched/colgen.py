@@ -171,6 +171,7 @@ def generate(
     bound_deadline: Deadline,
     rounds: int | None = None,
     deterministic: bool = False,
+    cases: Executor | None = None,
 ) -> Generated:
     """Rounds of restricted master LP and pricing (columns checked through ``executor``)
     until no checked column is new, ``rounds`` rounds or ``deadline``; then the Farley bound
@@ -178,7 +179,8 @@ def generate(
     deterministic time, so with a round budget and far deadlines a run is reproducible. Each
     round prices greedily and proves the Farley bound of its duals over R', whose exact case
     bounds (CP-SAT, :mod:`.pricing`) also find groups: the best bound of any round is valid,
-    and when exact pricing finds no group it equals the LP."""
+    and when exact pricing finds no group it equals the LP. ``cases``: an executor whose
+    workers run exact pricing's case models (:mod:`.refine`)."""
     master = Master(data)
     for col in start:
         master.add(col)
@@ -223,7 +225,7 @@ def generate(
                 )
             )
             found: list[tuple[tuple[int, int], ...]] = []
-            b = farley_bound(data, ps, ys, dl, dl, found, combos, state)
+            b = farley_bound(data, ps, ys, dl, dl, found, combos, state, cases)
             if b is not None and (best is None or b > best):
                 best, center = b, (ps, ys)
             proposed += [tuple((j, combos[j].options[c]) for j, c in f) for f in found]
@@ -256,7 +258,7 @@ def generate(
         return Generated(best, None, done, master.columns)
     lp, pi, y = solved
     for b in (
-        farley_bound(data, pi, y, bound_deadline, bound_deadline, None, combos, state),
+        farley_bound(data, pi, y, bound_deadline, bound_deadline, None, combos, state, cases),
         best_farley(data, pi, y, bound_deadline),
     ):
         if b is not None and (best is None or b > best):

@@ -12,6 +12,8 @@ attained).
 
 from __future__ import annotations
 
+import os
+from contextlib import nullcontext
 from dataclasses import replace
 
 import numpy as np
@@ -21,7 +23,7 @@ from schedopt.core.registry import Outcome
 from schedopt.core.solve import lex_better
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
-from schedopt.executor import make_executor
+from schedopt.executor import Executor, make_executor
 from schedopt.model.decompose import executor_choice, whole_param
 
 from .assemble import Raw, RawGroup, assemble, raw_from_solution
@@ -54,11 +56,30 @@ SINGLE_COMBOS = 8
 DETERMINISTIC_ROUNDS = 30
 #: Most rounds ``params["rounds"]`` may ask for.
 MAX_ROUNDS = 100_000
+#: From this many jobs, without ``params`` naming an executor or workers and outside
+#: deterministic mode, exact pricing's case models run on this many worker processes (at
+#: most one a core; none on one core): at 4,096 GPUs x 200 jobs a round's CP-SAT case models
+#: are about two thirds of it, and the rounds are what the bound lacks (benchmarks/RESULTS.md,
+#: #17); at 656 x 40 (40 jobs) the rounds converge inline. Only with this many seconds
+#: left: a worker's start (an interpreter importing CP-SAT) is paid once per solve.
+PARALLEL_FROM_JOBS, CASE_WORKERS, PARALLEL_FROM_S = 100, 2, 10.0
 
 
 def route(inst: CoschedInstance) -> str:
     """``auto``'s exact method for ``inst`` (ProblemSpec.auto_route), from its size alone."""
     return "colgen" if len(inst.jobs) >= COLGEN_FROM_JOBS and inst.chance is None else "cpsat"
+
+
+def case_workers(inst: CoschedInstance, options: SolveOptions, deadline: Deadline) -> int:
+    """The worker processes ``colgen`` starts for exact pricing's case models (0: none, they
+    run in this process or on the executor ``params`` name)."""
+    if options.deterministic or "executor" in options.params or "workers" in options.params:
+        return 0
+    if len(inst.jobs) < PARALLEL_FROM_JOBS or deadline.remaining() < PARALLEL_FROM_S:
+        return 0
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    n = min(CASE_WORKERS, cores or 1)
+    return n if n >= 2 else 0
 
 
 def _start(
@@ -201,8 +222,13 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
     start, seed_groups = _start(inst, data, options, Deadline.after(deadline.share(SEED_SHARE)))
     cg_dl = Deadline.after(deadline.share(CG_SHARE))
     bound_dl = Deadline.after(deadline.share(CG_SHARE + BOUND_SHARE))
-    with make_executor(kind, jobs=workers) as executor:
-        gen = generate(data, start, cg_dl, executor, bound_dl, rounds, det)
+    own = case_workers(inst, options, deadline)
+    pool = make_executor("process", jobs=own) if own else nullcontext(None)
+    with make_executor(kind, jobs=workers) as executor, pool as mine:
+        # the case models on their own pool, else on the executor params name (if it has
+        # two or more workers: refine.parallel); the checks on that executor
+        cases: Executor = mine if mine is not None else executor
+        gen = generate(data, start, cg_dl, executor, bound_dl, rounds, det, cases)
     master = Master(data)
     for col in gen.columns:
         master.add(col)
@@ -214,6 +240,7 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
     bound = max((b for b in (aggregate, gen.bound) if b is not None), default=None)
     stats |= {
         "rounds": float(gen.rounds),
+        "case_workers": float(own),
         "columns": float(len(gen.columns)),
         "master_lp": float("nan") if gen.lp is None else gen.lp,
         "farley_bound": float("nan") if gen.bound is None else gen.bound,

@@ -11,17 +11,16 @@ at least ``θ z_RMP`` — a lower bound on L1 of the whole problem.
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from schedopt.core.stopping import Deadline
+from schedopt.executor import Executor
 
 from .data import JobData, ModelData
+from .refine import CaseState, _Case, refine
 
 #: Knapsack capacities are cut into at most this many buckets (weights rounded down).
 BUCKETS = 400
@@ -67,23 +66,6 @@ class Combos:
 
 
 _BIG = np.int64(1) << 60
-
-
-@dataclass
-class CaseState:
-    """What the exact case bounds keep from one call to the next, and how they stop:
-    ``hints``, each case's last group found by CP-SAT, keyed by (level, hosts), the next
-    call's starting point; ``deterministic``, CP-SAT stops on its deterministic time
-    (:data:`CASE_S` deterministic seconds) instead of the wall clock, so a run is
-    reproducible (SolveOptions.deterministic)."""
-
-    deterministic: bool = False
-    hints: dict[tuple[int, tuple[int, ...]], list[tuple[int, int]]] = field(default_factory=dict)
-    #: each case's last exact bound and the duals it was proven at: ``U`` bounds ``Σ_S π_old``
-    #: over every group ``S`` of the case, so ``U + Σ max(0, π − π_old)`` bounds ``Σ_S π``
-    proven: dict[tuple[int, tuple[int, ...]], tuple[np.ndarray, float]] = field(
-        default_factory=dict
-    )
 
 
 class Stack:
@@ -162,19 +144,6 @@ def _mixes(P: int) -> np.ndarray:
     return np.array(rows)
 
 
-@dataclass(frozen=True)
-class _Case:
-    """A case (level, hosts) and its least ratio ``c(h) / (Σ π + y·h)`` (before any U)."""
-
-    ratio: float
-    level: int
-    h: tuple[int, ...]
-    cost: float
-    yh: float
-    items: np.ndarray  # job indices
-    ok: np.ndarray  # (items, K) admissible combinations
-
-
 def farley_theta(
     data: ModelData,
     pi: np.ndarray,
@@ -184,12 +153,15 @@ def farley_theta(
     found: list[tuple[tuple[int, int], ...]] | None = None,
     combos: list[Combos] | None = None,
     state: CaseState | None = None,
+    executor: Executor | None = None,
 ) -> float | None:
     """``θ`` with ``θ (π, y)`` feasible for the dual of the master over R' (None: out of time).
     ``y`` must be ≤ 0 (the capacity rows' duals of a minimisation). With ``exact``, the cases
     of least surrogate ratio get CP-SAT's exact bound (:mod:`.pricing`) until that deadline or
     until no case left can lower θ; the groups CP-SAT finds go to ``found`` as (job,
-    combination) pairs; ``state`` keeps each case's last group to start CP-SAT from."""
+    combination) pairs; ``state`` keeps each case's last group to start CP-SAT from;
+    ``executor``: the case models run on its workers when it has two or more and ``state`` is
+    not deterministic (:mod:`.refine`)."""
     P = len(data.pools)
     s_bar = max(j.switch for j in data.jobs)
     combos = combos or [Combos(data, j) for j in data.jobs]
@@ -279,85 +251,22 @@ def farley_theta(
             if denom > 1e-12:
                 theta = min(theta, cost / denom)
     if exact is not None and cases:
-        theta = _refine(data, pi, stack, slo, factor, switch, cases, surrogate, exact, found, state)
-    return 1.0 if theta == math.inf else min(1.0, theta)
-
-
-def _refine(
-    data: ModelData,
-    pi: np.ndarray,
-    stack: Stack,
-    slo: np.ndarray,
-    factor: np.ndarray,
-    switch: np.ndarray,
-    cases: list[_Case],
-    surrogate: Callable[[np.ndarray, np.ndarray, int, tuple[int, ...], bool], float],
-    exact: Deadline,
-    found: list[tuple[tuple[int, int], ...]] | None,
-    state: CaseState | None,
-) -> float:
-    """θ over the cases, best first with lazy ratios: a case's key is a lower bound on its
-    ratio — first ``c(h) / (Σ π + y·h)``, then with the surrogate U by Dantzig's bounds, then by
-    the knapsacks themselves, then by the case's exact bound of an earlier call moved by the
-    duals' rises (``state``), then with CP-SAT's exact
-    bound (:func:`.pricing.case_bound`); keys only rise. The least key popped with its exact
-    ratio while no other key is smaller is θ; stopped early, θ = the least key left, a lower
-    bound on every case's ratio, so valid whenever the refinement stops. CP-SAT stops once its
-    bound shows the case's ratio is at least the least exact one so far (``Σ π ≤ c(h)/θ − y·h``:
-    the case cannot lower θ), and starts from the case's group of the last call (``state``)."""
-    from .pricing import case_bound
-
-    det = state is not None and state.deterministic
-    heap = [(c.ratio, i, 0) for i, c in enumerate(cases)]
-    heapq.heapify(heap)
-    best = 1.0
-    while heap and heap[0][0] < best:
-        key, i, stage = heapq.heappop(heap)
-        if exact.expired():
-            return key
-        case = cases[i]
-        if stage < 2:  # the surrogate knapsacks: Dantzig's bounds (0), then exact (1)
-            denom = surrogate(case.items, case.ok, case.level, case.h, stage == 0) + case.yh
-            if denom > 1e-12:
-                heapq.heappush(heap, (max(key, case.cost / denom), i, stage + 1))
-            continue
-        its = case.items
-        before = None if state is None else state.proven.get((case.level, case.h))
-        if stage == 2 and before is not None:  # the last exact bound, moved by the duals
-            rise = float(np.maximum(pi[its] - before[0][its], 0.0).sum())
-            denom = before[1] + rise + case.yh
-            if denom > 1e-12:
-                heapq.heappush(heap, (max(key, case.cost / denom), i, 3))
-            continue
-        load = stack.load[its]
-        got = case_bound(
+        theta = refine(
+            data,
             pi,
-            its,
-            case.ok,
-            load - np.where(load > 0, switch[its][:, None, None], 0),
-            load,
-            stack.mem[its],
-            stack.chain[its],
+            stack,
             slo,
             factor,
             switch,
-            case.level,
-            np.array(data.memory_mib) * np.array(case.h),
-            exact.remaining() if det else min(CASE_S, exact.remaining()),
-            case.cost / best - case.yh,
-            state.hints.get((case.level, case.h), ()) if state is not None else (),
-            CASE_S if det else None,
+            cases,
+            surrogate,
+            exact,
+            found,
+            state,
+            CASE_S,
+            executor,
         )
-        if state is not None:
-            if got.found:
-                state.hints[case.level, case.h] = got.found
-            state.proven[case.level, case.h] = (pi.copy(), got.upper)
-        if found is not None:  # every group CP-SAT found with a negative reduced cost
-            found.extend(g for v, g in got.groups if case.cost - case.yh - v < 0)
-        denom = got.upper + case.yh
-        if denom > 1e-12:  # else no group of the case has Σ π + y·h > 0: it binds no θ
-            best = min(best, max(key, case.cost / denom))
-    return best
+    return 1.0 if theta == math.inf else min(1.0, theta)
 
 
 def farley_bound(
@@ -369,12 +278,13 @@ def farley_bound(
     found: list[tuple[tuple[int, int], ...]] | None = None,
     combos: list[Combos] | None = None,
     state: CaseState | None = None,
+    executor: Executor | None = None,
 ) -> float | None:
     """``θ (Σ π + Σ y H)``: a lower bound on L1 (formulation); None if out of time. The dual
     objective is recomputed from the duals themselves (``y`` clipped to ≤ 0)."""
     y = np.minimum(y, 0.0)
     dual = float(pi.sum() + np.dot(y, np.array(data.hosts, dtype=float)))
-    theta = farley_theta(data, pi, y, deadline, exact, found, combos, state)
+    theta = farley_theta(data, pi, y, deadline, exact, found, combos, state, executor)
     if theta is None:
         return None
     return theta * dual if dual > 0 else None

@@ -1,0 +1,173 @@
+"""The lazy refinement of Farley's ``θ`` over the cases (formulations/cosched.md, "Which cases,
+lazily" and "The cases on worker processes"), in this process or with the case models on an
+executor's workers.
+
+Every case's key is a lower bound on its ratio ``c(h) / (U + y·h)``; keys only rise. The cheap
+stages (the surrogate knapsacks, an earlier exact bound moved by the duals) run here; the
+CP-SAT case models (:func:`.pricing.case_bound`) are the tasks. With a pool of workers,
+several case models run at once: each is a case of least key when it is handed out, stopped
+by the least exact ratio known then (``enough``). ``θ`` is the least of the exact ratios
+found and of the keys of every case not finished (left on the heap, or whose task ran out of
+time or failed): each is a lower bound on that case's ratio, so ``θ`` is valid on every path.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from schedopt.core.stopping import Deadline
+from schedopt.executor import Executor, Task
+
+if TYPE_CHECKING:
+    from .data import ModelData
+    from .pricing import CaseBound
+
+
+@dataclass
+class CaseState:
+    """What the exact case bounds keep from one call to the next, and how they stop:
+    ``hints``, each case's last group found by CP-SAT, keyed by (level, hosts), the next
+    call's starting point; ``deterministic``, CP-SAT stops on its deterministic time
+    (``farley.CASE_S`` deterministic seconds) instead of the wall clock, so a run is
+    reproducible (SolveOptions.deterministic)."""
+
+    deterministic: bool = False
+    hints: dict[tuple[int, tuple[int, ...]], list[tuple[int, int]]] = field(default_factory=dict)
+    #: each case's last exact bound and the duals it was proven at: ``U`` bounds ``Σ_S π_old``
+    #: over every group ``S`` of the case, so ``U + Σ max(0, π − π_old)`` bounds ``Σ_S π``
+    proven: dict[tuple[int, tuple[int, ...]], tuple[np.ndarray, float]] = field(
+        default_factory=dict
+    )
+
+
+@dataclass(frozen=True)
+class _Case:
+    """A case (level, hosts) and its least ratio ``c(h) / (Σ π + y·h)`` (before any U)."""
+
+    ratio: float
+    level: int
+    h: tuple[int, ...]
+    cost: float
+    yh: float
+    items: np.ndarray  # job indices
+    ok: np.ndarray  # (items, K) admissible combinations
+
+
+Surrogate = Callable[[np.ndarray, np.ndarray, int, tuple[int, ...], bool], float]
+
+
+def parallel(executor: Executor | None, state: CaseState | None) -> bool:
+    """The case models go to ``executor``'s workers: it has two or more and the run is not
+    deterministic (the order results come back in would change the groups found)."""
+    det = state is not None and state.deterministic
+    return executor is not None and executor.workers > 1 and not det
+
+
+def refine(
+    data: ModelData,
+    pi: np.ndarray,
+    stack: Any,  # farley.Stack (its load, mem and chain arrays)
+    slo: np.ndarray,
+    factor: np.ndarray,
+    switch: np.ndarray,
+    cases: list[_Case],
+    surrogate: Surrogate,
+    exact: Deadline,
+    found: list[tuple[tuple[int, int], ...]] | None,
+    state: CaseState | None,
+    case_s: float,
+    executor: Executor | None = None,
+) -> float:
+    """θ over the cases, best first with lazy ratios: a case's key is a lower bound on its
+    ratio — first ``c(h) / (Σ π + y·h)``, then with the surrogate U by Dantzig's bounds, then by
+    the knapsacks themselves, then by the case's exact bound of an earlier call moved by the
+    duals' rises (``state``), then with CP-SAT's exact
+    bound (:func:`.pricing.case_bound`); keys only rise. The least key popped with its exact
+    ratio while no other key is smaller is θ; stopped early, θ = the least key left, a lower
+    bound on every case's ratio, so valid whenever the refinement stops. CP-SAT stops once its
+    bound shows the case's ratio is at least the least exact one so far (``Σ π ≤ c(h)/θ − y·h``:
+    the case cannot lower θ), and starts from the case's group of the last call (``state``),
+    for ``case_s`` seconds (deterministic seconds in deterministic mode). With
+    :func:`parallel` ``executor``, the CP-SAT case models run on its workers (module
+    docstring)."""
+    from .pricing import case_bound
+
+    det = state is not None and state.deterministic
+    heap = [(c.ratio, i, 0) for i, c in enumerate(cases)]
+    heapq.heapify(heap)
+    best = [1.0]
+    waiting: dict[str, float] = {}  # a case handed out (its index) -> its key
+
+    def task(i: int) -> Task:
+        case = cases[i]
+        its = case.items
+        load = stack.load[its]
+        args = (
+            pi,
+            its,
+            case.ok,
+            load - np.where(load > 0, switch[its][:, None, None], 0),
+            load,
+            stack.mem[its],
+            stack.chain[its],
+            slo,
+            factor,
+            switch,
+            case.level,
+            np.array(data.memory_mib) * np.array(case.h),
+            exact.remaining() if det else min(case_s, exact.remaining()),
+            case.cost / best[0] - case.yh,
+            state.hints.get((case.level, case.h), ()) if state is not None else (),
+            case_s if det else None,
+        )
+        return Task(str(i), case_bound, args)
+
+    def handed() -> Iterator[Task]:
+        """The cheap stages here; each case that needs CP-SAT, as a task."""
+        while heap and heap[0][0] < best[0] and not exact.expired():
+            key, i, stage = heapq.heappop(heap)
+            case = cases[i]
+            if stage < 2:  # the surrogate knapsacks: Dantzig's bounds (0), then exact (1)
+                denom = surrogate(case.items, case.ok, case.level, case.h, stage == 0) + case.yh
+                if denom > 1e-12:
+                    heapq.heappush(heap, (max(key, case.cost / denom), i, stage + 1))
+                continue
+            before = None if state is None else state.proven.get((case.level, case.h))
+            if stage == 2 and before is not None:  # the last exact bound, moved by the duals
+                rise = float(np.maximum(pi[case.items] - before[0][case.items], 0.0).sum())
+                denom = before[1] + rise + case.yh
+                if denom > 1e-12:
+                    heapq.heappush(heap, (max(key, case.cost / denom), i, 3))
+                continue
+            waiting[str(i)] = key
+            yield task(i)
+
+    def take(i: int, got: CaseBound) -> None:
+        case = cases[i]
+        key = waiting.pop(str(i))
+        if state is not None:
+            if got.found:
+                state.hints[case.level, case.h] = got.found
+            state.proven[case.level, case.h] = (pi.copy(), got.upper)
+        if found is not None:  # every group CP-SAT found with a negative reduced cost
+            found.extend(g for v, g in got.groups if case.cost - case.yh - v < 0)
+        denom = got.upper + case.yh
+        if denom > 1e-12:  # else no group of the case has Σ π + y·h > 0: it binds no θ
+            best[0] = min(best[0], max(key, case.cost / denom))
+
+    if executor is not None and parallel(executor, state):
+        for res in executor.run(handed(), deadline=exact):
+            if res.ok:
+                take(int(res.key), res.value)
+            # else (out of time, failed, its worker lost) its key stays in ``waiting``
+    else:
+        for t in handed():
+            take(int(t.key), t.fn(*t.args))
+    left = heap[0][0] if heap else math.inf  # ≥ best unless stopped by the deadline
+    return min(best[0], left, *waiting.values())

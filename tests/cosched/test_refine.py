@@ -1,0 +1,118 @@
+"""Farley's θ with the case models on worker processes (formulations/cosched.md, "The cases on
+worker processes"; `refine.py`): the same θ as in this process when every case is decided,
+a valid one when the deadline stops it, and no worker left running."""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import numpy as np
+import pytest
+
+from schedopt.core.options import SolveOptions
+from schedopt.core.stopping import Deadline
+from schedopt.executor import ProcessExecutor
+from schedopt.problems.cosched import decomp, generate_custom
+from schedopt.problems.cosched.data import build_data
+from schedopt.problems.cosched.farley import CaseState, farley_theta
+from tests.executor.procs import wait_gone
+
+
+@functools.cache
+def _data():
+    return build_data(generate_custom(8, 8, 16, 16, 0, (0, 1), scale=4))
+
+
+def _duals(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    data = _data()
+    rng = np.random.default_rng(seed)
+    pi = rng.uniform(0, 40, len(data.jobs))
+    y = -rng.uniform(0, 5, len(data.pools))
+    return pi, y
+
+
+def test_the_workers_prove_the_same_theta_and_leave_nothing_running() -> None:
+    data = _data()
+    pool = ProcessExecutor(2)
+    with pool:
+        for seed in range(3):
+            pi, y = _duals(seed)
+            inline = farley_theta(data, pi, y, None, Deadline.after(120))
+            found: list = []
+            par = farley_theta(data, pi, y, None, Deadline.after(120), found, None, None, pool)
+            assert inline is not None and par is not None
+            assert par == pytest.approx(inline, rel=1e-9, abs=1e-9), seed
+            assert inline < 1.0  # some case binds: the workers had work
+            for group in found:  # (job, combination) pairs of distinct jobs
+                jobs = [j for j, _ in group]
+                assert len(set(jobs)) == len(jobs)
+        pids = set(pool.worker_pids())
+        assert pids  # the case models ran on the workers
+    assert not wait_gone(pids, 5.0)
+
+
+def test_a_deadline_leaves_a_valid_theta() -> None:
+    """Stopped at once or soon, θ is at most the one every case decided gives (each case not
+    finished keeps its key, a lower bound on its ratio)."""
+    data = _data()
+    pi, y = _duals(0)
+    full = farley_theta(data, pi, y, None, Deadline.after(120))
+    assert full is not None
+    pool = ProcessExecutor(2)
+    with pool:
+        for seconds in (0.0, 0.05, 0.3):
+            got = farley_theta(data, pi, y, None, Deadline.after(seconds), None, None, None, pool)
+            assert got is not None and got <= full + 1e-9, seconds
+        pids = set(pool.worker_pids())
+    assert not wait_gone(pids, 5.0)
+
+
+def test_deterministic_runs_keep_the_case_models_here() -> None:
+    """Deterministic mode: the order results come back in would change the groups found, so
+    the case models stay in this process (no worker starts)."""
+    data = _data()
+    pi, y = _duals(1)
+    pool = ProcessExecutor(2)
+    with pool:
+        farley_theta(data, pi, y, None, Deadline.after(120), None, None, CaseState(True), pool)
+        assert pool.worker_pids() == []
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one core: no case workers")
+def test_colgen_picks_case_workers_at_200_jobs_only_with_time() -> None:
+    """The rule ``colgen`` (and ``auto``) starts case workers by: 200 jobs with a minute,
+    not 40 jobs, not 10 s, not in deterministic mode nor when ``params`` name workers."""
+    big = generate_custom(256, 256, 200, 200, 0, (0, 1), scale=4)
+    small = generate_custom(41, 41, 40, 40, 0, (0, 1))
+    plain = SolveOptions()
+    assert decomp.case_workers(big, plain, Deadline.after(60)) == decomp.CASE_WORKERS
+    assert decomp.case_workers(big, plain, Deadline.after(5)) == 0
+    assert decomp.case_workers(small, plain, Deadline.after(60)) == 0
+    det = SolveOptions(deterministic=True)
+    assert decomp.case_workers(big, det, Deadline.after(60)) == 0
+    named = SolveOptions(params={"workers": 1})
+    assert decomp.case_workers(big, named, Deadline.after(60)) == 0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one core: no case workers")
+def test_auto_with_case_workers_keeps_the_limit_and_leaves_no_worker() -> None:
+    """Issue #17's 200 jobs with 20 s: ``auto`` starts the case workers (10 s or more left
+    after the packing seed), and their start-up and join fit the limit; none outlives it."""
+    import time
+
+    import schedopt
+    from schedopt.core.status import Status
+    from tests.executor.procs import worker_pids
+    from tests.timing import promised_s
+
+    inst = generate_custom(256, 256, 200, 200, 0, (0, 1), scale=4)
+    started = time.perf_counter()
+    r = schedopt.solve(inst, "auto", time_limit_s=20.0)
+    assert time.perf_counter() - started <= promised_s(20.0), r.stats
+    assert r.stats["case_workers"] == decomp.CASE_WORKERS
+    assert r.status is Status.FEASIBLE
+    assert r.objectives is not None and r.best_bound is not None
+    assert r.best_bound <= r.objectives[0] + 1e-6
+    assert not worker_pids(os.getpid())

@@ -1,0 +1,160 @@
+"""The swap step (``l3_swap.py``): restarting jobs returned by swaps with one other job each;
+the plan is kept only where it stays valid, its L1 and L2 do not fall and its L3 falls; on a
+plan the return step has already worked on, it keeps running jobs that need another job
+moved, and ``decomp`` runs it after the return step."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import schedopt
+from schedopt.core.stopping import Deadline
+from schedopt.problems.fairshare import FairshareInstance, decomp, generate_custom, l3_swap
+from schedopt.problems.fairshare.data import build_data
+from schedopt.problems.fairshare.heuristics import AstraeaParams, run_astraea
+from schedopt.problems.fairshare.l2_repair import RepairStats
+from schedopt.problems.fairshare.l3_return import return_running
+from schedopt.problems.fairshare.l3_swap import swap_returns
+from schedopt.problems.fairshare.restore import restore_running
+from schedopt.problems.fairshare.strategies import instances
+from schedopt.problems.fairshare.validate import evaluate, validate
+from schedopt.topology import Cluster
+
+SETTINGS = settings(
+    derandomize=True, deadline=None, max_examples=80, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def _check(inst, returned: bool) -> RepairStats:
+    data = build_data(inst, check_size=False)
+    state, problem = run_astraea(data, AstraeaParams(keep_running=0))
+    out = RepairStats()
+    if problem:
+        return out
+    if returned:
+        restore_running(state, Deadline.after(30))
+        return_running(state, 30.0, RepairStats())
+    l1, l2, l3 = evaluate(inst, state.solution())
+    kept = {i for i, r in enumerate(state.raw) if r.keep}
+    swap_returns(state, 30.0, out)
+    after = state.solution()
+    assert validate(inst, after) == []
+    n1, n2, n3 = evaluate(inst, after)
+    assert n1 >= l1 - 1e-12
+    assert n2 >= l2 - 1e-9 * max(1.0, abs(l2))
+    assert n3 <= l3 + 1e-9
+    assert n3 == pytest.approx(l3 - out.saved_l3, abs=1e-6)
+    assert (out.improved > 0) == (n3 < l3)
+    assert kept <= {i for i, r in enumerate(state.raw) if r.keep}  # kept jobs never move
+    return out
+
+
+@SETTINGS
+@given(inst=instances(max_jobs=8, max_hosts=4))
+def test_the_swap_step_never_makes_the_plan_worse(inst) -> None:
+    _check(inst, returned=False)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_swap_step_keeps_jobs_the_return_step_does_not(seed: int) -> None:
+    # after the restore and the return step: what is left needs another job to leave the
+    # type (or take the GPUs the returning job gives back)
+    inst = generate_custom(gpus=512, tenants=10, jobs=600, seed=seed)
+    out = _check(inst, returned=True)
+    assert out.improved > 0
+    assert out.saved_l3 > 500
+
+
+def _pair(back: dict[str, float], other: dict[str, float]) -> FairshareInstance:
+    """One H100 host (h0) and one A100 host (h1) of one GPU each; job ``back`` ran on h0
+    (restart cost 100 s), job ``other`` is new; rates on each type as given."""
+    return FairshareInstance.model_validate(
+        {
+            "cluster": Cluster.heterogeneous([("H100", 1, 1), ("A100", 1, 1)]).to_dict(),
+            "round_s": 100.0,
+            "tenants": [{"id": "t", "weight": 1.0, "deserved_gpu_s": 100.0, "used_gpu_s": 0.0}],
+            "jobs": [
+                {
+                    "id": id_,
+                    "tenant": "t",
+                    "throughput": {g: {1: rate} for g, rate in rates.items()},
+                    "remaining_iterations": 1e6,
+                    "restart_cost_s": 100.0 if id_ == "back" else 0.0,
+                    **(
+                        {"previous": {"gpu_type": "H100", "hosts": {"h0": 1}}}
+                        if id_ == "back"
+                        else {}
+                    ),
+                }
+                for id_, rates in (("back", back), ("other", other))
+            ],
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("back", "other", "swapped"),
+    [
+        # back on A100 at half its H100 rate, other on H100 at half its A100 rate: the swap
+        # raises L2 by 1 and saves 100 s
+        ({"H100": 2.0, "A100": 1.0}, {"H100": 1.0, "A100": 2.0}, True),
+        # back best on A100, other best on H100: the swap would lower L2 by 1 (L2 first)
+        ({"H100": 1.0, "A100": 2.0}, {"H100": 2.0, "A100": 1.0}, False),
+    ],
+)
+def test_a_swap_is_made_only_where_l2_does_not_fall(back, other, swapped: bool) -> None:
+    inst = _pair(back, other)
+    data = build_data(inst, check_size=False)
+    state = run_astraea(data, AstraeaParams(keep_running=0))[0]
+    for job in data.jobs:
+        state.unset(job)
+    jobs = {j.id: j for j in data.jobs}
+    for id_, gpu in (("back", "A100"), ("other", "H100")):
+        assert state.place(
+            jobs[id_], next(k for k, o in enumerate(jobs[id_].options) if o.gpu_type == gpu)
+        )
+    l1, l2, l3 = evaluate(inst, state.solution())
+    assert l3 == 100.0
+    out = swap_returns(state, 30.0, RepairStats())
+    n1, n2, n3 = evaluate(inst, state.solution())
+    assert n1 == l1
+    if swapped:
+        assert (n2, n3, out.saved_l3) == (pytest.approx(l2 + 1.0), 0.0, 100.0)
+    else:
+        assert (n2, n3, out.improved) == (l2, l3, 0)
+
+
+def test_the_swap_step_is_not_started_without_time() -> None:
+    inst = generate_custom(gpus=256, tenants=8, jobs=300, seed=1)
+    data = build_data(inst, check_size=False)
+    state, _ = run_astraea(data, AstraeaParams(keep_running=0))
+    before = state.solution()
+    started = time.perf_counter()
+    out = swap_returns(state, 0.99 * l3_swap.MIN_S, RepairStats())
+    assert time.perf_counter() - started < l3_swap.MIN_S
+    assert out.neighbourhoods == 0
+    assert state.solution() == before
+
+
+def test_decomp_runs_the_swap_step_after_the_return_step(monkeypatch) -> None:
+    seen: list[tuple[float, float]] = []
+
+    def recorded(state, seconds, out, a=None):
+        inst = state.data.instance
+        before = evaluate(inst, state.solution())[2]
+        swap_returns(state, 30.0, out, a)
+        seen.append((before, evaluate(inst, state.solution())[2]))
+        return out
+
+    monkeypatch.setattr(decomp, "swap_returns", recorded)
+    inst = generate_custom(gpus=1024, tenants=20, jobs=1500, seed=0)
+    got = schedopt.solve(inst, "decomp", time_limit_s=30, params={"parts": 2})
+    assert len(seen) == 1
+    before, after = seen[0]
+    assert after < before
+    assert got.stats["l3_swap_saved"] == pytest.approx(before - after, abs=1e-3)
+    assert got.objectives[2] <= after + 1e-9  # the steps after it only lower it
+    assert got.stats["L3_bound"] <= got.objectives[2]
