@@ -9,6 +9,7 @@ import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import schedopt
 from schedopt.core.stopping import Deadline
@@ -16,6 +17,8 @@ from schedopt.problems.fairshare import FairshareInstance, decomp, generate_cust
 from schedopt.problems.fairshare.data import build_data
 from schedopt.problems.fairshare.heuristics import AstraeaParams, run_astraea
 from schedopt.problems.fairshare.l2_repair import RepairStats
+from schedopt.problems.fairshare.l3_bound import arrays
+from schedopt.problems.fairshare.l3_idle import idle_legs
 from schedopt.problems.fairshare.l3_return import return_running
 from schedopt.problems.fairshare.l3_swap import swap_returns
 from schedopt.problems.fairshare.restore import restore_running
@@ -125,6 +128,113 @@ def test_a_swap_is_made_only_where_l2_does_not_fall(back, other, swapped: bool) 
         assert (n2, n3, out.saved_l3) == (pytest.approx(l2 + 1.0), 0.0, 100.0)
     else:
         assert (n2, n3, out.improved) == (l2, l3, 0)
+
+
+def _with_idle() -> FairshareInstance:
+    """``_pair``'s round with a V100 host (h2) of one GPU: job ``low`` runs there at half its
+    A100 rate, job ``idle`` runs only on V100."""
+    doc = _pair({"H100": 1.0, "A100": 1.0}, {"H100": 1.0, "A100": 0.9}).model_dump(mode="json")
+    doc["cluster"] = Cluster.heterogeneous([("H100", 1, 1), ("A100", 1, 1), ("V100", 1, 1)])
+    doc["cluster"] = doc["cluster"].to_dict()
+    for id_, rates in (("low", {"V100": 1.0, "A100": 2.0}), ("idle", {"V100": 1.0})):
+        doc["jobs"].append(
+            {
+                "id": id_,
+                "tenant": "t",
+                "throughput": {g: {1: rate} for g, rate in rates.items()},
+                "remaining_iterations": 1e6,
+            }
+        )
+    return FairshareInstance.model_validate(doc)
+
+
+def test_an_idle_job_pays_for_a_swap_that_lowers_l2() -> None:
+    # back (H100 before, on A100 now, as fast on both) and other (on H100, 0.9 of it on
+    # A100): their swap lowers L2 by 0.1, and no other pair raises it; idle taking low's
+    # V100 GPU raises L2 by 0.5, which pays for the swap (L3 100 -> 0)
+    inst = _with_idle()
+    data = build_data(inst, check_size=False)
+    state = run_astraea(data, AstraeaParams(keep_running=0))[0]
+    for job in data.jobs:
+        state.unset(job)
+    jobs = {j.id: j for j in data.jobs}
+    for id_, gpu in (("back", "A100"), ("other", "H100"), ("low", "V100")):
+        assert state.place(
+            jobs[id_], next(k for k, o in enumerate(jobs[id_].options) if o.gpu_type == gpu)
+        )
+    l1, l2, l3 = evaluate(inst, state.solution())
+    assert l3 == 100.0
+    out = swap_returns(state, 30.0, RepairStats())
+    after = state.solution()
+    assert validate(inst, after) == []
+    n1, n2, n3 = evaluate(inst, after)
+    assert n1 >= l1
+    assert (n2, n3, out.saved_l3) == (pytest.approx(l2 + 0.4), 0.0, 100.0)
+    assert after.allocation("idle").hosts == {"h2": 1}
+    assert not after.allocation("low").hosts
+    assert after.allocation("back").hosts == {"h0": 1}
+
+
+@SETTINGS
+@given(
+    inst=instances(max_jobs=8, max_hosts=4, options=False),
+    pick=st.lists(st.integers(0, 2), min_size=8, max_size=8),
+)
+def test_idle_legs_never_make_the_plan_worse(inst, pick: list[int]) -> None:
+    # a drawn plan (job i on its option pick[i] where it fits, else idle; an option past the
+    # last: idle), so idle jobs sit beside poorer jobs that may move: each idle leg checked
+    # on the board as the step checks it (the bank at 0), then the step
+    data = build_data(inst, check_size=False)
+    state, problem = run_astraea(data, AstraeaParams(keep_running=0))
+    if problem:
+        return
+    for job in data.jobs:
+        state.unset(job)
+    for job, k in zip(data.jobs, pick, strict=False):
+        if k < len(job.options):
+            state.place(job, k)
+    assert validate(inst, state.solution()) == []
+    l1, l2, l3 = evaluate(inst, state.solution())
+    kept = {i for i, r in enumerate(state.raw) if r.keep}
+    tables = l3_swap.Tables(data, arrays(data))
+    by_kind = l3_swap.pools(state)
+    legs = idle_legs(state, *tables.columns, by_kind, ())
+    assert all(gain > 0 for gain, *_ in legs)
+    in_legs = {j for _, c, b, _ in legs for j in (c, b)}
+    assert len(in_legs) == 2 * len(legs)
+    # none left out: an idle job that gains on a movable job's kind, of its unit (no GPUs
+    # change units), has it or itself in a leg
+    idle = [j.index for j in data.jobs if j.options and state.raw[j.index].option is None]
+    for kind, pool in by_kind.items():
+        e = tables.eff[:, tables.kix[kind]]
+        for b in pool.tolist():
+            for c in idle:
+                if tables.unit[b] == tables.unit[c] and e[c] > e[b] + 1e-6:
+                    assert {b, c} & in_legs
+    on_host: dict[str, set[int]] = {}
+    for i, hosts in enumerate(state.hosts):
+        for h in hosts:
+            on_host.setdefault(h, set()).add(i)
+    t_hat = data.min_share([float(g) for g in state.unit_gpus])
+    gained = saved = 0.0
+    for gain, c, b, o in legs:
+        assert state.raw[c].option is None and state.raw[b].option is not None
+        mine, theirs = data.jobs[c].options[o], data.jobs[b].options[state.raw[b].option]
+        assert (mine.gpu_type, mine.n) == (theirs.gpu_type, theirs.n)  # B's kind
+        assert gain == pytest.approx(mine.eff - theirs.eff)
+        got = l3_swap._try(state, [(b, None), (c, o)], t_hat, 0.0, on_host)
+        if got is not None:
+            assert got[2] == pytest.approx(gain) and got[3] >= -1e-9
+            gained, saved = gained + got[2], saved + got[3]
+    out = swap_returns(state, 30.0, RepairStats())
+    after = state.solution()
+    assert validate(inst, after) == []
+    n1, n2, n3 = evaluate(inst, after)
+    assert n1 >= l1 - 1e-12
+    assert n2 >= l2 + gained - 1e-9 * max(1.0, abs(l2))
+    assert n3 == pytest.approx(l3 - saved - out.saved_l3, abs=1e-6)
+    assert n3 <= l3 + 1e-9
+    assert kept <= {i for i, r in enumerate(state.raw) if r.keep}
 
 
 def test_the_swap_step_is_not_started_without_time() -> None:

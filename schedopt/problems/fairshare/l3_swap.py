@@ -13,7 +13,9 @@ Found by array passes, no LP: across two types with as many GPUs, each direction
 (returns, valued ``s_A + λ ΔL2``, and moves of jobs that restart nothing, ``λ ΔL2``) are
 paired best with best while a pair's value is positive, at the least price ``λ`` of L2 whose
 pairs do not lower L2 together (``matched``); then each other restarting job's best partner
-by L2 whose unit can give the GPUs (``candidates``). Each pair is applied on the board and
+by L2 whose unit can give the GPUs (``candidates``); where the L2 gained so far cannot pay
+for a partner, idle jobs take the places of movable jobs they beat on L2 (``l3_idle.py``) and
+the partners are found again. Each pair is applied on the board and
 checked exactly (the touched jobs' L2 and L3 as the validator counts them, every touched
 unit at a share of at least t̂) and undone if it fails: the matching's pairs first, most L2
 first, then the partners' (those that do not lower L2 first, then by L3 saved per L2 spent),
@@ -39,6 +41,7 @@ from .data import JobData, ModelData
 from .heuristics import _State
 from .l2_repair import COST_TOL, RepairStats, _levels, _put_back
 from .l3_bound import Arrays, arrays, need_gpus
+from .l3_idle import idle_legs
 from .restore import restarting
 
 #: Seconds ``decomp`` gives the step at least (at 16,384 GPUs × 20,000 jobs: about 0.1 s
@@ -101,17 +104,35 @@ def swap_returns(
             break
         if not any(i in used for i, _ in moves):
             run(moves)
-    pairs = candidates(state, tables, returning, by_kind, used, end)
-    gain = [p for p in pairs if p[1] >= 0.0]
-    spend = [p for p in pairs if p[1] < 0.0]
-    gain.sort(key=lambda p: (-p[0], -p[1], p[2]))
-    spend.sort(key=lambda p: (-p[0] / -p[1], p[2]))
-    for _, d_l2, job, other, to in gain + spend:
-        if time.perf_counter() >= end:
+    # idle jobs in the place of jobs that move at no restart (l3_idle.py): L2 for the bank,
+    # taken when the bank is first short for a pair (then the partners found again)
+    legs = idle_legs(state, *tables.columns, by_kind, used) if time.perf_counter() < end else []
+    for _ in range(2):
+        pairs = candidates(state, tables, returning, by_kind, used, end)
+        gain = [p for p in pairs if p[1] >= 0.0]
+        spend = [p for p in pairs if p[1] < 0.0]
+        gain.sort(key=lambda p: (-p[0], -p[1], p[2]))
+        spend.sort(key=lambda p: (-p[0] / -p[1], p[2]))
+        short = False
+        for _, d_l2, job, other, to in gain + spend:
+            if time.perf_counter() >= end:
+                break
+            if job in used or other in used:
+                continue
+            if bank + d_l2 < -BANK_TOL:
+                if legs:
+                    short = True
+                    break
+                continue
+            run([(job, "keep"), (other, to)])
+        if not short:
             break
-        if job in used or other in used or bank + d_l2 < -BANK_TOL:
-            continue
-        run([(job, "keep"), (other, to)])
+        for _, c, b, o in legs:
+            if time.perf_counter() >= end:
+                break
+            if c not in used and b not in used:
+                run([(b, None), (c, o)])
+        legs = []
     fair = data.min_share([float(g) for g in state.unit_gpus]) >= t_hat
     # (every pair's L2 and L3 are its touched jobs' change, so their sums are the whole
     # plan's; the bank never went below -BANK_TOL)
@@ -159,6 +180,7 @@ class Tables:
         self.eff[rows[r], inverse] = a.eff[r, o]
         self.opt_of[rows[r], inverse] = o
         self.unit = np.array([j.unit for j in data.jobs], dtype=np.int64)
+        self.columns = (self.eff, self.opt_of, self.unit, self.kix)
 
 
 def pools(state: _State, used: Collection[int] = ()) -> dict[tuple[str, int], np.ndarray]:
