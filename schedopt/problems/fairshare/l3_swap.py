@@ -41,7 +41,7 @@ from .data import JobData, ModelData
 from .heuristics import _State
 from .l2_repair import COST_TOL, RepairStats, _levels, _put_back
 from .l3_bound import Arrays, arrays, need_gpus
-from .l3_idle import idle_legs
+from .l3_idle import Leg, idle_legs
 from .restore import restarting
 
 #: Seconds ``decomp`` gives the step at least (at 16,384 GPUs × 20,000 jobs: about 0.1 s
@@ -104,9 +104,9 @@ def swap_returns(
             break
         if not any(i in used for i, _ in moves):
             run(moves)
-    # idle jobs in the place of jobs that move at no restart (l3_idle.py): L2 for the bank,
-    # taken when the bank is first short for a pair (then the partners found again)
-    legs = idle_legs(state, *tables.columns, by_kind, used) if time.perf_counter() < end else []
+    # the partners; where the bank is first short for one, idle jobs in the places of jobs
+    # that move at no restart (l3_idle.py: L2 for the bank), then the partners found again
+    legs: list[Leg] | None = None
     for _ in range(2):
         pairs = candidates(state, tables, returning, by_kind, used, end)
         gain = [p for p in pairs if p[1] >= 0.0]
@@ -120,19 +120,18 @@ def swap_returns(
             if job in used or other in used:
                 continue
             if bank + d_l2 < -BANK_TOL:
-                if legs:
-                    short = True
+                short = legs is None
+                if short:
                     break
                 continue
             run([(job, "keep"), (other, to)])
-        if not short:
+        if not short or time.perf_counter() >= end:
             break
+        legs = idle_legs(state, *tables.columns, by_kind, used)
         for _, c, b, o in legs:
             if time.perf_counter() >= end:
                 break
-            if c not in used and b not in used:
-                run([(b, None), (c, o)])
-        legs = []
+            run([(b, None), (c, o)])
     fair = data.min_share([float(g) for g in state.unit_gpus]) >= t_hat
     # (every pair's L2 and L3 are its touched jobs' change, so their sums are the whole
     # plan's; the bank never went below -BANK_TOL)
