@@ -14,8 +14,8 @@ Found by array passes, no LP: across two types with as many GPUs, each direction
 paired best with best while a pair's value is positive, at the least price ``λ`` of L2 whose
 pairs do not lower L2 together (``matched``); then each other restarting job's best partner
 by L2 whose unit can give the GPUs (``candidates``); where the L2 gained so far cannot pay
-for a partner, idle jobs take the places of movable jobs they beat on L2 (``l3_idle.py``) and
-the partners are found again. Each pair is applied on the board and
+for a partner, idle jobs take the places of movable jobs they beat on L2 (``l3_idle.py``), once.
+Each pair is applied on the board and
 checked exactly (the touched jobs' L2 and L3 as the validator counts them, every touched
 unit at a share of at least t̂) and undone if it fails: the matching's pairs first, most L2
 first, then the partners' (those that do not lower L2 first, then by L3 saved per L2 spent),
@@ -104,34 +104,26 @@ def swap_returns(
             break
         if not any(i in used for i, _ in moves):
             run(moves)
-    # the partners; where the bank is first short for one, idle jobs in the places of jobs
-    # that move at no restart (l3_idle.py: L2 for the bank), then the partners found again
+    pairs = candidates(state, tables, returning, by_kind, used, end)
+    gain = [p for p in pairs if p[1] >= 0.0]
+    spend = [p for p in pairs if p[1] < 0.0]
+    gain.sort(key=lambda p: (-p[0], -p[1], p[2]))
+    spend.sort(key=lambda p: (-p[0] / -p[1], p[2]))
     legs: list[Leg] | None = None
-    for _ in range(2):
-        pairs = candidates(state, tables, returning, by_kind, used, end)
-        gain = [p for p in pairs if p[1] >= 0.0]
-        spend = [p for p in pairs if p[1] < 0.0]
-        gain.sort(key=lambda p: (-p[0], -p[1], p[2]))
-        spend.sort(key=lambda p: (-p[0] / -p[1], p[2]))
-        short = False
-        for _, d_l2, job, other, to in gain + spend:
-            if time.perf_counter() >= end:
-                break
-            if job in used or other in used:
-                continue
-            if bank + d_l2 < -BANK_TOL:
-                short = legs is None
-                if short:
-                    break
-                continue
-            run([(job, "keep"), (other, to)])
-        if not short or time.perf_counter() >= end:
+    for _, d_l2, job, other, to in gain + spend:
+        if time.perf_counter() >= end:
             break
-        legs = idle_legs(state, *tables.columns, by_kind, used)
-        for _, c, b, o in legs:
-            if time.perf_counter() >= end:
-                break
-            run([(b, None), (c, o)])
+        if legs is None and bank + d_l2 < -BANK_TOL and not {job, other} & used:
+            # the bank first short: idle jobs in the places of jobs that move at no restart
+            # (l3_idle.py), among the jobs no pair has touched: L2 for the bank
+            legs = idle_legs(state, *tables.columns, by_kind, used)
+            for _, c, b, o in legs:
+                if time.perf_counter() >= end:
+                    break
+                run([(b, None), (c, o)])
+        if job in used or other in used or bank + d_l2 < -BANK_TOL:
+            continue
+        run([(job, "keep"), (other, to)])
     fair = data.min_share([float(g) for g in state.unit_gpus]) >= t_hat
     # (every pair's L2 and L3 are its touched jobs' change, so their sums are the whole
     # plan's; the bank never went below -BANK_TOL)
