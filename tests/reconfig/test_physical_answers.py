@@ -4,6 +4,8 @@ returned the Oobleck plan, 27.16 s against 12.4-18.5 s, after 4.2 s of a 10 s li
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 import schedopt
@@ -77,3 +79,46 @@ def test_no_data_by_the_deadline_says_why(monkeypatch: pytest.MonkeyPatch) -> No
     assert "building the reconfiguration data" in str(result.stats[NO_ANSWER])
     assert _stats(result.stats)[NO_ANSWER] == result.stats[NO_ANSWER]  # kept in a bench row
 
+
+def test_auto_gives_the_time_left_to_the_heuristics_when_the_exact_method_answers_nothing(
+    monkeypatch: pytest.MonkeyPatch, inst: ReconfigInstance
+) -> None:
+    # auto's heuristics share passed after the first answer (a share of 0 stands in for a busy
+    # machine), then the exact method answered nothing at once: the heuristics cut off run in
+    # the time left, and the best of all of them is the answer, with the exact method's label
+    import importlib
+
+    from schedopt.core.registry import Outcome
+
+    core_solve = importlib.import_module("schedopt.core.solve")  # (the module, not solve)
+
+    ran: list[str] = []
+
+    def counted(name: str) -> object:
+        run = SPEC.methods[name].run
+
+        def wrapped(*args: object) -> Outcome:
+            ran.append(name)
+            return run(*args)
+
+        return wrapped
+
+    def nothing(*args: object) -> Outcome:
+        return Outcome(Status.NO_SOLUTION, explanation="nothing found (a stand-in)")
+
+    exact = SPEC.auto_exact_for(inst)
+    monkeypatch.setattr(core_solve, "AUTO_HEURISTIC_SHARE", 0.0)
+    monkeypatch.setitem(SPEC.methods, exact, dataclasses.replace(SPEC.methods[exact], run=nothing))
+    for name in SPEC.auto_heuristics:
+        monkeypatch.setitem(
+            SPEC.methods, name, dataclasses.replace(SPEC.methods[name], run=counted(name))
+        )
+    result = schedopt.solve(inst, "auto", time_limit_s=60)
+    assert ran == list(SPEC.auto_heuristics)  # every one, once
+    assert result.solution is not None and result.objectives is not None
+    assert not SPEC.validate(inst, result.solution)
+    assert result.status is Status.FEASIBLE and result.method.startswith(f"auto({exact} < ")
+    for name in SPEC.auto_heuristics:  # the best of them (they are deterministic)
+        theirs = schedopt.solve(inst, name, time_limit_s=60)
+        if theirs.objectives is not None:
+            assert result.objectives[0] <= theirs.objectives[0] + 1e-9, name
