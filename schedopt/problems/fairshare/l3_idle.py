@@ -21,7 +21,7 @@ from .heuristics import _State
 from .l3_bound import need_gpus
 
 #: Idle jobs (best ``e`` first) and jobs that may move (least ``e`` first) looked at per kind.
-TOP = 64
+TOP = 256
 #: Least L2 a leg must gain (the sums of e in another order).
 GAIN_TOL = 1e-9
 
