@@ -19,13 +19,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 # Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
-from common import append_rows
+from common import append_rows, run_in_checkout
 
 ROOT = Path(__file__).resolve().parent.parent
 SHAPES = {"256x800": (32, 800), "1024x3200": (128, 3200), "1024x1000": (128, 1000)}
@@ -66,21 +63,6 @@ out["b1l"] = float(lam @ p.rhs + v); out["b1l_s"] = round(time.perf_counter() - 
 out["load_after"] = os.getloadavg()[0]
 print(json.dumps(out))
 """
-
-
-def _run(code: str, path: Path) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(path)}
-    done = subprocess.run(
-        ["nice", "-n", "5", sys.executable, "-c", code],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=str(path),
-    )
-    if done.returncode:
-        return {"error": done.stderr.strip().splitlines()[-1:]}
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
                 cases.append(("auto (previous)", Path(args.previous), ROW))
             for label, path, code in cases:
                 method = "auto" if label.startswith("auto (") else label
-                got = _run(
+                got = run_in_checkout(
                     code.format(
                         hosts=hosts,
                         jobs=jobs,

@@ -16,13 +16,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 # Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
-from common import append_rows
+from common import append_rows, checkout_commit, run_in_checkout
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -68,30 +65,6 @@ print(json.dumps(dict(
 """
 
 
-def _run(path: Path, at: str, seed: int, limit: float) -> dict:
-    done = subprocess.run(
-        ["nice", "-n", "5", sys.executable, "-c", ROW.format(at=at, seed=seed, limit=limit)],
-        env={**os.environ, "PYTHONPATH": str(path)},
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=str(path),
-    )
-    if done.returncode:
-        return {"error": done.stderr.strip().splitlines()[-1:]}
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def _commit(path: Path) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(path), "describe", "--always", "--dirty"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.stdout.strip() or "?"
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--at", choices=("b0", "greedy"), default="b0")
@@ -108,9 +81,9 @@ def main(argv: list[str] | None = None) -> int:
                     "instance": f"1024x3200-s{seed}",
                     "at": args.at,
                     "tree": label,
-                    "commit": _commit(path),
+                    "commit": checkout_commit(path),
                     "limit_s": args.limit,
-                    **_run(path, args.at, seed, args.limit),
+                    **run_in_checkout(ROW.format(at=args.at, seed=seed, limit=args.limit), path),
                 }
                 print(json.dumps(row), flush=True)
                 append_rows("admission_late_steps", [row], argv)

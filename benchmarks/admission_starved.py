@@ -36,7 +36,7 @@ import threading
 from pathlib import Path
 
 # Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
-from common import append_rows
+from common import append_rows, checkout_commit, run_in_checkout
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -84,28 +84,7 @@ print(json.dumps(dict(
 
 def _row(path: Path, seed: int, limit: float, hosts: int, jobs: int, nice: int) -> dict:
     code = ROW.format(hosts=hosts, jobs=jobs, seed=seed, limit=limit)
-    env = {**os.environ, "PYTHONPATH": str(path)}
-    done = subprocess.run(
-        ["nice", "-n", str(nice), sys.executable, "-c", code],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=str(path),
-    )
-    if done.returncode:
-        return {"error": done.stderr.strip().splitlines()[-1:]}
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def _commit(path: Path) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(path), "describe", "--always", "--dirty"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.stdout.strip() or "?"
+    return run_in_checkout(code, path, nice)
 
 
 class Beside:
@@ -180,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
                     row = {
                         "instance": f"{hosts * 8}x{jobs}-s{seed}",
                         "tree": label,
-                        "commit": _commit(path),
+                        "commit": checkout_commit(path),
                         "limit_s": args.limit,
                         "burners": args.burners,
                         "beside": args.beside,

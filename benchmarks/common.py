@@ -1,14 +1,17 @@
 """Shared plumbing of the benchmark scripts: :func:`bench` and :func:`tune` for the thin callers
 of ``schedopt bench`` / ``schedopt tune``, and for the scripts that measure what is not a suite ×
 method table, :func:`row_log` (keyed, resumable JSON lines under benchmarks/results/ with the
-machine and versions, :class:`schedopt.bench.record.RowLog`) and :func:`print_table`."""
+machine and versions, :class:`schedopt.bench.record.RowLog`) and :func:`print_table`; for the
+scripts that compare two checkouts, :func:`run_in_checkout` and :func:`checkout_commit`."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import shlex
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -93,6 +96,34 @@ def append_rows(name: str, rows: Sequence[dict[str, Any]], argv: Sequence[str] |
 def key(*parts: object) -> str:
     """A row's key from the values that define it."""
     return "/".join(str(p) for p in parts)
+
+
+def run_in_checkout(code: str, path: Path, nice: int = 5) -> dict[str, Any]:
+    """``code`` run by ``python -c`` in a fresh process at ``nice``, importing the package from
+    the checkout ``path``; the JSON object its last line prints, or ``{"error": [...]}``."""
+    done = subprocess.run(
+        ["nice", "-n", str(nice), sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": str(path)},
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=str(path),
+    )
+    if done.returncode:
+        return {"error": done.stderr.strip().splitlines()[-1:]}
+    out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return out
+
+
+def checkout_commit(path: Path) -> str:
+    """The commit checked out at ``path`` (``-dirty`` when it has changes), or ``?``."""
+    done = subprocess.run(
+        ["git", "-C", str(path), "describe", "--always", "--dirty"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout.strip() or "?"
 
 
 def print_table(title: str, rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> None:

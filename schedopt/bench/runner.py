@@ -238,7 +238,8 @@ def run_row(job: Job) -> dict[str, Any]:
 #: the first level is proven, the plan space a proof holds over, which bound a gap is against
 #: (admission's "B1L", "B0k", ...), and the counts the tables of benchmarks/RESULTS.md report
 #: (finish-time fairness's LPs, column generation's columns, rounds and master LP, the rounds
-#: reconfig's physical bound priced, whether cosched's plan was polished, its case workers).
+#: reconfig's physical bound priced, whether cosched's plan was polished, its case workers),
+#: and why reconfig's decomp:physical had no template answer or where its widening stopped.
 STATS_KEPT = (
     "first_level_proven",
     "proven_over",
@@ -254,6 +255,8 @@ STATS_KEPT = (
     "polished",
     "polish_columns",
     "case_workers",
+    "no_template_answer",
+    "cut_short",
 )
 
 

@@ -223,31 +223,40 @@ def _auto(
     # budget, and the exact model gets the rest in deterministic time (SolveOptions).
     det = options.deterministic
     share = options.time_limit_s * AUTO_HEURISTIC_SHARE
-    for name in spec.auto_heuristics:
-        if heuristic_deadline.expired() and best is not None and not det:
-            break
-        # Heuristics run with their tuned parameters (shipped or ``tuned=``), if any. Until
-        # one has answered, a heuristic may use the whole limit: auto always wants an answer.
-        heuristic_options = replace(options, params=tuned.get(name, {}))
-        if det:
-            heuristic_options = replace(heuristic_options, time_limit_s=share)
-        outcome = _run(
-            spec,
-            name,
-            instance,
-            heuristic_options,
-            # the first answer keeps the plain reserve, not the stretched one (see solve)
-            heuristic_deadline if best is not None else Deadline(deadline.end),
-        )
-        if outcome.solution is None:
-            notes.append(f"{name}: {outcome.explanation or outcome.status.value}")
-            continue
-        if best is None:
-            best_name, best = name, outcome
-            continue
-        obj = spec.evaluate(instance, outcome.solution)
-        if lex_better(obj, objectives_of_best(), spec.terms):
-            best_name, best, best_obj = name, outcome, obj
+    ran: list[str] = []
+
+    def run_heuristics(until: Deadline) -> None:
+        nonlocal best_name, best, best_obj
+        for name in spec.auto_heuristics:
+            if name in ran:
+                continue
+            if until.expired() and best is not None and not det:
+                break
+            ran.append(name)
+            # Heuristics run with their tuned parameters (shipped or ``tuned=``), if any. Until
+            # one has answered, a heuristic may use the whole limit: auto always wants one.
+            heuristic_options = replace(options, params=tuned.get(name, {}))
+            if det:
+                heuristic_options = replace(heuristic_options, time_limit_s=share)
+            outcome = _run(
+                spec,
+                name,
+                instance,
+                heuristic_options,
+                # the first answer keeps the plain reserve, not the stretched one (see solve)
+                until if best is not None else Deadline(deadline.end),
+            )
+            if outcome.solution is None:
+                notes.append(f"{name}: {outcome.explanation or outcome.status.value}")
+                continue
+            if best is None:
+                best_name, best = name, outcome
+                continue
+            obj = spec.evaluate(instance, outcome.solution)
+            if lex_better(obj, objectives_of_best(), spec.terms):
+                best_name, best, best_obj = name, outcome, obj
+
+    run_heuristics(heuristic_deadline)
     heuristics_said = f" (heuristics: {'; '.join(notes)})" if notes and best is None else ""
     if first is not None:
         return _after_decomposition(exact_method, first, best_name, best, heuristics_said)
@@ -268,6 +277,10 @@ def _auto(
         if best is not None and not det:
             exact_deadline = deadline.reserving(spec.finish_reserve_s(instance))
         exact = _run(spec, exact_method, instance, exact_options, exact_deadline)
+        if best is not None and exact.solution is None and exact.status is not Status.INFEASIBLE:
+            # the exact model answered nothing: the heuristics the share cut off get the time
+            # left (#17: a heuristic's plan returned after 4.2 s of a 10 s limit)
+            run_heuristics(exact_deadline)
     except ModelTooLargeError as err:
         if best is None:
             # Nothing to return, and the instance itself is fine: an honest NO_SOLUTION.

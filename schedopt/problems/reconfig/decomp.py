@@ -132,16 +132,44 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
     the template answer widened to the physical space (W1–W7, W7's targets climbing from the
     bound, W6's designs on the executor ``options.params`` names) where that lowers L1, with
     the bound; an answer left as it was keeps its
-    template-space status, with the physical bound beside it."""
+    template-space status, with the physical bound beside it. With a template answer it
+    always answers (that plan or a better one); without one, ``stats[NO_ANSWER]`` says why."""
+    t0 = time.perf_counter()
+    # the data and the start are built by the whole deadline (all that follows needs them);
+    # only the search stops at the template share: on a busy machine the share once passed
+    # while the data were built, and no answer came, with 3/4 of the limit unused (#17)
+    search_by = deadline.earlier(deadline.share(1 - TEMPLATE_SHARE))
+    try:
+        out = solve_templates(inst, options, deadline, hand_over=False, search_by=search_by)
+    except DeadlineReached as stop:  # no data by the deadline itself: nothing to answer with
+        return Outcome(Status.NO_SOLUTION, explanation=str(stop), stats={NO_ANSWER: str(stop)})
+    if out.status is Status.NO_SOLUTION:
+        said = {**out.stats, NO_ANSWER: out.explanation or out.status.value}
+        return dataclasses.replace(out, stats=said)
+    if out.solution is None:  # INFEASIBLE (a proof), as it is
+        return out
+    if deadline.expired():
+        return with_stage_bound(inst, out, deadline)
+    try:
+        return _widened(inst, options, deadline, out, t0)
+    except DeadlineReached as stop:  # cut short after the template answer: that answer stands
+        cut = {**out.stats, "cut_short": str(stop)}
+        return with_stage_bound(inst, dataclasses.replace(out, stats=cut), deadline)
+
+
+#: ``decomp:physical``'s stats: why it has no template answer (and so no answer at all).
+NO_ANSWER = "no_template_answer"
+
+
+def _widened(
+    inst: ReconfigInstance, options: SolveOptions, deadline: Deadline, out: Outcome, t0: float
+) -> Outcome:
+    """``decomp:physical`` after its template answer ``out``: the bound over the physical
+    space, widening, then the widened plan or the template answer handed over."""
     from .physical import widen
     from .price_bound import Gathered, mean_bound_us, priced_bound_us  # HiGHS, on first use
 
-    t0 = time.perf_counter()
-    out = solve_templates(
-        inst, options, deadline.earlier(deadline.share(1 - TEMPLATE_SHARE)), hand_over=False
-    )
-    if out.solution is None or deadline.expired():
-        return with_stage_bound(inst, out, deadline)
+    assert out.solution is not None
     upper = round(evaluate(inst, out.solution)[0] * 1e6)
     known: tuple[int | None, dict[str, float]] | None = None
     ran_on: dict[str, float | str] = {}
@@ -209,11 +237,17 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
 
 
 def solve_templates(
-    inst: ReconfigInstance, options: SolveOptions, deadline: Deadline, hand_over: bool = True
+    inst: ReconfigInstance,
+    options: SolveOptions,
+    deadline: Deadline,
+    hand_over: bool = True,
+    search_by: Deadline | None = None,
 ) -> Outcome:
     """R4's search, then (``hand_over``) the monolithic model (C1–C13) from its plan, with its
     bound as C13: when L1 is proven the model only solves L2 and L3 (and may prove every
-    level). ``decomp:physical`` skips the hand-over: L2 and L3 of a plan it widens are moot."""
+    level). ``decomp:physical`` skips the hand-over: L2 and L3 of a plan it widens are moot.
+    ``search_by``: the search's deadline (else ``deadline``); the data and the start are built
+    by ``deadline``, and a search left no time answers with the start."""
     from .rate import search  # HiGHS, imported on first use (tests/test_startup.py)
 
     t0 = time.perf_counter()
@@ -223,7 +257,8 @@ def solve_templates(
         return early
     start = warm_start(data, options.hint, deadline)
     build_s = time.perf_counter() - t0
-    raw, bound_us, counts = search(data, start, deadline.earlier(deadline.share(1 - SEARCH_SHARE)))
+    by = deadline if search_by is None else search_by
+    raw, bound_us, counts = search(data, start, by.earlier(by.share(1 - SEARCH_SHARE)))
     stats = {**counts, "templates": float(len(data.templates)), "kept_kinds": float(len(data.kept))}
     if counts.get("infeasible"):  # R2 over every kind proven infeasible
         return finish(inst, Outcome(Status.INFEASIBLE, explanation=INFEASIBLE, stats=stats))
