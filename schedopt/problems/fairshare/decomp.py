@@ -70,12 +70,9 @@ AUTO_DECOMP_JOBS = 5000
 #: them, L2 75% under B2 at 16,384 GPUs), and the relative slack on the plan's L2 in its
 #: floor (the validator sums the same e_jo in another order).
 B3L_MAX_S = 1.25
-#: Share of that time B2L (the L2 bound behind the plan's L1) is counted as taking out of
-#: it (0.225 s), and the most B2L may take (its steps are counted, not timed: its 25
-#: evaluations at 16,384 GPUs take 0.19 CPU s, so a share of 0.225 s of wall cut them to
-#: 12-17 whenever the process had half a core, and B2L, 10,092.3 instead of 10,087.9,
-#: guided the L2 repair to one neighbourhood that used its whole phase, 0.95 s where 2-3
-#: took 0.5 s: the slow regime of benchmarks/RESULTS.md, "Fair share: the two regimes").
+#: Share of that time B2L (the L2 bound behind the plan's L1) counts as taking (0.225 s), and
+#: the most it may take: its steps are counted, not timed (25 take 0.19 CPU s at 16,384 GPUs;
+#: 0.225 s of wall cut them on half a core: RESULTS.md, "Fair share: the two regimes").
 B2L_SHARE = 0.18
 B2L_MAX_S = 0.75
 #: Seconds more for B3L on rounds where its joint search runs (at most JOINT_MAX_UNITS
