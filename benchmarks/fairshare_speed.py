@@ -30,6 +30,78 @@ def _timed_finish(*args, **kwargs):  # type: ignore[no-untyped-def]
 
 solve_module._finish = _timed_finish
 
+#: Per phase of the decomposition: [calls, wall s, CPU s] (time.process_time: CPU well under
+#: wall is the process waiting for a core, not work), and each part's LP stages.
+PHASES: dict[str, list[float]] = {}
+STAGES: list[str] = []
+#: What B2 (the whole round's, ``bounds``) and B2L (``l2_prices``) returned, and B2's data.
+SEEN: dict[str, object] = {}
+
+
+def _phased(module: object, name: str, label: str) -> None:
+    """``module.name`` timed under ``label`` (a global the decomposition looks up per call)."""
+    inner = getattr(module, name)
+
+    def timed(*args, **kwargs):  # type: ignore[no-untyped-def]
+        w, c = time.perf_counter(), time.process_time()
+        try:
+            out = inner(*args, **kwargs)
+            if label == "bound":
+                SEEN["B2_whole"], SEEN["data"] = out.l2, args[0]
+            elif label == "B2L":
+                SEEN["B2L"] = out[0]
+            return out
+        finally:
+            row = PHASES.setdefault(label, [0, 0.0, 0.0])
+            row[0] += 1
+            row[1] += time.perf_counter() - w
+            row[2] += time.process_time() - c
+
+    setattr(module, name, timed)
+
+
+decomp = importlib.import_module("schedopt.problems.fairshare.decomp")
+for _name, _label in (
+    ("bounds", "bound"),
+    ("solve_part", "part"),
+    ("lp_guide", "part_lp"),
+    ("run_gavel_round", "part_round"),
+    ("join", "join"),
+    ("water_fill", "join_fill"),
+    ("restore_running", "join_restore"),
+    ("l2_prices", "B2L"),
+    ("repair_l2", "L2_repair"),
+    ("l3_dual", "B3L"),
+    ("unit_bound", "B3U"),
+    ("return_running", "L3_return"),
+    ("swap_returns", "L3_swap"),
+    ("exchange", "L3_exchange"),
+    ("repair_l3", "L3_repair"),
+):
+    if hasattr(decomp, _name):
+        _phased(decomp, _name, _label)
+
+# B2L's Lagrangian evaluations (its golden sections stop at a wall-clock share)
+_l2_bound = importlib.import_module("schedopt.problems.fairshare.l2_bound")
+_phased(_l2_bound, "lagrangian", "B2L_eval")
+
+_staged = importlib.import_module("schedopt.model.lp_bound").StagedLp
+_maximise = _staged.maximise
+
+
+def _timed_stage(self, c, time_limit_s, *, primal=False):  # type: ignore[no-untyped-def]
+    # each part's LP stage: wall/CPU/limit in ms, "x" where it stopped unsolved
+    w, cpu = time.perf_counter(), time.process_time()
+    x = _maximise(self, c, time_limit_s, primal=primal)
+    STAGES.append(
+        f"{1000 * (time.perf_counter() - w):.0f}/{1000 * (time.process_time() - cpu):.0f}"
+        f"/{1000 * time_limit_s:.0f}{'' if x is not None else 'x'}"
+    )
+    return x
+
+
+_staged.maximise = _timed_stage
+
 
 def main() -> None:
     tag, method, limit = sys.argv[1], sys.argv[2], float(sys.argv[3])
@@ -64,6 +136,7 @@ def main() -> None:
                 "data_s",
                 "split_s",
                 "bound_s",
+                "parts_s",
                 "join_s",
                 "restore_s",
                 "restored_jobs",
@@ -84,7 +157,14 @@ def main() -> None:
             )
         },
         "finish_s": round(FINISH[0], 3) if FINISH else None,
+        "phases": {k: [int(n), round(w, 3), round(c, 3)] for k, (n, w, c) in PHASES.items()},
+        "lp_stages": " ".join(STAGES),
+        "B2_whole": SEEN.get("B2_whole"),
+        "B2L": SEEN.get("B2L"),
     }
+    if "data" in SEEN:  # B2 given all its steps (after the run, out of its time)
+        gpu_prices = importlib.import_module("schedopt.problems.fairshare.bound").gpu_prices
+        row["B2_all_steps"] = gpu_prices(SEEN["data"])[0]
     print(json.dumps(row), flush=True)
 
 

@@ -97,3 +97,28 @@ def test_b3l_gets_time_for_its_joint_search_where_it_runs(monkeypatch, few: bool
         assert budget > decomp.B3L_MAX_S
     else:
         assert budget <= decomp.B3L_MAX_S
+
+
+def test_b2l_takes_all_its_steps_when_the_process_is_slow(monkeypatch) -> None:
+    # B2L's golden sections are counted, not timed: with each evaluation 20 ms slower (a
+    # process with part of a core), the join's B2L still makes every one of them (a share of
+    # 0.225 s of wall cut them to about 11 here, and at 16,384 GPUs gave the slow regime)
+    import time
+
+    from schedopt.problems.fairshare import l2_bound
+
+    calls: list[int] = []
+    lagrangian = l2_bound.lagrangian
+
+    def slow(*args, **kwargs):  # type: ignore[no-untyped-def]
+        time.sleep(0.02)
+        calls.append(1)
+        return lagrangian(*args, **kwargs)
+
+    monkeypatch.setattr(l2_bound, "lagrangian", slow)
+    inst = generate_custom(gpus=1024, tenants=20, jobs=1500, seed=0)
+    got = schedopt.solve(inst, "decomp", time_limit_s=30, params={"parts": 2})
+    assert got.solution is not None
+    types = len(build_data(inst, check_size=False).type_capacity)
+    # one evaluation at B2's prices, then per GPU type two and SCALE_STEPS more
+    assert len(calls) == 1 + types * (2 + l2_bound.SCALE_STEPS)
