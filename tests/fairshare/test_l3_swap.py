@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 
 import schedopt
 from schedopt.core.stopping import Deadline
-from schedopt.problems.fairshare import FairshareInstance, decomp, generate_custom, l3_swap
+from schedopt.problems.fairshare import (
+    FairshareInstance,
+    decomp,
+    generate_custom,
+    l3_pairs,
+    l3_swap,
+)
 from schedopt.problems.fairshare.data import build_data
 from schedopt.problems.fairshare.heuristics import AstraeaParams, run_astraea
 from schedopt.problems.fairshare.l2_repair import RepairStats
@@ -196,8 +202,8 @@ def test_idle_legs_never_make_the_plan_worse(inst, pick: list[int]) -> None:
     assert validate(inst, state.solution()) == []
     l1, l2, l3 = evaluate(inst, state.solution())
     kept = {i for i, r in enumerate(state.raw) if r.keep}
-    tables = l3_swap.Tables(data, arrays(data))
-    by_kind = l3_swap.pools(state)
+    tables = l3_pairs.Tables(data, arrays(data))
+    by_kind = l3_pairs.pools(state)
     legs = idle_legs(state, *tables.columns, by_kind, ())
     assert all(gain > 0 for gain, *_ in legs)
     in_legs = {j for _, c, b, _ in legs for j in (c, b)}

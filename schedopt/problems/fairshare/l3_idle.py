@@ -40,7 +40,7 @@ def idle_legs(
 ) -> list[Leg]:
     """The legs (module docstring), each job in at most one, most L2 first, chosen greedily
     so that every unit that gives GPUs keeps ``m_v(t̂)`` (``eff``, ``opt_of``, ``unit``,
-    ``kix``: ``l3_swap.Tables``; ``by_kind``: ``l3_swap.pools``; jobs in ``used`` left out)."""
+    ``kix``: ``l3_pairs.Tables``; ``by_kind``: ``l3_pairs.pools``; jobs in ``used`` left out)."""
     data = state.data
     taken = np.zeros(len(data.jobs), dtype=bool)
     taken[list(used)] = True
