@@ -287,7 +287,10 @@ def _auto(
             return f"auto({exact_method})", Outcome(
                 Status.NO_SOLUTION, explanation=f"{err}{heuristics_said}"
             )
-        # The exact model is refused for its size: the heuristic's answer stands, and says so.
+        # The exact model is refused for its size (before it is built): the heuristics the
+        # share cut off get the time left, and the best heuristic answer stands, saying so.
+        run_heuristics(deadline if det else deadline.reserving(spec.finish_reserve_s(instance)))
+        assert best is not None
         return f"auto({best_name})", replace(best, explanation=str(err))
     label = f"auto({exact_method}"
     if exact.status in (Status.OPTIMAL, Status.INFEASIBLE):

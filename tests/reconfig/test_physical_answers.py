@@ -10,6 +10,7 @@ import pytest
 
 import schedopt
 from schedopt.bench.runner import _stats
+from schedopt.core.errors import ModelTooLargeError
 from schedopt.core.status import Status
 from schedopt.core.stopping import DeadlineReached
 from schedopt.problems.reconfig import SPEC, decomp, generate_custom, physical
@@ -80,12 +81,14 @@ def test_no_data_by_the_deadline_says_why(monkeypatch: pytest.MonkeyPatch) -> No
     assert _stats(result.stats)[NO_ANSWER] == result.stats[NO_ANSWER]  # kept in a bench row
 
 
+@pytest.mark.parametrize("refused", [False, True], ids=["answers-nothing", "too-large"])
 def test_auto_gives_the_time_left_to_the_heuristics_when_the_exact_method_answers_nothing(
-    monkeypatch: pytest.MonkeyPatch, inst: ReconfigInstance
+    monkeypatch: pytest.MonkeyPatch, inst: ReconfigInstance, refused: bool
 ) -> None:
     # auto's heuristics share passed after the first answer (a share of 0 stands in for a busy
-    # machine), then the exact method answered nothing at once: the heuristics cut off run in
-    # the time left, and the best of all of them is the answer, with the exact method's label
+    # machine), then the exact method answered nothing at once (or was refused for its size
+    # before it was built): the heuristics cut off run in the time left, and the best of all
+    # of them is the answer (with the exact method's label when it ran)
     import importlib
 
     from schedopt.core.registry import Outcome
@@ -104,6 +107,8 @@ def test_auto_gives_the_time_left_to_the_heuristics_when_the_exact_method_answer
         return wrapped
 
     def nothing(*args: object) -> Outcome:
+        if refused:
+            raise ModelTooLargeError("size", "the model over the limit (a stand-in)")
         return Outcome(Status.NO_SOLUTION, explanation="nothing found (a stand-in)")
 
     exact = SPEC.auto_exact_for(inst)
@@ -117,7 +122,12 @@ def test_auto_gives_the_time_left_to_the_heuristics_when_the_exact_method_answer
     assert ran == list(SPEC.auto_heuristics)  # every one, once
     assert result.solution is not None and result.objectives is not None
     assert not SPEC.validate(inst, result.solution)
-    assert result.status is Status.FEASIBLE and result.method.startswith(f"auto({exact} < ")
+    assert result.status is Status.FEASIBLE
+    if refused:
+        assert result.method in {f"auto({name})" for name in SPEC.auto_heuristics}
+        assert "a stand-in" in (result.explanation or "")
+    else:
+        assert result.method.startswith(f"auto({exact} < ")
     for name in SPEC.auto_heuristics:  # the best of them (they are deterministic)
         theirs = schedopt.solve(inst, name, time_limit_s=60)
         if theirs.objectives is not None:
