@@ -6,23 +6,20 @@ worked on, it keeps running jobs that need other jobs moved."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 
 import schedopt
-from schedopt.core.stopping import Deadline
 from schedopt.problems.fairshare import decomp, generate_custom, l3_exchange
 from schedopt.problems.fairshare.data import build_data
 from schedopt.problems.fairshare.heuristics import AstraeaParams, run_astraea
 from schedopt.problems.fairshare.l2_repair import RepairStats
 from schedopt.problems.fairshare.l3_exchange import exchange, fits
-from schedopt.problems.fairshare.l3_return import return_running
-from schedopt.problems.fairshare.restore import restore_running
 from schedopt.problems.fairshare.strategies import instances
-from schedopt.problems.fairshare.validate import evaluate, validate
+from schedopt.problems.fairshare.validate import evaluate
 
-SETTINGS = settings(
-    derandomize=True, deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow]
-)
+from .steps import STEP_SETTINGS, check_step
+
+SETTINGS = settings(STEP_SETTINGS, max_examples=60)
 
 
 @pytest.fixture(autouse=True)
@@ -32,24 +29,10 @@ def _no_time_cap(monkeypatch) -> None:
 
 
 def _check(inst, returned: bool) -> RepairStats:
-    data = build_data(inst, check_size=False)
-    state, problem = run_astraea(data, AstraeaParams(keep_running=0))
-    out = RepairStats()
-    if problem:
-        return out
-    if returned:
-        restore_running(state, Deadline.after(30))
-        return_running(state, 30.0, RepairStats())
-    l1, l2, l3 = evaluate(inst, state.solution())
-    exchange(state, 60.0, out)
-    after = state.solution()
-    assert validate(inst, after) == []
-    n1, n2, n3 = evaluate(inst, after)
-    assert n1 >= l1 - 1e-12
-    assert n2 >= l2 - 1e-9 * max(1.0, abs(l2))
-    assert n3 <= l3 + 1e-9
-    assert n3 == pytest.approx(l3 - out.saved_l3, abs=1e-6)
-    assert out.improved == (n3 < l3)
+    out, before, after, _, _ = check_step(
+        inst, lambda state, o: exchange(state, 60.0, o), returned=returned
+    )
+    assert out.improved == (after[2] < before[2])
     return out
 
 

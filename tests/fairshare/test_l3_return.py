@@ -5,45 +5,27 @@ decomposition's plan it keeps running jobs that restoring them one at a time doe
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 
 import schedopt
-from schedopt.core.stopping import Deadline
 from schedopt.problems.fairshare import decomp, generate_custom
-from schedopt.problems.fairshare.data import build_data
-from schedopt.problems.fairshare.heuristics import AstraeaParams, run_astraea
 from schedopt.problems.fairshare.l2_repair import RepairStats
 from schedopt.problems.fairshare.l3_return import return_running
-from schedopt.problems.fairshare.restore import restore_running
 from schedopt.problems.fairshare.strategies import instances
-from schedopt.problems.fairshare.validate import evaluate, validate
+from schedopt.problems.fairshare.validate import evaluate
 
-SETTINGS = settings(
-    derandomize=True, deadline=None, max_examples=80, suppress_health_check=[HealthCheck.too_slow]
-)
+from .steps import STEP_SETTINGS, check_step
+
+SETTINGS = STEP_SETTINGS
 
 
 def _check(inst, restore: bool) -> RepairStats:
-    data = build_data(inst, check_size=False)
-    state, problem = run_astraea(data, AstraeaParams(keep_running=0))
-    out = RepairStats()
-    if problem:
-        return out
-    if restore:
-        restore_running(state, Deadline.after(30))
-    l1, l2, l3 = evaluate(inst, state.solution())
-    was = sum(1 for r in state.raw if r.keep)
-    return_running(state, 30.0, out)
-    after_solution = state.solution()
-    assert validate(inst, after_solution) == []
-    n1, n2, n3 = evaluate(inst, after_solution)
-    assert n1 >= l1 - 1e-12
-    assert n2 >= l2 - 1e-9 * max(1.0, abs(l2))
-    assert n3 <= l3 + 1e-9
-    assert n3 == l3 - out.saved_l3 or abs(n3 - (l3 - out.saved_l3)) <= 1e-6
+    out, before, after, kept, now_kept = check_step(
+        inst, lambda state, o: return_running(state, 30.0, o), restore=restore
+    )
     if out.improved:
-        assert n3 < l3
-        assert sum(1 for r in state.raw if r.keep) > was
+        assert after[2] < before[2]
+        assert len(now_kept) > len(kept)
     return out
 
 
