@@ -101,6 +101,20 @@ def test_the_priced_plans_start_higher_at_1024_gpus_and_3200_jobs() -> None:
     assert validate(inst, solution) == []
 
 
+def _count_best_plans(monkeypatch) -> list[int]:
+    """From now on, the jobs whose best plan ``Prices`` evaluates, in order (a pass of B1L's
+    oracle at a new ``λ`` is one per SLO job)."""
+    calls: list[int] = []
+    real = Prices._best
+
+    def counted(self, job, price):
+        calls.append(job.index)
+        return real(self, job, price)
+
+    monkeypatch.setattr(Prices, "_best", counted)
+    return calls
+
+
 def test_the_priced_plans_reuse_the_guides_b1l_plans(monkeypatch) -> None:
     # the guide's B1L first evaluates every job's best plan at the LP's prices; the start's
     # priced plans take those (no second pass) and are the same as from a fresh evaluation
@@ -111,14 +125,7 @@ def test_the_priced_plans_reuse_the_guides_b1l_plans(monkeypatch) -> None:
     assert g.prices is not None and g.lp.prices
     fresh = priced_plans(data, g.lp, far)
     assert fresh
-    calls: list[int] = []
-    real = Prices._best
-
-    def counted(self, job, price):
-        calls.append(job.index)
-        return real(self, job, price)
-
-    monkeypatch.setattr(Prices, "_best", counted)
+    calls = _count_best_plans(monkeypatch)
     # the LP's prices first (then those of B1L's later steps, evaluated already)
     assert priced_plans(data, g.lp, far, g.prices)[: len(fresh)] == fresh
     assert calls == []
@@ -149,14 +156,7 @@ def test_the_priced_plans_take_b1ls_later_prices_too(monkeypatch) -> None:
     at_lp = priced_plans(data, lp, far, prices)
     other = prices.multipliers(lp.prices) * 0.5 + 0.02
     later = prices.best_plans(other)
-    calls: list[int] = []
-    real = Prices._best
-
-    def counted(self, job, price):
-        calls.append(job.index)
-        return real(self, job, price)
-
-    monkeypatch.setattr(Prices, "_best", counted)
+    calls = _count_best_plans(monkeypatch)
     got = priced_plans(data, lp, far, prices)
     assert calls == []
     assert got[: len(at_lp)] == at_lp
