@@ -107,10 +107,10 @@ def swap_returns(
             # the bank first short: idle jobs in the places of jobs that move at no restart
             # (l3_idle.py), among the jobs no pair has touched: L2 for the bank
             legs = idle_legs(state, *tables.columns, by_kind, used)
-            for _, c, b, o in legs:
+            for _, leg in legs:
                 if time.perf_counter() >= end:
                     break
-                run([(b, None), (c, o)])
+                run(leg)
         if job in used or other in used or bank + d_l2 < -BANK_TOL:
             continue
         run([(job, "keep"), (other, to)])
