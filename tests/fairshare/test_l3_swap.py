@@ -324,7 +324,7 @@ def test_the_swap_step_is_not_started_without_time() -> None:
 def test_decomp_runs_the_swap_step_after_the_return_step(monkeypatch) -> None:
     seen: list[tuple[float, float]] = []
 
-    def recorded(state, seconds, out, a=None):
+    def recorded(state, seconds, out, a=None, wall=None):
         inst = state.data.instance
         before = evaluate(inst, state.solution())[2]
         swap_returns(state, 30.0, out, a)
@@ -340,3 +340,31 @@ def test_decomp_runs_the_swap_step_after_the_return_step(monkeypatch) -> None:
     assert got.stats["l3_swap_saved"] == pytest.approx(before - after, abs=1e-3)
     assert got.objectives[2] <= after + 1e-9  # the steps after it only lower it
     assert got.stats["L3_bound"] <= got.objectives[2]
+
+
+class _Clock:
+    """``time`` for ``l3_swap`` with the process's CPU time ``rate`` times as fast (a
+    process that gets ``1/rate`` of a core counts the same work ``rate`` times slower)."""
+
+    def __init__(self, rate: float):
+        self.rate = rate
+
+    def perf_counter(self) -> float:
+        return time.perf_counter()
+
+    def process_time(self) -> float:
+        return self.rate * time.process_time()
+
+
+@pytest.mark.parametrize("rate", [1.0, 1000.0])
+def test_the_swap_step_counts_its_seconds_as_cpu_time(monkeypatch, rate: float) -> None:
+    # one second of CPU and 30 of wall: with the process's clock 1000 times as fast (1 ms of
+    # CPU is a second) the step stops before its first pair; with the real clock it saves
+    inst = generate_custom(gpus=512, tenants=10, jobs=600, seed=0)
+    monkeypatch.setattr(l3_swap, "time", _Clock(rate))
+
+    def step(state, out):
+        return swap_returns(state, 1.0, out, wall=30.0)
+
+    out, *_ = check_step(inst, step, returned=True)
+    assert (out.saved_l3 > 0) == (rate == 1.0)

@@ -315,10 +315,10 @@ def l3_stats(
         l3_stop = stop.earlier(finish)
         back = return_running(state, max(0.0, min(l3_s, l3_stop.remaining())), RepairStats())
         # restarting jobs returned by swaps with one other job each (l3_swap.py), in what
-        # the return step left of the share and at least SWAP_S (the L3 neighbourhoods
-        # after it get what is left: they were not kept in any measured run)
+        # the return step left of the share and at least SWAP_S of CPU, within the time
+        # left (the L3 neighbourhoods after it: what is left, never kept in measured runs)
         swap_s = min(max(l3_s - back.seconds, SWAP_S), l3_stop.remaining())
-        swap = swap_returns(state, max(0.0, swap_s), RepairStats(), a)
+        swap = swap_returns(state, max(0.0, swap_s), RepairStats(), a, l3_stop.remaining())
         # other jobs' moves beside the returns (l3_exchange.py), on rounds small enough for
         # its LP, in time of its own (at 16,384 GPUs its LP alone took 1.8-2.3 s: not run)
         moved = exchange(state, l3_stop.remaining(), RepairStats())  # (it checks it fits)
