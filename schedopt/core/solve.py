@@ -267,20 +267,23 @@ def _auto(
         return f"auto({best_name})", replace(
             best, explanation="the heuristics used the whole time limit; no exact model ran"
         )
+    if best is not None and not det:
+        # The heuristic's objectives now, before the exact model: after it, comparing the two
+        # answers then costs one evaluation, the one the finish reserve already holds (the
+        # Result takes the objectives compared), so the exact model works to solve's deadline,
+        # reserved once (a second reserve, stretched again on a busy machine, took 2-4 of
+        # them from it; 0.7 s each at fair share's 20,000 jobs, quiet).
+        objectives_of_best()
     try:
         exact_options = replace(options, hint=hint)
         if det:
             exact_options = replace(exact_options, time_limit_s=options.time_limit_s - share)
-        # Comparing the exact answer with the heuristic's costs two evaluations (0.7 s each
-        # at fair share's 20,000 jobs, quiet): kept back, stretched on a busy machine (#16).
-        exact_deadline = deadline
-        if best is not None and not det:
-            exact_deadline = deadline.reserving(spec.finish_reserve_s(instance))
-        exact = _run(spec, exact_method, instance, exact_options, exact_deadline)
+        exact = _run(spec, exact_method, instance, exact_options, deadline)
         if best is not None and exact.solution is None and exact.status is not Status.INFEASIBLE:
             # the exact model answered nothing: the heuristics the share cut off get the time
-            # left (#17: a heuristic's plan returned after 4.2 s of a 10 s limit)
-            run_heuristics(exact_deadline)
+            # left (#17: a heuristic's plan returned after 4.2 s of a 10 s limit); a late
+            # answer's one evaluation is again the finish's
+            run_heuristics(deadline)
     except ModelTooLargeError as err:
         if best is None:
             # Nothing to return, and the instance itself is fine: an honest NO_SOLUTION.
@@ -289,9 +292,9 @@ def _auto(
             )
         # The exact model is refused for its size (before it is built): the heuristics the
         # share cut off get the time left, and the best heuristic answer stands, saying so.
-        run_heuristics(deadline if det else deadline.reserving(spec.finish_reserve_s(instance)))
+        run_heuristics(deadline)
         assert best is not None
-        return f"auto({best_name})", replace(best, explanation=str(err))
+        return f"auto({best_name})", replace(best, objectives=best_obj, explanation=str(err))
     label = f"auto({exact_method}"
     if exact.status in (Status.OPTIMAL, Status.INFEASIBLE):
         return label + ")", exact
