@@ -89,11 +89,8 @@ def test_auto_gives_the_time_left_to_the_heuristics_when_the_exact_method_answer
     # machine), then the exact method answered nothing at once (or was refused for its size
     # before it was built): the heuristics cut off run in the time left, and the best of all
     # of them is the answer (with the exact method's label when it ran)
-    import importlib
-
+    from schedopt.core import auto
     from schedopt.core.registry import Outcome
-
-    core_solve = importlib.import_module("schedopt.core.solve")  # (the module, not solve)
 
     ran: list[str] = []
 
@@ -112,7 +109,7 @@ def test_auto_gives_the_time_left_to_the_heuristics_when_the_exact_method_answer
         return Outcome(Status.NO_SOLUTION, explanation="nothing found (a stand-in)")
 
     exact = SPEC.auto_exact_for(inst)
-    monkeypatch.setattr(core_solve, "AUTO_HEURISTIC_SHARE", 0.0)
+    monkeypatch.setattr(auto, "AUTO_HEURISTIC_SHARE", 0.0)
     monkeypatch.setitem(SPEC.methods, exact, dataclasses.replace(SPEC.methods[exact], run=nothing))
     for name in SPEC.auto_heuristics:
         monkeypatch.setitem(
