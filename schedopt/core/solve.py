@@ -14,6 +14,7 @@ from typing import Any
 from .auto import lex_better, run_auto, run_method
 from .errors import InvalidInstanceError, ValidationFailedError
 from .gcpause import gc_paused
+from .memo import solve_scope
 from .options import TIME_LIMIT_OVERHEAD_S, SolveOptions
 from .progress import ProgressCallback, Stamped
 from .registry import MethodKind, Outcome, ProblemSpec, problem_of
@@ -107,7 +108,7 @@ def solve(
         # reserve (moe's heuristics at 0.5 s answered nothing with the stretched one).
         deadline = Deadline(deadline.end)
     options, tuned_params = with_tuned(spec, method, options, tuned)  # shipped or ``tuned``
-    with gc_paused():
+    with gc_paused(), solve_scope():  # what its phases build once, dropped at its end
         if method == AUTO:
             name, outcome = run_auto(spec, instance, options, deadline, tuned_params)
         else:

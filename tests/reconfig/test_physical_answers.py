@@ -73,7 +73,7 @@ def test_no_data_by_the_deadline_says_why(monkeypatch: pytest.MonkeyPatch) -> No
     def starved(*args: object, **kwargs: object) -> None:
         raise DeadlineReached("building the reconfiguration data (templates, packings)")
 
-    monkeypatch.setattr(decomp, "build_data", starved)
+    monkeypatch.setattr(decomp, "data_of", starved)
     inst = generate_custom(8, 8, "llama2-70b", 128, 2, 2, seed=0)
     result = schedopt.solve(inst, PHYSICAL, time_limit_s=3)
     assert result.status is Status.NO_SOLUTION and result.solution is None
