@@ -260,5 +260,5 @@ def build_data(inst: ReconfigInstance, deadline: Deadline | None = None) -> Mode
 def data_of(inst: ReconfigInstance, deadline: Deadline | None = None) -> ModelData:
     """:func:`build_data`'s data for ``inst``, built once in a ``solve`` call and shared by its
     phases (each heuristic, the exact model, decomp:physical and its hand-over built them
-    anew: 0.5-1 s each at 256 GPUs, quiet; #17); none of them changes them."""
+    anew: 0.08 CPU s each at 256 GPUs; #17); none of them changes them."""
     return once_per_solve(build_data, inst, lambda: build_data(inst, deadline))
