@@ -1,8 +1,7 @@
 """What one ``solve`` call builds once and its phases share: a problem's data for an instance,
 built by the first phase that needs it (a heuristic, the exact model, a decomposition and its
 hand-over each asked for it anew: four builds of 0.08 CPU s each at reconfig's 256 GPUs,
-#17) and
-dropped when the call returns, so nothing outlives it.
+#17) and dropped when the call returns, so nothing outlives it.
 
 Outside a ``solve`` call (a method called directly, a worker process, another thread) nothing
 is kept and every call builds.
