@@ -17,15 +17,18 @@ from schedopt.core.stopping import Deadline
 
 from .l3_bound import Arrays, golden
 
-#: Seconds per job one evaluation takes at most (0.02 s at 20,000 jobs, load 1; was 0.07 s
-#: one unit at a time): ``unit_search`` evaluates only with this much time left.
-UNIT_S_PER_JOB = 7.5e-6
+#: Seconds per job one evaluation takes at most (0.013-0.022 s at 20,000 jobs, load 0.5-2;
+#: 0.07 s at load 4 one unit at a time, when this was 7.5e-6): ``unit_search`` evaluates only
+#: with this much time left.
+UNIT_S_PER_JOB = 2.5e-6
 #: Golden-section steps of ``unit_search`` on the scale ``s`` of B3L's ``(λ, μ)`` in
 #: [SCALE_LO, SCALE_HI] (16,384 GPUs: 5 steps 303,207 at s = 1.44, 12 steps 303,208; 4,096:
-#: 78,239 at s = 1.22), and the most seconds it takes (7 evaluations, 0.08 s at load 2).
+#: 78,239 at s = 1.22), and the most seconds it takes (7 evaluations, 0.08 s at load 2):
+#: ``decomp`` keeps them out of B3L's time (at load 5 its share of what was left before the
+#: L3 steps was under one evaluation's).
 SCALE_STEPS = 5
 SCALE_LO, SCALE_HI = 0.5, 2.5
-UNIT_SEARCH_S = 0.3
+UNIT_SEARCH_S = 0.15
 
 
 def covering_minima(
