@@ -52,7 +52,7 @@ from .l3_bound import arrays, joint_search_runs, l1_settled, l3_dual, need_gpus
 from .l3_exchange import exchange
 from .l3_return import return_running
 from .l3_swap import SWAP_S, swap_returns
-from .l3_units import UNIT_SEARCH_S, unit_search
+from .l3_units import search_reserve_s, unit_search
 from .lp_guide import lp_guide
 from .restore import restore_running
 from .subround import part_data
@@ -293,7 +293,7 @@ def l3_stats(
         # load it was cut (4,096 GPUs at load 4: 76,917, with B3U 77,309, where it reaches
         # 77,517 and B3U 78,174 given the time)
         b3l_s += JOINT_EXTRA_S
-    budget = Deadline.after(max(0.0, min(b3l_s, left) - UNIT_SEARCH_S))  # (B3U's after it)
+    budget = Deadline.after(max(0.0, min(b3l_s, left) - search_reserve_s(len(a.unit))))
     l2 = sum(
         job.options[r.option].eff
         for job, r in zip(data.jobs, state.raw, strict=True)

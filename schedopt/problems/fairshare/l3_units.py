@@ -23,12 +23,20 @@ from .l3_bound import Arrays, golden
 UNIT_S_PER_JOB = 2.5e-6
 #: Golden-section steps of ``unit_search`` on the scale ``s`` of B3L's ``(λ, μ)`` in
 #: [SCALE_LO, SCALE_HI] (16,384 GPUs: 5 steps 303,207 at s = 1.44, 12 steps 303,208; 4,096:
-#: 78,239 at s = 1.22), and the most seconds it takes (7 evaluations, 0.08 s at load 2):
-#: ``decomp`` keeps them out of B3L's time (at load 5 its share of what was left before the
-#: L3 steps was under one evaluation's).
+#: 78,239 at s = 1.22), and the most seconds it takes (7 evaluations, 0.08 s at load 2).
 SCALE_STEPS = 5
 SCALE_LO, SCALE_HI = 0.5, 2.5
 UNIT_SEARCH_S = 0.15
+#: Seconds per job ``decomp`` keeps for the search out of B3L's time, up to UNIT_SEARCH_S (at
+#: load 5 B3L's share of what was left before the L3 steps was under one evaluation's; 7
+#: evaluations at about 1e-6 s per job, load 1: 0.15 s at 20,000 jobs, 0.04 s at 5,000, where
+#: more cut B3L's joint search once at load 4, 77,588 against 78,239).
+SEARCH_S_PER_JOB = 7.5e-6
+
+
+def search_reserve_s(jobs: int) -> float:
+    """Seconds ``decomp`` keeps out of B3L's time for ``unit_search`` on ``jobs`` jobs."""
+    return min(UNIT_SEARCH_S, SEARCH_S_PER_JOB * jobs)
 
 
 def covering_minima(
@@ -131,10 +139,12 @@ def unit_search(
 
 __all__ = [
     "SCALE_STEPS",
+    "SEARCH_S_PER_JOB",
     "UNIT_SEARCH_S",
     "UNIT_S_PER_JOB",
     "covering_min",
     "covering_minima",
+    "search_reserve_s",
     "unit_bound",
     "unit_search",
 ]
