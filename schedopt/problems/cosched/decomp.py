@@ -53,6 +53,13 @@ SINGLE_COMBOS = 8
 #: Rounds of column generation in deterministic mode (``params["rounds"]`` overrides it): a
 #: budget of work in place of the wall clock, so the answer is reproducible.
 DETERMINISTIC_ROUNDS = 30
+#: Deterministic mode's work budgets for the steps around the rounds (formulations/cosched.md,
+#: "Deterministic mode"): the master MIP's branch-and-bound nodes (HiGHS ``mip_max_nodes``, a
+#: fixed ``random_seed``; its search is serial) and the neighbours :func:`.polish.polish`
+#: schedules. The packing plan, the baselines and the starting columns are fixed work already
+#: (bounded loops); in deterministic mode each of these steps gets the whole deadline, which
+#: is then only the runaway cap (core/solve.py), not a wall-clock share that stops it early.
+DETERMINISTIC_MIP_NODES, DETERMINISTIC_NEIGHBOURS = 200, 1_000
 #: Most rounds ``params["rounds"]`` may ask for.
 MAX_ROUNDS = 100_000
 #: From this many jobs, without ``params`` naming an executor or workers and outside
@@ -111,10 +118,12 @@ def _start(
 
 
 def _integer(
-    master: Master, seconds: float, start: list[Column] | None = None
+    master: Master, seconds: float, start: list[Column] | None = None, seed: int | None = None
 ) -> list[Column] | None:
     """The restricted master MIP over the scheduled groups (the artificials stay out), started
-    from ``start`` (the seed plan's groups, all columns of the master) as its incumbent."""
+    from ``start`` (the seed plan's groups, all columns of the master) as its incumbent.
+    ``seed`` given (deterministic mode): at most DETERMINISTIC_MIP_NODES nodes, that random
+    seed, and ``seconds`` only a runaway cap."""
     import highspy  # the solver is imported when first used (#16 item 11)
 
     h = master.h
@@ -134,6 +143,9 @@ def _integer(
         sol.value_valid = True
         h.setSolution(sol)
     h.setOptionValue("time_limit", max(0.05, seconds))
+    if seed is not None:
+        h.setOptionValue("mip_max_nodes", DETERMINISTIC_MIP_NODES)
+        h.setOptionValue("random_seed", seed)
     h.run()
     if h.getInfo().primal_solution_status != 2:
         return None
@@ -147,21 +159,26 @@ def _polished(
     chosen: list[Column],
     deadline: Deadline,
     stats: dict[str, float],
+    seed: int | None = None,
 ) -> list[Column]:
     """``chosen``, or the master MIP's plan over the columns and the groups one step from it
     (:func:`.polish.polish`) when that one costs less; the MIP starts from ``chosen`` and
     holds the columns whose reduced cost at the LP's duals is at most :data:`RC_KEEP` times
     ``chosen``'s cost above the LP (a plan of cost ``c`` has ``Σ rc_a ≤ c − z_LP``: the
-    others can only be in plans within the rest of that gap; a heuristic cut, for speed)."""
+    others can only be in plans within the rest of that gap; a heuristic cut, for speed).
+    ``seed`` given (deterministic mode): work budgets, ``deadline`` only the runaway cap."""
+    det = seed is not None
+    share = (lambda f: deadline.remaining()) if det else deadline.share
     master = Master(data)
     for col in columns:
         master.add(col)
-    added = polish(master, chosen, Deadline.after(deadline.share(POLISH_SHARE)))
+    limit = DETERMINISTIC_NEIGHBOURS if det else None
+    added = polish(master, chosen, Deadline.after(share(POLISH_SHARE)), limit)
     stats["polish_columns"] = float(added)
     if not added:
         return chosen
     cost = sum(c.cost(data) for c in chosen)
-    solved = master.solve(deadline.share(POLISH_SHARE))
+    solved = master.solve(share(POLISH_SHARE))
     kept = master.columns
     if solved is not None:
         lp, pi, y = solved
@@ -176,7 +193,7 @@ def _polished(
     small = Master(data)
     for col in kept:
         small.add(col)
-    better = _integer(small, deadline.share(REMIP_SHARE), chosen)
+    better = _integer(small, share(REMIP_SHARE), chosen, seed)
     if better is None or sum(c.cost(data) for c in better) >= cost:
         return chosen
     stats["polished"] = 1.0
@@ -195,6 +212,11 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
     rounds: int | None = None
     if det or "rounds" in options.params:
         rounds = whole_param(options, "rounds", DETERMINISTIC_ROUNDS, 1, MAX_ROUNDS)
+    # In deterministic mode every step before and after the rounds stops on its work (a
+    # bounded loop, a node or neighbour budget), the deadline only a runaway cap: a share of
+    # it would stop the step at another point on a loaded machine (the plan then differed).
+    share = (lambda f: deadline.remaining()) if det else deadline.share
+    mip_seed = options.seed if det else None
     exact = build_data(inst)
     aggregate = aggregate_bound(exact)
     if exact.scenarios:
@@ -207,19 +229,17 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
     if options.hint is None:
         # No hint (called by name, or first by auto: MethodSpec.decomposition): the master
         # starts from the packing plan.
-        packed = solve_packing(
-            inst, replace(options, params={}), Deadline.after(deadline.share(SEED_SHARE))
-        )
+        packed = solve_packing(inst, replace(options, params={}), Deadline.after(share(SEED_SHARE)))
         options = replace(options, hint=packed.solution)
         # auto's other two heuristics (each job alone: a pass over the jobs, 0.05 s at 200
         # jobs) are floors too, so auto is never below any of its heuristics
-        floors = baselines(inst, data, Deadline.after(deadline.share(FLOOR_SHARE)))
+        floors = baselines(inst, data, Deadline.after(share(FLOOR_SHARE)))
     else:
         floors = []
     seed = options.hint if options.hint is not None and not validate(inst, options.hint) else None
-    start, seed_groups = _start(inst, data, options, Deadline.after(deadline.share(SEED_SHARE)))
-    cg_dl = Deadline.after(deadline.share(CG_SHARE))
-    bound_dl = Deadline.after(deadline.share(CG_SHARE + BOUND_SHARE))
+    start, seed_groups = _start(inst, data, options, Deadline.after(share(SEED_SHARE)))
+    cg_dl = Deadline.after(share(CG_SHARE))
+    bound_dl = Deadline.after(share(CG_SHARE + BOUND_SHARE))
     own = case_workers(inst, options, deadline)
     pool = make_executor("process", jobs=own) if own else nullcontext(None)
     with make_executor(kind, jobs=workers) as executor, pool as mine:
@@ -231,10 +251,10 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
     for col in gen.columns:
         master.add(col)
     # Keep a share back for the baselines' metrics (with_efficiency) and the validator.
-    chosen = _integer(master, deadline.share(MIP_SHARE), seed_groups)
+    chosen = _integer(master, share(MIP_SHARE), seed_groups, mip_seed)
     stats: dict[str, float] = {}
     if chosen is not None:
-        chosen = _polished(data, master.columns, chosen, deadline, stats)
+        chosen = _polished(data, master.columns, chosen, deadline, stats, mip_seed)
     bound = max((b for b in (aggregate, gen.bound) if b is not None), default=None)
     stats |= {
         "rounds": float(gen.rounds),

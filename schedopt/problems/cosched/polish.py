@@ -42,13 +42,14 @@ def neighbours(plan: list[Column]) -> Iterator[Members]:
             yield a + b
 
 
-def polish(master: Master, plan: list[Column], deadline: Deadline) -> int:
+def polish(master: Master, plan: list[Column], deadline: Deadline, limit: int | None = None) -> int:
     """Adds to ``master`` each neighbour of ``plan`` the heuristics' scheduler schedules whole,
-    until ``deadline``; the number of new columns."""
+    until ``deadline`` or after the first ``limit`` neighbours (a budget of work: deterministic
+    mode); the number of new columns."""
     data = master.data
     added = 0
-    for members in neighbours(plan):
-        if deadline.expired():
+    for n, members in enumerate(neighbours(plan)):
+        if deadline.expired() or (limit is not None and n >= limit):
             break
         built = build(data, [(data.jobs[j], opts) for j, opts in members], deadline)
         if built is not None:

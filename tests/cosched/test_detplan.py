@@ -1,0 +1,81 @@
+"""``colgen``'s and ``auto``'s plan in deterministic mode (formulations/cosched.md,
+"Deterministic mode"): every step stops on its work, the wall clock only a runaway cap, so
+the same plan and bound come back on a machine 20 times slower (#17)."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+import schedopt
+from schedopt.core.stopping import Deadline
+from schedopt.problems.cosched import generate_custom
+
+#: The emulated machine's slowdown, as in test_rounds.py.
+SLOWER = 20
+
+
+@functools.cache
+def _instance():
+    # 40 jobs: the master MIP over the polished columns has a root of seconds (unbudgeted it
+    # took 6.7 s to close here; a wall-clock share stopped it on the slower machine)
+    return generate_custom(24, 24, 32, 40, 1, (0, 1))
+
+
+def _plan(result) -> tuple:
+    s = result.solution
+    assert s is not None
+    return s, result.objectives, result.best_bound
+
+
+def _slower(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every wall-clock limit cut SLOWER times, as test_rounds.py does: CP-SAT's and HiGHS's
+    own time limits, and every share of the deadline a step gets (Deadline.share). The
+    deadline itself (the runaway cap, 10 x the limit + 10 s) is kept: the run's fixed work
+    must fit in it, and it is what a slower machine may reach."""
+    import highspy
+    from ortools.sat.python import cp_model
+
+    solve = cp_model.CpSolver.solve
+
+    def cpsat(self, *args, **kwargs):
+        self.parameters.max_time_in_seconds = self.parameters.max_time_in_seconds / SLOWER
+        return solve(self, *args, **kwargs)
+
+    set_option = highspy.Highs.setOptionValue
+
+    def highs(self, name, value):
+        return set_option(self, name, value / SLOWER if name == "time_limit" else value)
+
+    share = Deadline.share
+
+    def cut(self, fraction: float, reserve_s: float = 0.0) -> float:
+        return share(self, fraction, reserve_s) / SLOWER
+
+    monkeypatch.setattr(cp_model.CpSolver, "solve", cpsat)
+    monkeypatch.setattr(highspy.Highs, "setOptionValue", highs)
+    monkeypatch.setattr(Deadline, "share", cut)
+
+
+@pytest.mark.parametrize("method", ["colgen", "auto"])
+def test_deterministic_plan_does_not_depend_on_the_machines_speed(
+    method: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twice in deterministic mode, the second run with every wall-clock limit cut 20 times:
+    the same plan (groups, options, starts), objectives and bound. Until 2026-12-05 the
+    master MIP stopped on a share of the wall clock (HiGHS has no deterministic time limit)
+    and, 20 times slower, answered another plan here. The limit (runaway cap 10 x 20 + 10 s,
+    10.5 s at 20 x) leaves the run's fixed work (3 s quiet) a margin of 3 x."""
+    inst = _instance()
+
+    def run():
+        return schedopt.solve(
+            inst, method, time_limit_s=10, deterministic=True, params={"rounds": 5}
+        )
+
+    first = run()
+    _slower(monkeypatch)
+    second = run()
+    assert first.status is second.status is schedopt.Status.FEASIBLE
+    assert _plan(first) == _plan(second)
