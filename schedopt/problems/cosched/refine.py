@@ -44,6 +44,12 @@ class CaseState:
     proven: dict[tuple[int, tuple[int, ...]], tuple[np.ndarray, float]] = field(
         default_factory=dict
     )
+    #: the case models' time is ``case_s`` times this (column generation doubles it when a
+    #: round at the master's duals added nothing with cases left open, #17)
+    effort: float = 1.0
+    #: cases the last refinement left open: CP-SAT stopped by its time, a key left on the
+    #: heap at the deadline, a task that did not come back (0: θ is exact over R')
+    undecided: int = 0
 
 
 @dataclass(frozen=True)
@@ -99,10 +105,13 @@ def refine(
     from .pricing import case_bound
 
     det = state is not None and state.deterministic
+    if state is not None:
+        case_s *= state.effort
     heap = [(c.ratio, i, 0) for i, c in enumerate(cases)]
     heapq.heapify(heap)
     best = [1.0]
     waiting: dict[str, float] = {}  # a case handed out (its index) -> its key
+    open_: list[float] = []  # the ratios (lower bounds) of cases whose CP-SAT ran out of time
 
     def task(i: int) -> Task:
         case = cases[i]
@@ -160,6 +169,8 @@ def refine(
         denom = got.upper + case.yh
         if denom > 1e-12:  # else no group of the case has Σ π + y·h > 0: it binds no θ
             best[0] = min(best[0], max(key, case.cost / denom))
+            if not got.decided:
+                open_.append(max(key, case.cost / denom))
 
     if executor is not None and parallel(executor, state):
         for res in executor.run(handed(), deadline=exact):
@@ -170,4 +181,8 @@ def refine(
         for t in handed():
             take(int(t.key), t.fn(*t.args))
     left = heap[0][0] if heap else math.inf  # ≥ best unless stopped by the deadline
-    return min(best[0], left, *waiting.values())
+    theta = min(best[0], left, *waiting.values())
+    if state is not None:  # the cases whose true ratio may be below the θ proven
+        state.undecided = len(waiting) + sum(r <= theta for r in open_)
+        state.undecided += sum(k < best[0] for k, _, _ in heap)
+    return theta
