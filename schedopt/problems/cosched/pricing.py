@@ -73,7 +73,7 @@ def case_bound(
         for (i, c), v in x.items():
             m.add_hint(v, (int(items[i]), c) in hinted)
     proven = [math.inf]  # the least bound CP-SAT has proven so far (scaled)
-    total = float(sum(pi[j] for j in items))
+    total = float(sum(max(0.0, pi[j]) for j in items))  # Σ of the positive π: above every group
     found: list[tuple[int, int]] = []
     value = 0.0
     seen: dict[tuple[tuple[int, int], ...], float] = {}  # every group found, and its Σ π
@@ -126,6 +126,11 @@ def case_bound(
         done = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) or stopped[0]
         if done or (left if work is None else work - quick) <= 0.01:
             break
+    if not done:  # left open: the two-pool programme's bound may be lower (case_dp.py)
+        proven[0] = min(
+            proven[0],
+            SCALE * open_bound(pi, items, ok, duration, load, mem, chain, slo, level, switch),
+        )
     if alone is not None:  # the best group of one member, outside the model
         if alone[0] > value:
             found, value = [alone[1]], alone[0]
@@ -169,8 +174,7 @@ def case_model(
     # A pool every admissible combination uses has every member of a group of two or more
     # as a user: there, R3' is the load row with every switch, no big-M. (The model then
     # holds groups of one member to that stricter row too: still groups of R'.)
-    used: np.ndarray = (load > 0) | ~ok[..., None]  # (items, combinations, pools)
-    universal = [bool(used[..., p].all()) for p in range(P)]
+    universal = _universal(ok, load)
     m = cp_model.CpModel()
     T = m.new_int_var(0, int(level), "T")
     s_bar = int(switch[items].max()) if len(items) else 0
@@ -229,6 +233,36 @@ def case_model(
         return m, x, None
     best, i = max(single)
     return m, x, (best, (int(items[i]), int(np.flatnonzero(fits[i])[0])))
+
+
+def _universal(ok: np.ndarray, load: np.ndarray) -> list[bool]:
+    """Per pool: every admissible combination of every item uses it (``ok`` undominated)."""
+    used: np.ndarray = (load > 0) | ~ok[..., None]  # (items, combinations, pools)
+    return [bool(used[..., p].all()) for p in range(load.shape[2])]
+
+
+def open_bound(
+    pi: np.ndarray,
+    items: np.ndarray,
+    ok: np.ndarray,
+    duration: np.ndarray,
+    load: np.ndarray,
+    mem: np.ndarray,
+    chain: np.ndarray,
+    slo: np.ndarray,
+    level: int,
+    switch: np.ndarray,
+) -> float:
+    """An upper bound on the most ``Σ π`` of the case model's groups (without the groups of one
+    member found outside it) that no CP-SAT proof needs: :func:`.case_dp.case_dp` on the
+    undominated combinations, with the model's universal pools and largest switch."""
+    from .case_dp import case_dp
+
+    if not len(items):
+        return 0.0
+    ok = undominated(ok, duration, load, mem, chain)
+    s_bar = int(switch[items].max())
+    return case_dp(pi, items, ok, load, slo, int(level), _universal(ok, load), s_bar)
 
 
 def undominated(
