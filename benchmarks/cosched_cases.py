@@ -7,7 +7,9 @@
 --final`` keeps, with ``--case-s`` seconds per case model, and keeps the arguments of every
 case model CP-SAT is given (:func:`.pricing.case_bound`). ``--replay`` solves each captured
 case model again with this checkout's code, for ``--case-s`` seconds (wall, as in a run) and
-no ``enough`` (to its proof or the time), one process, and prints per case its proven bound
+no ``enough`` (to its proof or the time), one process, with the two-pool programme's bound on
+every case left open (as the refinement takes a case that would lower θ; ``--raw``: CP-SAT's
+bound alone; an old checkout has no programme), and prints per case its proven bound
 ``U``, the best group found and whether it is proven; then the share of cases proven and the
 mean gap ``(U − best) / best`` of the open ones, ``best`` being the most Σ π any replay of the
 file has found (``--best``: a file of the best values, from a long replay, kept and read).
@@ -50,7 +52,7 @@ def capture(path: str, duals: str, seconds: float) -> None:
     print(f"{len(kept)} case models kept; bound {b}")
 
 
-def replay(path: str, seconds: float, best_path: str | None) -> None:
+def replay(path: str, seconds: float, best_path: str | None, raw: bool = False) -> None:
     with open(path, "rb") as f:
         cases = pickle.load(f)
     best = [0.0] * len(cases)
@@ -62,6 +64,11 @@ def replay(path: str, seconds: float, best_path: str | None) -> None:
     for i, args in enumerate(cases):
         t = time.process_time()
         r = pricing.case_bound(*args, seconds)
+        if getattr(r, "open", False) and not raw:  # as the refinement takes it
+            a = args
+            r = pricing.with_programme(
+                r, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[10], a[9]
+            )
         cpu = time.process_time() - t
         proven = r.upper <= r.value + len(args[1]) / pricing.SCALE + 1e-6
         got.append((r.upper, r.value, proven))
@@ -90,11 +97,12 @@ def main() -> None:
     ap.add_argument("--replay", metavar="FILE")
     ap.add_argument("--best", metavar="FILE")
     ap.add_argument("--case-s", type=float, default=0.25)
+    ap.add_argument("--raw", action="store_true", help="CP-SAT's bounds alone (no programme)")
     args = ap.parse_args()
     if args.capture:
         capture(args.capture, args.duals, args.case_s)
     if args.replay:
-        replay(args.replay, args.case_s, args.best)
+        replay(args.replay, args.case_s, args.best, args.raw)
 
 
 if __name__ == "__main__":

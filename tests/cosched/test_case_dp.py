@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedopt.problems.cosched import case_dp
-from schedopt.problems.cosched.pricing import case_bound, open_bound, undominated
+from schedopt.problems.cosched.pricing import case_bound, open_bound, undominated, with_programme
 
 from .test_case_bound import _fits
 
@@ -89,8 +89,9 @@ def test_the_programme_binds_on_some_cases() -> None:
 
 @pytest.mark.parametrize("seed", range(20))
 def test_the_case_bound_with_the_programme_stays_above_the_maximum(seed: int) -> None:
-    """``case_bound`` stopped at once (the programme's bound taken for the open model) is
-    never below the case's maximum (brute force over every group, one member included)."""
+    """``case_bound`` stopped at once leaves the model open; with the programme's bound
+    (``with_programme``, as the refinement takes it) it is never below the case's maximum
+    (brute force over every group, one member included), nor above CP-SAT's own."""
     case = _case(seed, seed % 2 == 0)
     pi, items = case[0], case[1]
     single = 0.0
@@ -100,7 +101,13 @@ def test_the_case_bound_with_the_programme_stays_above_the_maximum(seed: int) ->
                 single = max(single, float(pi[items[i]]))
     best = max(single, _best_of_two_or_more(case))
     got = case_bound(*case, 0.0, None, (), 0.0)  # no CP-SAT time: the model is left open
-    assert got.upper >= best - 1e-9
+    assert got.open
+    pi, items, ok, duration, load, mem, chain, slo, _, switch, level, _ = case
+    args = (pi, items, ok, duration, load, mem, chain, slo, level, switch)
+    tight = with_programme(got, *args)
+    assert best - 1e-9 <= tight.upper <= got.upper
+    solved = case_bound(*case, 30.0)  # proven: not open
+    assert not solved.open and solved.upper >= best - 1e-9
 
 
 def test_an_undominated_order_is_kept() -> None:

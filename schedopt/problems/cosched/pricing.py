@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,10 @@ class CaseBound:
     #: up to :data:`KEEP_GROUPS` groups CP-SAT found (the best first, ``found`` among them),
     #: each with its Σ π: the search's other solutions, columns too
     groups: tuple[tuple[float, tuple[tuple[int, int], ...]], ...] = ()
+    #: CP-SAT left the model open (neither proven nor stopped at ``enough``)
+    open: bool = False
+    #: the best group of one member's Σ π (found outside the model; 0: none)
+    alone: float = 0.0
 
 
 def case_bound(
@@ -126,11 +130,6 @@ def case_bound(
         done = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) or stopped[0]
         if done or (left if work is None else work - quick) <= 0.01:
             break
-    if not done:  # left open: the two-pool programme's bound may be lower (case_dp.py)
-        proven[0] = min(
-            proven[0],
-            SCALE * open_bound(pi, items, ok, duration, load, mem, chain, slo, level, switch),
-        )
     if alone is not None:  # the best group of one member, outside the model
         if alone[0] > value:
             found, value = [alone[1]], alone[0]
@@ -139,7 +138,28 @@ def case_bound(
         seen[tuple(found)] = value
     best = sorted(seen.items(), key=lambda kv: -kv[1])[:KEEP_GROUPS]
     groups = tuple((v, g) for g, v in best)
-    return CaseBound(min(total, proven[0] / SCALE + 1e-9), found, value, groups)
+    upper = min(total, proven[0] / SCALE + 1e-9)
+    return CaseBound(upper, found, value, groups, not done, 0.0 if alone is None else alone[0])
+
+
+def with_programme(
+    got: CaseBound,
+    pi: np.ndarray,
+    items: np.ndarray,
+    ok: np.ndarray,
+    duration: np.ndarray,
+    load: np.ndarray,
+    mem: np.ndarray,
+    chain: np.ndarray,
+    slo: np.ndarray,
+    level: int,
+    switch: np.ndarray,
+) -> CaseBound:
+    """``got`` (the case's :func:`case_bound`) with its bound lowered to the two-pool
+    programme's where that is less (:func:`open_bound`, which bounds the model's groups; the
+    best group of one member, outside the model, stays): ``max(A, min(U, DP))``."""
+    dp = open_bound(pi, items, ok, duration, load, mem, chain, slo, level, switch)
+    return replace(got, upper=min(got.upper, max(got.alone, dp + 1e-9)))
 
 
 def case_model(

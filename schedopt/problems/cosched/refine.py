@@ -96,7 +96,7 @@ def refine(
     for ``case_s`` seconds (deterministic seconds in deterministic mode). With
     :func:`parallel` ``executor``, the CP-SAT case models run on its workers (module
     docstring)."""
-    from .pricing import case_bound
+    from .pricing import case_bound, with_programme
 
     det = state is not None and state.deterministic
     heap = [(c.ratio, i, 0) for i, c in enumerate(cases)]
@@ -104,18 +104,26 @@ def refine(
     best = [1.0]
     waiting: dict[str, float] = {}  # a case handed out (its index) -> its key
 
-    def task(i: int) -> Task:
+    def programme(i: int) -> tuple:
+        """The case's arrays in :func:`.pricing.with_programme`'s order (its own)."""
         case = cases[i]
         its = case.items
         load = stack.load[its]
+        duration = load - np.where(load > 0, switch[its][:, None, None], 0)
+        mem, chain = stack.mem[its], stack.chain[its]
+        return pi, its, case.ok, duration, load, mem, chain, slo, case.level, switch
+
+    def task(i: int) -> Task:
+        case = cases[i]
+        pi_, its, ok, duration, load, mem, chain = programme(i)[:7]
         args = (
-            pi,
+            pi_,
             its,
-            case.ok,
-            load - np.where(load > 0, switch[its][:, None, None], 0),
+            ok,
+            duration,
             load,
-            stack.mem[its],
-            stack.chain[its],
+            mem,
+            chain,
             slo,
             factor,
             switch,
@@ -158,6 +166,12 @@ def refine(
         if found is not None:  # every group CP-SAT found with a negative reduced cost
             found.extend(g for v, g in got.groups if case.cost - case.yh - v < 0)
         denom = got.upper + case.yh
+        if got.open and denom > 1e-12 and max(key, case.cost / denom) < best[0]:
+            # left open, and its bound would lower θ: the two-pool programme's, if less
+            got = with_programme(got, *programme(i))
+            denom = got.upper + case.yh
+            if state is not None:
+                state.proven[case.level, case.h] = (pi.copy(), got.upper)
         if denom > 1e-12:  # else no group of the case has Σ π + y·h > 0: it binds no θ
             best[0] = min(best[0], max(key, case.cost / denom))
 
