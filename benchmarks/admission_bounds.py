@@ -11,6 +11,12 @@ Two parts:
   ``--variant LABEL=PATH`` likewise from other checkouts, ``--params LABEL=JSON`` with
   ``params`` (``{"executor": "process", "workers": 2}``: the parallel pass).
 
+An instance's rows are a pair (or more): this checkout's against the others'. Their order
+alternates so that load drifting within a pair favours neither side: in the odd pairs (the
+1st, 3rd, ... instance) the other checkouts' rows run first, in the even ones this
+checkout's; ``--bounds`` always first. ``--seeds 0,0`` measures one instance twice, once each
+way.
+
 Rows (with the 1-minute load before and after each, and the solve's CPU seconds ``cpu_s``) go to
 benchmarks/results/admission_bounds.jsonl; a table is printed.
 """
@@ -89,24 +95,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bounds", action="store_true")
     args = ap.parse_args(argv)
     rows = []
+    pair = 0
     for shape in args.shapes.split(","):
         hosts, jobs = SHAPES[shape]
         for seed in (int(s) for s in args.seeds.split(",")):
-            cases = []
-            if args.bounds:
-                cases.append(("bounds", ROOT, BOUNDS))
+            pair += 1
+            here: list[tuple[str, Path, str]] = []
             for m in args.methods.split(","):
-                cases.append((m, ROOT, ROW))
+                here.append((m, ROOT, ROW))
             params: dict[str, dict] = {}
             for spec in args.params:
                 label, _, given = spec.partition("=")
-                cases.append((f"auto ({label})", ROOT, ROW))
+                here.append((f"auto ({label})", ROOT, ROW))
                 params[f"auto ({label})"] = json.loads(given)
+            others: list[tuple[str, Path, str]] = []
             for spec in args.variant:
                 label, _, where = spec.partition("=")
-                cases.append((f"auto ({label})", Path(where), ROW))
+                others.append((f"auto ({label})", Path(where), ROW))
             if args.previous:
-                cases.append(("auto (previous)", Path(args.previous), ROW))
+                others.append(("auto (previous)", Path(args.previous), ROW))
+            cases = [("bounds", ROOT, BOUNDS)] if args.bounds else []
+            cases += others + here if pair % 2 else here + others  # module docstring
             for label, path, code in cases:
                 method = "auto" if label.startswith("auto (") else label
                 got = run_in_checkout(

@@ -64,7 +64,7 @@ def replay(path: str, seconds: float, best_path: str | None, raw: bool = False) 
     for i, args in enumerate(cases):
         t = time.process_time()
         r = pricing.case_bound(*args, seconds)
-        if getattr(r, "open", False) and not raw:  # as the refinement takes it
+        if not getattr(r, "decided", True) and not raw:  # as the refinement takes it
             a = args
             r = pricing.with_programme(
                 r, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[10], a[9]

@@ -104,6 +104,8 @@ _staged.maximise = _timed_stage
 
 
 def main() -> None:
+    if len(sys.argv) not in (4, 8) or "-h" in sys.argv or "--help" in sys.argv:
+        sys.exit(__doc__)
     tag, method, limit = sys.argv[1], sys.argv[2], float(sys.argv[3])
     gpus, tenants, jobs, seed = (int(a) for a in (sys.argv[4:8] or [16384, 200, 20000, 0]))
     inst = generate_custom(gpus=gpus, tenants=tenants, jobs=jobs, seed=seed)

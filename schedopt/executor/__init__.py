@@ -9,8 +9,6 @@ asked for). :func:`make_executor` builds one by name.
 
 from __future__ import annotations
 
-import os
-
 from schedopt.executor.base import (
     EXECUTORS,
     THREAD_ENV_VARS,
@@ -20,6 +18,7 @@ from schedopt.executor.base import (
     TaskResult,
     run_task,
     thread_env,
+    usable_cores,
 )
 from schedopt.executor.process import ProcessExecutor
 
@@ -32,12 +31,12 @@ def make_executor(
     threads_per_worker: int = 1,
 ) -> Executor:
     """The executor named ``kind`` (one of :data:`EXECUTORS`) with ``jobs`` workers
-    (default: 1 inline, the machine's cores for a process pool, the cluster's CPUs on Ray).
+    (default: 1 inline, :func:`usable_cores` for a process pool, the cluster's CPUs on Ray).
     ``address`` is a Ray cluster's address (else ``RAY_ADDRESS``, else a local cluster)."""
     if kind == "inline":
         return InlineExecutor(threads_per_worker=threads_per_worker)
     if kind == "process":
-        return ProcessExecutor(jobs or os.cpu_count() or 1, threads_per_worker)
+        return ProcessExecutor(jobs or usable_cores(), threads_per_worker)
     if kind == "ray":
         from schedopt.executor.ray_cluster import RayExecutor  # the optional extra
 
@@ -56,4 +55,5 @@ __all__ = [
     "make_executor",
     "run_task",
     "thread_env",
+    "usable_cores",
 ]

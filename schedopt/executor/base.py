@@ -27,6 +27,7 @@ Implementations: :class:`InlineExecutor` (this process, one task at a time),
 
 from __future__ import annotations
 
+import os
 import time
 import traceback
 from abc import ABC, abstractmethod
@@ -191,6 +192,15 @@ THREAD_ENV_VARS: tuple[str, ...] = (
     "NUMEXPR_NUM_THREADS",
     "VECLIB_MAXIMUM_THREADS",
 )
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity where the system tells it (Linux:
+    a container or ``taskset`` may allow 2 of 64), else the machine's count, at least 1. The
+    executors' default worker count, and what a method counts before it starts workers."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
 
 
 def thread_env(threads: int) -> dict[str, str]:

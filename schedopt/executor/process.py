@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from schedopt.executor.base import PoolExecutor, Task, TaskResult, thread_env
+from schedopt.executor.base import PoolExecutor, Task, TaskResult, thread_env, usable_cores
 
 #: How long an idle worker asked to exit may take before it is killed (it holds nothing to
 #: clean up; with 1 s, close took 1.1 s at load 15).
@@ -151,7 +151,7 @@ class ProcessExecutor(PoolExecutor):
     kind = "process"
 
     def __init__(self, workers: int | None = None, threads_per_worker: int = 1):
-        super().__init__(workers or os.cpu_count() or 1, threads_per_worker)
+        super().__init__(workers or usable_cores(), threads_per_worker)
         env = _worker_env(self.threads_per_worker)
         self._slots = [_Slot(env) for _ in range(self.workers)]
 

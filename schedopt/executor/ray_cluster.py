@@ -28,7 +28,14 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from schedopt.executor.base import PoolExecutor, Task, TaskResult, run_task, thread_env
+from schedopt.executor.base import (
+    PoolExecutor,
+    Task,
+    TaskResult,
+    run_task,
+    thread_env,
+    usable_cores,
+)
 
 
 def _import_ray() -> Any:
@@ -101,7 +108,7 @@ class RayExecutor(PoolExecutor):
             try:
                 ray.init(
                     address="local",  # never join a cluster someone else runs here
-                    num_cpus=(workers or os.cpu_count() or 1) * threads_per_worker,
+                    num_cpus=(workers or usable_cores()) * threads_per_worker,
                     include_dashboard=False,
                     _node_ip_address="127.0.0.1",
                     _temp_dir=self._temp_dir,

@@ -3,6 +3,8 @@ repair", step 2)."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -167,9 +169,48 @@ def test_the_priced_plans_take_b1ls_later_prices_too(monkeypatch) -> None:
     for raw in got:
         solution = assemble(data, refill_best_effort(data, raw), optimal_admission=False)
         assert validate(inst, solution) == []
-    # past the deadline (start_plan on a starved machine) only the LP's prices' plans, which
-    # B1L has evaluated already: no more placements than main's
-    assert priced_plans(data, lp, Deadline.after(0), prices) == at_lp
+    # past the deadline (start_plan on a starved machine) no plan: none places a job past it
+    assert priced_plans(data, lp, Deadline.after(0), prices) == []
+
+
+@pytest.mark.parametrize("cut", ["in the earlier guarantees", "after them"])
+def test_the_priced_plans_stop_at_the_deadline_and_keep_every_guarantee(monkeypatch, cut) -> None:
+    # the deadline passes while a job is placed (a slow step, as on a starved machine): the
+    # jobs after the next check are rejected, unplaced, and the plan stands only if it keeps
+    # every earlier guarantee (placed first); no later order or λ is placed
+    from schedopt.problems.admission import priced as priced_module
+
+    inst = generate_custom(hosts=4, jobs=120, slots=6, seed=3)
+    data = build_data(inst)
+    lp = l1_bound(data, 60)
+    prices = Prices(data)
+    (first, *_) = priced_plans(data, lp, Deadline.after(600), prices)  # evaluated at leisure
+    kept = [j for j in prices.slo if j.admitted_before]
+    assert len(kept) > priced_module.CHECK_JOBS  # a check falls among them
+    kept_slots = sum(o is not None for j in kept for o in first[j.index].run)
+    slow_at = 1 if cut == "in the earlier guarantees" else kept_slots + 1
+    takes: list[int] = []
+    real_take = priced_module.Ledger.take
+
+    def take(self, t, opt, sign=1):
+        takes.append(t)
+        if len(takes) == slow_at:
+            time.sleep(0.3)
+        return real_take(self, t, opt, sign)
+
+    monkeypatch.setattr(priced_module.Ledger, "take", take)
+    got = priced_plans(data, lp, Deadline.after(0.25), prices)
+    if cut == "in the earlier guarantees":
+        assert got == []
+        return
+    # the first order's plan, cut short at the first check after the first job past the
+    # guarantees (one in CHECK_JOBS jobs)
+    (raw,) = got
+    assert all(raw[j.index].admitted for j in kept)
+    new = [j for j in prices.slo if not j.admitted_before and raw[j.index].admitted]
+    assert 1 <= len(new) <= priced_module.CHECK_JOBS
+    solution = assemble(data, refill_best_effort(data, raw), optimal_admission=False)
+    assert validate(inst, solution) == []
 
 
 def test_b1ls_later_prices_start_above_2_percent_at_1024_gpus_and_3200_jobs() -> None:

@@ -13,10 +13,13 @@ import pytest
 from schedopt.core.options import SolveOptions
 from schedopt.core.stopping import Deadline
 from schedopt.problems.admission import bound as bound_module
-from schedopt.problems.admission import generate_custom, guide, lpdecomp
+from schedopt.problems.admission import generate_custom, guide, heuristics, lpdecomp
 from schedopt.problems.admission import tier_bound as b0_module
-from schedopt.problems.admission.assemble import guaranteed_value
+from schedopt.problems.admission.assemble import assemble, guaranteed_value
+from schedopt.problems.admission.bound import L1Bound
 from schedopt.problems.admission.data import build_data
+from schedopt.problems.admission.heuristics import refill_best_effort
+from schedopt.problems.admission.validate import validate
 
 SLOW_S = 0.3
 
@@ -127,3 +130,49 @@ def test_the_guide_stops_building_its_lp_at_its_own_end(monkeypatch) -> None:
     monkeypatch.setattr(bound_module, "relax_l1", slow_build)
     g = guide.guide(data, SLOW_S / 2, Deadline.after(60))
     assert g.bound is None and not g.lp.solved and not g.lp.admit
+
+
+def test_the_last_resort_of_the_start_keeps_the_guarantees_and_stops_at_the_deadline(
+    monkeypatch,
+) -> None:
+    # no candidate keeps the earlier guarantees (the rounding and the priced plans stood in for
+    # by none), and the deadline passes in the rounding (a slow step, as on a starved
+    # machine): the default heuristics place the earlier guarantees in full, no new job, and
+    # nothing is backfilled; with time, they place new jobs too
+    inst = generate_custom(hosts=8, jobs=200, slots=6, seed=2)
+    data = build_data(inst)
+    kept = [j for j in data.jobs if j.admitted_before]
+    assert kept
+    slept: list[float] = []
+
+    def slow_round(*args, **kwargs):
+        time.sleep(slept[-1] if slept else 0.0)
+        return None
+
+    def never(*args, **kwargs):
+        raise AssertionError("backfilled past the deadline")
+
+    placed: list = []
+    real_place = heuristics._place_slo
+
+    def place(data_, ledger, job, raw, *args, **kwargs):
+        placed.append(job)
+        return real_place(data_, ledger, job, raw, *args, **kwargs)
+
+    monkeypatch.setattr(lpdecomp, "lp_round", slow_round)
+    monkeypatch.setattr(lpdecomp, "priced_plans", lambda *args, **kwargs: [])
+    monkeypatch.setattr(heuristics, "_place_slo", place)
+    no_lp = L1Bound(None, {}, False, 0.0)
+    for cut_short in (False, True):
+        placed.clear()
+        slept.append(SLOW_S + 0.01 if cut_short else 0.0)
+        if cut_short:
+            monkeypatch.setattr(lpdecomp, "backfill", never)
+        start = lpdecomp.start_plan(data, no_lp, None, Deadline.after(SLOW_S if cut_short else 600))
+        assert start is not None
+        assert all(start[j.index].admitted for j in kept)
+        new = [j for j in data.jobs if j.is_slo and not j.admitted_before]
+        assert any(start[j.index].admitted for j in new) is not cut_short
+        assert all(j.admitted_before for j in placed) is cut_short
+        solution = assemble(data, refill_best_effort(data, start), optimal_admission=False)
+        assert validate(inst, solution) == []

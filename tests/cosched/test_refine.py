@@ -79,13 +79,17 @@ def test_deterministic_runs_keep_the_case_models_here() -> None:
         assert pool.worker_pids() == []
 
 
-@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one core: no case workers")
-def test_colgen_picks_case_workers_at_200_jobs_only_with_time() -> None:
+def test_colgen_picks_case_workers_at_200_jobs_only_with_time(monkeypatch) -> None:
     """The rule ``colgen`` (and ``auto``) starts case workers by: 200 jobs with a minute,
-    not 40 jobs, not 10 s, not in deterministic mode nor when ``params`` name workers."""
+    not 40 jobs, not 10 s, not in deterministic mode nor when ``params`` name workers, and
+    only where the process may use 2 cores (its affinity, not the machine's count)."""
     big = generate_custom(256, 256, 200, 200, 0, (0, 1), scale=4)
     small = generate_custom(41, 41, 40, 40, 0, (0, 1))
     plain = SolveOptions()
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {7}, raising=False)
+    assert decomp.case_workers(big, plain, Deadline.after(60)) == 0  # one core of 64
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
     assert decomp.case_workers(big, plain, Deadline.after(60)) == decomp.CASE_WORKERS
     assert decomp.case_workers(big, plain, Deadline.after(5)) == 0
     assert decomp.case_workers(small, plain, Deadline.after(60)) == 0

@@ -73,7 +73,7 @@ def test_no_data_by_the_deadline_says_why(monkeypatch: pytest.MonkeyPatch) -> No
     def starved(*args: object, **kwargs: object) -> None:
         raise DeadlineReached("building the reconfiguration data (templates, packings)")
 
-    monkeypatch.setattr(decomp, "build_data", starved)
+    monkeypatch.setattr(decomp, "data_of", starved)
     inst = generate_custom(8, 8, "llama2-70b", 128, 2, 2, seed=0)
     result = schedopt.solve(inst, PHYSICAL, time_limit_s=3)
     assert result.status is Status.NO_SOLUTION and result.solution is None
@@ -89,11 +89,8 @@ def test_auto_gives_the_time_left_to_the_heuristics_when_the_exact_method_answer
     # machine), then the exact method answered nothing at once (or was refused for its size
     # before it was built): the heuristics cut off run in the time left, and the best of all
     # of them is the answer (with the exact method's label when it ran)
-    import importlib
-
+    from schedopt.core import auto
     from schedopt.core.registry import Outcome
-
-    core_solve = importlib.import_module("schedopt.core.solve")  # (the module, not solve)
 
     ran: list[str] = []
 
@@ -112,7 +109,7 @@ def test_auto_gives_the_time_left_to_the_heuristics_when_the_exact_method_answer
         return Outcome(Status.NO_SOLUTION, explanation="nothing found (a stand-in)")
 
     exact = SPEC.auto_exact_for(inst)
-    monkeypatch.setattr(core_solve, "AUTO_HEURISTIC_SHARE", 0.0)
+    monkeypatch.setattr(auto, "AUTO_HEURISTIC_SHARE", 0.0)
     monkeypatch.setitem(SPEC.methods, exact, dataclasses.replace(SPEC.methods[exact], run=nothing))
     for name in SPEC.auto_heuristics:
         monkeypatch.setitem(

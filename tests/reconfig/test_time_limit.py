@@ -85,13 +85,13 @@ def test_a_template_step_starved_while_building_still_answers(
     # for the busy machine: longer than that share, well within the limit
     from schedopt.problems.reconfig import decomp
 
-    built = decomp.build_data
+    built = decomp.data_of
 
     def slow(*args: object, **kwargs: object) -> object:
         time.sleep(3.0)
         return built(*args, **kwargs)
 
-    monkeypatch.setattr(decomp, "build_data", slow)
+    monkeypatch.setattr(decomp, "data_of", slow)
     inst = generate_custom(32, 8, "llama2-70b", 512, 16, 16, seed=0)
     started = time.perf_counter()
     result = schedopt.solve(inst, "auto", time_limit_s=10)

@@ -219,14 +219,17 @@ def _greedy(
     boost: int = 0,
     stop: Deadline | None = None,
     best_effort: bool = True,
+    guarantees_past_stop: bool = False,
 ) -> tuple[list[RawPlan], list[str]]:
     """Plans for every job and the earlier guarantees it could not keep.
 
     ``stop``: past it, no new SLO job is considered (each is rejected, unproven) and the
     best-effort fill ends; the earlier guarantees are always planned in full, or
-    :class:`DeadlineReached` is raised (keeping half of them would be no answer). Without
-    ``best_effort`` the best-effort jobs get no GPUs (for a caller that re-plans them later:
-    ``decomp:lp``'s start, whose repair refills them)."""
+    :class:`DeadlineReached` is raised (keeping half of them would be no answer), or, with
+    ``guarantees_past_stop``, planned in full past ``stop`` too (for a caller that must answer
+    with a plan that keeps them: cut short, the plan of the earlier guarantees alone, the
+    cheapest that keeps them). Without ``best_effort`` the best-effort jobs get no GPUs (for a
+    caller that re-plans them later: ``decomp:lp``'s start, whose repair refills them)."""
     slo = [j for j in data.jobs if j.is_slo]
     kept = [j for j in slo if j.admitted_before]
     # Earlier guarantees first: in the heuristic's order at their most valuable tier; if one
@@ -242,7 +245,7 @@ def _greedy(
         raw = [RawPlan([None] * data.T) for _ in data.jobs]
         broken = []
         tick = Ticker(
-            stop,
+            None if guarantees_past_stop else stop,
             "keeping the guarantees of earlier-admitted jobs, before the time kept back for "
             "assembling the answer",
         )
@@ -293,16 +296,37 @@ def slack_order(p: SlackParams) -> Callable[[JobData], tuple]:
 
 
 def run_edf(
-    data: ModelData, params: EdfParams, stop: Deadline | None = None, best_effort: bool = True
+    data: ModelData,
+    params: EdfParams,
+    stop: Deadline | None = None,
+    best_effort: bool = True,
+    guarantees_past_stop: bool = False,
 ) -> tuple[list[RawPlan], list[str]]:
-    return _greedy(data, edf_order(params), stop=stop, best_effort=best_effort)
+    """EDF's plans (``_greedy`` for ``stop``, ``best_effort`` and ``guarantees_past_stop``)."""
+    return _greedy(
+        data,
+        edf_order(params),
+        stop=stop,
+        best_effort=best_effort,
+        guarantees_past_stop=guarantees_past_stop,
+    )
 
 
 def run_slack(
-    data: ModelData, params: SlackParams, stop: Deadline | None = None, best_effort: bool = True
+    data: ModelData,
+    params: SlackParams,
+    stop: Deadline | None = None,
+    best_effort: bool = True,
+    guarantees_past_stop: bool = False,
 ) -> tuple[list[RawPlan], list[str]]:
+    """The slack heuristic's plans (``_greedy``'s arguments as ``run_edf``'s)."""
     return _greedy(
-        data, slack_order(params), boost=params.share_boost, stop=stop, best_effort=best_effort
+        data,
+        slack_order(params),
+        boost=params.share_boost,
+        stop=stop,
+        best_effort=best_effort,
+        guarantees_past_stop=guarantees_past_stop,
     )
 
 

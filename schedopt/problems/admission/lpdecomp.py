@@ -105,7 +105,8 @@ def start_plan(
     (``backfill.py``). ``prices``: the guide's B1L, whose plans at the LP's prices the priced
     plans reuse. The plans it makes have no best-effort GPUs
     (the repair drops them and refills at the end). Past ``stop`` the best of the given
-    plans and the priced plans B1L has already evaluated."""
+    plans; the greedy heuristics' default plans
+    run until ``stop`` and keep every earlier guarantee past it (cut short: those alone)."""
     found: list[list[RawPlan]] = []
     given: list[RawPlan] | None = None
     if hint is not None:
@@ -117,12 +118,10 @@ def start_plan(
         found.extend(greedy)
         given = max(greedy, key=lambda r: guaranteed_value(data, r))
     if given is not None and stop.expired():
-        # past the deadline (a starved machine): the given plans, and the priced plans when
-        # the guide's B1L has evaluated the LP's prices already (0.05 CPU s at 3,200 jobs,
-        # 18,801 against the greedy 16,341 at s1; else they stop at once); no rounding and no
-        # backfill, which each set up over every job before their first check of ``stop``
-        # (with them 0.18-0.25 CPU s after the deadline at 3,200 jobs, 0.12-0.14 without)
-        found.extend(priced_plans(data, lp, stop, prices))
+        # past the deadline (a starved machine): the best given plan; no rounding, no priced
+        # plans (they place no job past ``stop``) and no backfill, which each set up over
+        # every job before their first check of ``stop`` (with the first and the last
+        # 0.18-0.25 CPU s after the deadline at 3,200 jobs, 0.12-0.14 without)
         return max(found, key=lambda r: guaranteed_value(data, r))
     # Without an LP value (none, or its parts ran out of time) a job is rounded by value per
     # GPU-slot, after the given plan's admitted ones when there is one; both orders are tried.
@@ -137,15 +136,23 @@ def start_plan(
     # 1,024 GPUs × 3,200 jobs, lower at 256 × 800: candidates; RESULTS.md)
     found.extend(priced_plans(data, lp, stop, prices))
     if not found:  # the rounding could not keep an earlier guarantee: the greedy heuristics'
+        # defaults, until ``stop`` (0.03-0.08 s each at 3,200 jobs): the earlier guarantees
+        # are placed in full past it, so a plan cut short is theirs alone (the cheapest that
+        # keeps them), never one that drops one; past ``stop`` the second is not run
         defaults = (
-            run_edf(data, EdfParams(), best_effort=False),
-            run_slack(data, SlackParams(), best_effort=False),
+            lambda: run_edf(data, EdfParams(), stop, False, guarantees_past_stop=True),
+            lambda: run_slack(data, SlackParams(), stop, False, guarantees_past_stop=True),
         )
-        for raw, broken in defaults:
+        for run in defaults:
+            if found and stop.expired():
+                break
+            raw, broken = run()
             if not broken:
                 found.append(raw)
     if not found:
         return None
+    if stop.expired():  # no backfill past the deadline (its set-up is over every job)
+        return max(found, key=lambda r: guaranteed_value(data, r))
     # the BACKFILLED best of them backfilled (late jobs moved late, tiers raised, rejected
     # jobs offered the room; never lower, 0.05 s each at 1,024 GPUs × 3,200 jobs), the best
     # of those: the backfill can reorder the candidates (RESULTS.md)

@@ -49,15 +49,18 @@ def used_by(data: ModelData, raw: Sequence[RawPlan], jobs: Sequence[JobData]):
     return ledger.used
 
 
-def left_for(data: ModelData, raw: Sequence[RawPlan], group: set[int], used=None):
+def left_for(data: ModelData, raw: Sequence[RawPlan], group: set[int], used=None, own=None):
     """Per (slot, type, level): κ_gs less what the SLO jobs outside ``group`` take. ``used``:
     what every SLO job of ``raw`` takes (``used_by``), kept by a caller that asks for many
-    groups of one plan (the repair): then only the group's own plans are read, not all."""
+    groups of one plan (the repair): then only the group's own plans are read, not all, and
+    not even those when the caller has read them already (``own``: what the group's SLO jobs
+    take, ``used_by``; the repair takes it out of its ledger after a step that gains)."""
     if used is None:
         fixed = [j for j in data.jobs if j.is_slo and j.index not in group]
         used = used_by(data, raw, fixed)
     else:
-        own = used_by(data, raw, [data.jobs[i] for i in group if data.jobs[i].is_slo])
+        if own is None:
+            own = used_by(data, raw, [data.jobs[i] for i in group if data.jobs[i].is_slo])
         used = {key: n - own.get(key, 0) for key, n in used.items()}
     return {
         (t, g, s): data.chunk_capacity[g, s] - used.get((t, g, s), 0)
@@ -179,7 +182,9 @@ def repair(
             seconds = min(STEP_S * size / GROUP_JOBS, deadline.remaining() - 0.1)
             if seconds < 0.05 or (max_steps is not None and steps >= max_steps):
                 break
-            left = left_for(data, current, set(indices), used)
+            group = [data.jobs[i] for i in indices if data.jobs[i].is_slo]
+            own = used_by(data, current, group)  # read once: the ledger's update reuses it
+            left = left_for(data, current, set(indices), used, own)
             sub = data.subset(indices, slot_capacity=left)
             start = [current[i] for i in indices]
             hint = start
@@ -203,8 +208,7 @@ def repair(
             gained += guaranteed_value(sub, found) - guaranteed_value(sub, start)
             improved += 1
             lp_improved += kind == "lp"
-            group = [data.jobs[i] for i in indices]
-            for key, n in used_by(data, current, group).items():
+            for key, n in own.items():
                 used[key] -= n
             for i, r in zip(indices, found, strict=True):
                 current[i] = r

@@ -39,6 +39,11 @@ GREEDY_STALL = 8
 SMOOTH = 0.5
 #: Cost of the artificial column that covers one job (keeps the restricted master feasible).
 ARTIFICIAL = 1e7
+#: Converged: a proven bound within this share of the master LP (which is at least z_R'),
+#: so no round can raise the bound by more (the case models round π up to 1/10,000).
+CONVERGED = 1e-4
+#: Most times CASE_S a case model gets when rounds at the master's duals add nothing.
+MAX_EFFORT = 16.0
 
 
 @dataclass(frozen=True)
@@ -154,6 +159,9 @@ class Generated:
     lp: float | None  # the last restricted master's value
     rounds: int
     columns: list[Column] = field(default_factory=list)
+    #: per round: the master LP's value, the round's exact bound (None: a greedy round or
+    #: none in time) and the columns after it
+    trace: list[tuple[float, float | None, int]] = field(default_factory=list)
 
 
 def levels_of(data: ModelData) -> list[int]:
@@ -174,7 +182,8 @@ def generate(
     cases: Executor | None = None,
 ) -> Generated:
     """Rounds of restricted master LP and pricing (columns checked through ``executor``)
-    until no checked column is new, ``rounds`` rounds or ``deadline``; then the Farley bound
+    until converged or at a fixed point (formulation, "The stop rule"), ``rounds`` rounds or
+    ``deadline``; per round ``trace`` (LP, exact bound, columns); then the Farley bound
     of the last duals, by ``bound_deadline``. ``deterministic``: CP-SAT stops on its
     deterministic time, so with a round budget and far deadlines a run is reproducible. Each
     round prices greedily and proves the Farley bound of its duals over R', whose exact case
@@ -199,6 +208,7 @@ def generate(
     shares = aggregate_shares(data)
     floor = None if shares is None else AGG_FLOOR * sum(shares)
     last = 0.0  # seconds the last round took
+    trace: list[tuple[float, float | None, int]] = []
     while rounds is None or done < rounds:
         # Once exact rounds prove more than the scaled aggregate bound could add, they are the
         # bound stage itself: they run on into its time (its last duals' bound is one more).
@@ -211,7 +221,8 @@ def generate(
         solved = master.solve(dl.remaining())
         if solved is None:
             break
-        _, pi, y = solved
+        lp, pi, y = solved
+        b = None
         proposed = price(data, combos, pi, y, levels, boxes, dl, stack, fits)
         if exact:
             # Exact pricing at duals smoothed towards those of the best bound (Wentges):
@@ -236,14 +247,25 @@ def generate(
             if res.ok and res.value is not None:
                 added += master.add(res.value)
         last = time.perf_counter() - began
+        trace.append((lp, b, len(master.columns)))
+        if best is not None and best >= (1 - CONVERGED) * lp:
+            break  # converged: no column of R' has a reduced cost below the tolerance
         if added < GREEDY_STALL:
             if not added and exact:
-                if center is None or smooth == 0:
-                    break  # exact pricing at the master's own duals found nothing
-                smooth = 0.0  # a mispricing: the next round prices at the master's duals
+                if center is not None and smooth > 0:
+                    smooth = 0.0  # a mispricing: the next round prices at the master's duals
+                    continue
+                # Exact pricing at the master's own duals found no new column. Stop only if
+                # every case was decided (θ exact over R' at these duals: a round more would
+                # prove the same); else the same duals again, the open cases with twice the
+                # time (formulation, "The stop rule").
+                if b is not None and not state.undecided:
+                    break
+                state.effort = min(MAX_EFFORT, 2 * state.effort)
                 continue
             exact = True
         smooth = SMOOTH
+        state.effort = 1.0
     if shares is not None and floor is not None and (best is None or best < floor):
         # The rounds' bounds are not above the aggregate one (at 4,096 GPUs x 200 jobs greedy
         # pricing adds 8 or more groups nearly every round for the whole minute: their duals
@@ -255,7 +277,7 @@ def generate(
     # Any duals give a valid Farley bound; those of the final master give the strongest.
     solved = master.solve(bound_deadline.remaining()) or solved
     if solved is None:
-        return Generated(best, None, done, master.columns)
+        return Generated(best, None, done, master.columns, trace)
     lp, pi, y = solved
     for b in (
         farley_bound(data, pi, y, bound_deadline, bound_deadline, None, combos, state, cases),
@@ -263,7 +285,7 @@ def generate(
     ):
         if b is not None and (best is None or b > best):
             best = b
-    return Generated(best, lp, done, master.columns)
+    return Generated(best, lp, done, master.columns, trace)
 
 
 #: The scaled aggregate bound is tried when no round's bound is this many times the

@@ -12,7 +12,6 @@ attained).
 
 from __future__ import annotations
 
-import os
 from contextlib import nullcontext
 from dataclasses import replace
 
@@ -23,7 +22,7 @@ from schedopt.core.registry import Outcome
 from schedopt.core.solve import lex_better
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
-from schedopt.executor import Executor, make_executor
+from schedopt.executor import Executor, make_executor, usable_cores
 from schedopt.model.decompose import executor_choice, whole_param
 
 from .assemble import Raw, RawGroup, assemble, raw_from_solution
@@ -77,8 +76,7 @@ def case_workers(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
         return 0
     if len(inst.jobs) < PARALLEL_FROM_JOBS or deadline.remaining() < PARALLEL_FROM_S:
         return 0
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    n = min(CASE_WORKERS, cores or 1)
+    n = min(CASE_WORKERS, usable_cores())
     return n if n >= 2 else 0
 
 

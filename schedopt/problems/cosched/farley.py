@@ -163,6 +163,8 @@ def farley_theta(
     ``executor``: the case models run on its workers when it has two or more and ``state`` is
     not deterministic (:mod:`.refine`)."""
     P = len(data.pools)
+    if state is not None:
+        state.undecided = 0  # the refinement counts its open cases (none: θ is exact)
     s_bar = max(j.switch for j in data.jobs)
     combos = combos or [Combos(data, j) for j in data.jobs]
     if not all(c.complete for c in combos):

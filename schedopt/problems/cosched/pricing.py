@@ -35,8 +35,9 @@ class CaseBound:
     #: up to :data:`KEEP_GROUPS` groups CP-SAT found (the best first, ``found`` among them),
     #: each with its Σ π: the search's other solutions, columns too
     groups: tuple[tuple[float, tuple[tuple[int, int], ...]], ...] = ()
-    #: CP-SAT left the model open (neither proven nor stopped at ``enough``)
-    open: bool = False
+    #: CP-SAT decided the case: proved its maximum (or none), or stopped at ``enough`` (the
+    #: case cannot lower θ); False when its time or deterministic time ran out first
+    decided: bool = True
     #: the best group of one member's Σ π (found outside the model; 0: none)
     alone: float = 0.0
 
@@ -97,11 +98,18 @@ def case_bound(
     # SEARCH_S gets the full solver for the rest (its LP bound holds when stopped: the
     # search-only one is weak, 2,857 against 2,888 at 4,096 × 200 at the aggregate shares).
     quick = min(SEARCH_S, seconds) if work is None else min(SEARCH_S, work)
+    done = False
     for search_only in (True, False):
         left = seconds if search_only else seconds - quick
         solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = max(0.01, quick if search_only else left)
-        if work is not None:
+        if work is None:
+            solver.parameters.max_time_in_seconds = max(0.01, quick if search_only else left)
+        else:
+            # Deterministic mode: the phases end on deterministic time alone; the wall clock
+            # only stops a runaway run (SEARCH_S as wall seconds cut the search phase at a
+            # point that depended on the machine's load: the groups found, the hints and the
+            # next rounds' duals differed from run to run, #17)
+            solver.parameters.max_time_in_seconds = max(0.01, seconds)
             solver.parameters.max_deterministic_time = quick if search_only else work - quick
         solver.parameters.num_workers = 1
         # Probing and presolve cost more than they save on these models (a knapsack over
@@ -138,8 +146,9 @@ def case_bound(
         seen[tuple(found)] = value
     best = sorted(seen.items(), key=lambda kv: -kv[1])[:KEEP_GROUPS]
     groups = tuple((v, g) for g, v in best)
+    decided = done or (enough is not None and proven[0] <= enough * SCALE)
     upper = min(total, proven[0] / SCALE + 1e-9)
-    return CaseBound(upper, found, value, groups, not done, 0.0 if alone is None else alone[0])
+    return CaseBound(upper, found, value, groups, decided, 0.0 if alone is None else alone[0])
 
 
 def with_programme(
@@ -159,7 +168,9 @@ def with_programme(
     programme's where that is less (:func:`open_bound`, which bounds the model's groups; the
     best group of one member, outside the model, stays): ``max(A, min(U, DP))``."""
     dp = open_bound(pi, items, ok, duration, load, mem, chain, slo, level, switch)
-    return replace(got, upper=min(got.upper, max(got.alone, dp + 1e-9)))
+    upper = min(got.upper, max(got.alone, dp + 1e-9))
+    # decided too when the programme's bound is the best group's Σ π (its maximum proven)
+    return replace(got, upper=upper, decided=got.decided or upper <= got.value + 1e-6)
 
 
 def case_model(

@@ -44,6 +44,12 @@ class CaseState:
     proven: dict[tuple[int, tuple[int, ...]], tuple[np.ndarray, float]] = field(
         default_factory=dict
     )
+    #: the case models' time is ``case_s`` times this (column generation doubles it when a
+    #: round at the master's duals added nothing with cases left open, #17)
+    effort: float = 1.0
+    #: cases the last refinement left open: CP-SAT stopped by its time, a key left on the
+    #: heap at the deadline, a task that did not come back (0: θ is exact over R')
+    undecided: int = 0
 
 
 @dataclass(frozen=True)
@@ -99,10 +105,13 @@ def refine(
     from .pricing import case_bound, with_programme
 
     det = state is not None and state.deterministic
+    if state is not None:
+        case_s *= state.effort
     heap = [(c.ratio, i, 0) for i, c in enumerate(cases)]
     heapq.heapify(heap)
     best = [1.0]
     waiting: dict[str, float] = {}  # a case handed out (its index) -> its key
+    open_: list[float] = []  # the ratios (lower bounds) of cases whose CP-SAT ran out of time
 
     def programme(i: int) -> tuple:
         """The case's arrays in :func:`.pricing.with_programme`'s order (its own)."""
@@ -166,7 +175,7 @@ def refine(
         if found is not None:  # every group CP-SAT found with a negative reduced cost
             found.extend(g for v, g in got.groups if case.cost - case.yh - v < 0)
         denom = got.upper + case.yh
-        if got.open and denom > 1e-12 and max(key, case.cost / denom) < best[0]:
+        if not got.decided and denom > 1e-12 and max(key, case.cost / denom) < best[0]:
             # left open, and its bound would lower θ: the two-pool programme's, if less
             got = with_programme(got, *programme(i))
             denom = got.upper + case.yh
@@ -174,6 +183,8 @@ def refine(
                 state.proven[case.level, case.h] = (pi.copy(), got.upper)
         if denom > 1e-12:  # else no group of the case has Σ π + y·h > 0: it binds no θ
             best[0] = min(best[0], max(key, case.cost / denom))
+            if not got.decided:
+                open_.append(max(key, case.cost / denom))
 
     if executor is not None and parallel(executor, state):
         for res in executor.run(handed(), deadline=exact):
@@ -184,4 +195,8 @@ def refine(
         for t in handed():
             take(int(t.key), t.fn(*t.args))
     left = heap[0][0] if heap else math.inf  # ≥ best unless stopped by the deadline
-    return min(best[0], left, *waiting.values())
+    theta = min(best[0], left, *waiting.values())
+    if state is not None:  # the cases whose true ratio may be below the θ proven
+        state.undecided = len(waiting) + sum(r <= theta for r in open_)
+        state.undecided += sum(k < best[0] for k, _, _ in heap)
+    return theta

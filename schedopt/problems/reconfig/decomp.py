@@ -19,7 +19,7 @@ from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.model.decompose import open_executor
 from schedopt.model.method import ExactBackend, exact_runner
 
-from .data import build_data
+from .data import data_of
 from .exact import INFEASIBLE, finish, prepare, refuse, warm_start
 from .instance import ReconfigInstance
 from .plan import first_level_us, realise
@@ -251,7 +251,7 @@ def solve_templates(
     from .rate import search  # HiGHS, imported on first use (tests/test_startup.py)
 
     t0 = time.perf_counter()
-    data = build_data(inst, deadline)
+    data = data_of(inst, deadline)
     early = refuse(data)
     if early is not None:
         return early

@@ -19,7 +19,7 @@ from schedopt.model import Formulated, Hooks, LexResult, exact_methods
 from schedopt.model.export import first_level_exporter
 
 from .codec import decode, encode
-from .data import MAX_COLUMNS, MAX_SLOW_PER_HOST, ModelData, build_data
+from .data import MAX_COLUMNS, MAX_SLOW_PER_HOST, ModelData, build_data, data_of
 from .heuristics import (
     KeepShrinkParams,
     MegatronParams,
@@ -140,7 +140,7 @@ def prepare(
     data: ModelData | None = None,
 ) -> Formulated | Outcome:
     """``lb_us``: a proven lower bound of L1 (C13); ``data``: the instance's data, built."""
-    data = data or build_data(inst, deadline)
+    data = data or data_of(inst, deadline)
     early = refuse(data)
     if early is not None:
         return early

@@ -26,7 +26,7 @@ from schedopt.core.registry import Outcome, Runner
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline, Ticker
 
-from .data import GroupType, ModelData, build_data
+from .data import GroupType, ModelData, data_of
 from .instance import ReconfigInstance
 from .plan import Raw, realise
 
@@ -193,7 +193,7 @@ def _run(
     def solve(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
         t0 = time.perf_counter()
         prm: Any = method_params(params_cls, options.params)
-        data = build_data(inst, deadline)
+        data = data_of(inst, deadline)
         build_s = time.perf_counter() - t0
         raw = rule(data, prm, deadline)
         sol = None if raw is None else realise(data, raw)
