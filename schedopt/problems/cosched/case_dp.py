@@ -70,7 +70,9 @@ def case_dp(
     s_bar: int,
 ) -> float:
     """The least :func:`pair_bound` over the pairs of pools (Σ of the positive π with fewer
-    than two pools): an upper bound on every group's ``Σ π`` in the case model."""
+    than two pools): an upper bound on every group's ``Σ π`` in the case model. With a
+    universal pool, only the pairs that hold one (at 4,096 × 200 the pair of the two other
+    pools took two thirds of the time and never gave the least bound, 19 of 19 cases)."""
     v = pi[items]
     total = float(v[v > 0].sum())
     P = load.shape[2]
@@ -79,7 +81,10 @@ def case_dp(
     order = np.argsort(-slo[items], kind="stable")
     cap = np.minimum(slo[items], level)[order]
     best = total
-    for p, q in itertools.combinations(range(P), 2):
+    pairs = list(itertools.combinations(range(P), 2))
+    if any(universal):  # a pair of two pools a job may leave both unused binds little
+        pairs = [(p, q) for p, q in pairs if universal[p] or universal[q]]
+    for p, q in pairs:
         got = pair_bound(
             v[order],
             ok[order],
