@@ -109,7 +109,8 @@ def refine(
         case_s *= state.effort
     heap = [(c.ratio, i, 0) for i, c in enumerate(cases)]
     heapq.heapify(heap)
-    best = [1.0]
+    best = [1.0]  # the least ratio of the cases taken, by CP-SAT's bounds (their ``enough``)
+    least = [1.0]  # the same with the two-pool programme's bound on open cases (θ's)
     waiting: dict[str, float] = {}  # a case handed out (its index) -> its key
     open_: list[float] = []  # the ratios (lower bounds) of cases whose CP-SAT ran out of time
 
@@ -175,16 +176,18 @@ def refine(
         if found is not None:  # every group CP-SAT found with a negative reduced cost
             found.extend(g for v, g in got.groups if case.cost - case.yh - v < 0)
         denom = got.upper + case.yh
-        if not got.decided and denom > 1e-12 and max(key, case.cost / denom) < best[0]:
+        if denom <= 1e-12:  # no group of the case has Σ π + y·h > 0: it binds no θ
+            return
+        ratio = max(key, case.cost / denom)
+        best[0] = min(best[0], ratio)  # the stop of later cases (``enough``) as before
+        if not got.decided and ratio < least[0]:
             # left open, and its bound would lower θ: the two-pool programme's, if less
             got = with_programme(got, *programme(i))
-            denom = got.upper + case.yh
-            if state is not None:
-                state.proven[case.level, case.h] = (pi.copy(), got.upper)
-        if denom > 1e-12:  # else no group of the case has Σ π + y·h > 0: it binds no θ
-            best[0] = min(best[0], max(key, case.cost / denom))
-            if not got.decided:
-                open_.append(max(key, case.cost / denom))
+            tight = got.upper + case.yh
+            ratio = max(ratio, case.cost / tight) if tight > 1e-12 else math.inf
+        least[0] = min(least[0], ratio)
+        if not got.decided:
+            open_.append(ratio)
 
     if executor is not None and parallel(executor, state):
         for res in executor.run(handed(), deadline=exact):
@@ -195,7 +198,7 @@ def refine(
         for t in handed():
             take(int(t.key), t.fn(*t.args))
     left = heap[0][0] if heap else math.inf  # ≥ best unless stopped by the deadline
-    theta = min(best[0], left, *waiting.values())
+    theta = min(least[0], left, *waiting.values())
     if state is not None:  # the cases whose true ratio may be below the θ proven
         state.undecided = len(waiting) + sum(r <= theta for r in open_)
         state.undecided += sum(k < best[0] for k, _, _ in heap)
