@@ -73,6 +73,7 @@ for _name, _label in (
     ("repair_l2", "L2_repair"),
     ("l3_dual", "B3L"),
     ("unit_bound", "B3U"),
+    ("unit_search", "B3U"),
     ("return_running", "L3_return"),
     ("swap_returns", "L3_swap"),
     ("exchange", "L3_exchange"),

@@ -19,6 +19,7 @@ from schedopt.problems.admission.assemble import assemble, guaranteed_value
 from schedopt.problems.admission.bound import L1Bound
 from schedopt.problems.admission.data import build_data
 from schedopt.problems.admission.heuristics import refill_best_effort
+from schedopt.problems.admission.priced import priced_plans as priced
 from schedopt.problems.admission.validate import validate
 
 SLOW_S = 0.3
@@ -176,3 +177,32 @@ def test_the_last_resort_of_the_start_keeps_the_guarantees_and_stops_at_the_dead
         assert all(j.admitted_before for j in placed) is cut_short
         solution = assemble(data, refill_best_effort(data, start), optimal_admission=False)
         assert validate(inst, solution) == []
+
+
+def test_a_busy_machine_still_gets_the_first_lp_parts_prices(monkeypatch) -> None:
+    # The LP split into 4 parts, each part's build slower than an equal share of the LP phase
+    # (a busy machine, #17: each build took its 0.3-0.4 s share and no part's LP answered, so
+    # the bound fell to B0 and the start had no prices). The parts now run in turn until the
+    # phase's end: the first ones answer, B1L at their prices bounds L1 below B0, and the
+    # start's priced plans exist.
+    data = build_data(generate_custom(hosts=16, jobs=400, slots=6, seed=0))
+    monkeypatch.setattr(guide, "WHOLE_LP_COLUMNS", 0)
+    monkeypatch.setattr(guide, "LP_PART_JOBS", 100)
+    seconds = 1.8  # the LP phase: 0.6 × 1.8 = 1.08 s, an equal share 0.27 s < SLOW_S
+    real = bound_module.relax_l1
+
+    def slow_build(*args, **kwargs):
+        time.sleep(SLOW_S)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bound_module, "relax_l1", slow_build)
+    g = guide.guide(data, seconds, Deadline.after(60))
+    b0, _ = b0_module.fallback_bound(data, Deadline.after(60), 10.0)
+    assert g.lp.prices and g.prices is not None
+    assert g.bound is not None and g.label.startswith("B1L") and g.bound < b0
+    plans = priced(data, g.lp, Deadline.after(60), g.prices)
+    assert plans
+    for raw in plans:  # plans of the instance, each within the bound
+        solution = assemble(data, refill_best_effort(data, raw), optimal_admission=False)
+        assert validate(data.instance, solution) == []
+        assert guaranteed_value(data, raw) <= 1000 * g.bound

@@ -6,6 +6,7 @@ moved, and ``decomp`` runs it after the return step."""
 from __future__ import annotations
 
 import time
+from collections import Counter
 
 import pytest
 from hypothesis import given
@@ -22,7 +23,7 @@ from schedopt.problems.fairshare import (
 from schedopt.problems.fairshare.data import build_data
 from schedopt.problems.fairshare.heuristics import AstraeaParams, run_astraea
 from schedopt.problems.fairshare.l2_repair import RepairStats
-from schedopt.problems.fairshare.l3_bound import arrays
+from schedopt.problems.fairshare.l3_bound import arrays, need_gpus
 from schedopt.problems.fairshare.l3_idle import idle_legs
 from schedopt.problems.fairshare.l3_swap import swap_returns
 from schedopt.problems.fairshare.strategies import instances
@@ -162,6 +163,78 @@ def test_an_idle_job_pays_for_a_swap_that_lowers_l2() -> None:
     assert after.allocation("back").hosts == {"h0": 1}
 
 
+def _chain() -> FairshareInstance:
+    """Tenants u and w (one unit each), hosts H100 h0, A100 h1 and h2, V100 h3: u's job
+    ``back`` ran on h0 (restart cost 100 s), as fast on A100; u's ``other`` (0.9 of its
+    H100 rate on A100), ``e`` (0.3 of its best on one A100 GPU) and ``c`` (V100 only); w's
+    ``b``, 0.2 of its A100 rate on V100."""
+    jobs = [
+        ("back", "u", {"H100": {1: 1.0}, "A100": {1: 1.0}}),
+        ("other", "u", {"H100": {1: 1.0}, "A100": {1: 0.9}}),
+        ("e", "u", {"A100": {1: 0.3, 2: 1.0}}),
+        ("c", "u", {"V100": {1: 1.0}}),
+        ("b", "w", {"V100": {1: 0.2}, "A100": {1: 1.0}}),
+    ]
+    cluster = Cluster.heterogeneous([("H100", 1, 1), ("A100", 2, 1), ("V100", 1, 1)])
+    return FairshareInstance.model_validate(
+        {
+            "cluster": cluster.to_dict(),
+            "round_s": 100.0,
+            "tenants": [
+                {"id": t, "weight": 1.0, "deserved_gpu_s": 100.0, "used_gpu_s": 0.0}
+                for t in ("u", "w")
+            ],
+            "jobs": [
+                {
+                    "id": id_,
+                    "tenant": tenant,
+                    "throughput": rates,
+                    "remaining_iterations": 1e6,
+                    "restart_cost_s": 100.0 if id_ == "back" else 0.0,
+                    **(
+                        {"previous": {"gpu_type": "H100", "hosts": {"h0": 1}}}
+                        if id_ == "back"
+                        else {}
+                    ),
+                }
+                for id_, tenant, rates in jobs
+            ],
+        }
+    )
+
+
+def test_a_chain_pays_for_a_swap_where_the_idle_job_s_leg_alone_may_not_be_made() -> None:
+    # back on A100 and other on H100 (their swap lowers L2 by 0.1, no other pair raises it);
+    # c idle could take b's V100 GPU (+0.8) but w (b's unit) is at m_v(t̂) = 1 GPU: the leg
+    # alone is not made. As a chain, b takes e's A100 GPU and e goes idle (w keeps its GPU,
+    # u gives one and gets one): L2 +1.5, which pays for the swap (L3 100 -> 0)
+    inst = _chain()
+    data = build_data(inst, check_size=False)
+    state = run_astraea(data, AstraeaParams(keep_running=0))[0]
+    for job in data.jobs:
+        state.unset(job)
+    jobs = {j.id: j for j in data.jobs}
+    for id_, gpu in (("back", "A100"), ("other", "H100"), ("e", "A100"), ("b", "V100")):
+        assert state.place(
+            jobs[id_], next(k for k, o in enumerate(jobs[id_].options) if o.gpu_type == gpu)
+        )
+    t_hat = data.min_share([float(g) for g in state.unit_gpus])
+    w = jobs["b"].unit
+    assert state.unit_gpus[w] == need_gpus(data, t_hat)[w] == 1  # no GPU to spare
+    l1, l2, l3 = evaluate(inst, state.solution())
+    assert l3 == 100.0
+    out = swap_returns(state, 30.0, RepairStats())
+    after = state.solution()
+    assert validate(inst, after) == []
+    n1, n2, n3 = evaluate(inst, after)
+    assert n1 >= l1
+    assert (n2, n3, out.saved_l3) == (pytest.approx(l2 + 1.4), 0.0, 100.0)
+    assert after.allocation("back").hosts == {"h0": 1}
+    assert after.allocation("c").hosts == {"h3": 1}
+    assert not after.allocation("e").hosts
+    assert after.allocation("b").hosts in ({"h1": 1}, {"h2": 1})
+
+
 @SETTINGS
 @given(
     inst=instances(max_jobs=8, max_hosts=4, options=False),
@@ -186,9 +259,9 @@ def test_idle_legs_never_make_the_plan_worse(inst, pick: list[int]) -> None:
     tables = l3_pairs.Tables(data, arrays(data))
     by_kind = l3_pairs.pools(state)
     legs = idle_legs(state, *tables.columns, by_kind, ())
-    assert all(gain > 0 for gain, *_ in legs)
-    in_legs = {j for _, c, b, _ in legs for j in (c, b)}
-    assert len(in_legs) == 2 * len(legs)
+    assert all(gain > 0 for gain, _ in legs)
+    in_legs = [i for _, moves in legs for i, _ in moves]
+    assert len(set(in_legs)) == len(in_legs)
     # none left out: an idle job that gains on a movable job's kind, of its unit (no GPUs
     # change units), has it or itself in a leg
     idle = [j.index for j in data.jobs if j.options and state.raw[j.index].option is None]
@@ -197,19 +270,31 @@ def test_idle_legs_never_make_the_plan_worse(inst, pick: list[int]) -> None:
         for b in pool.tolist():
             for c in idle:
                 if tables.unit[b] == tables.unit[c] and e[c] > e[b] + 1e-6:
-                    assert {b, c} & in_legs
+                    assert {b, c} & set(in_legs)
     on_host: dict[str, set[int]] = {}
     for i, hosts in enumerate(state.hosts):
         for h in hosts:
             on_host.setdefault(h, set()).add(i)
     t_hat = data.min_share([float(g) for g in state.unit_gpus])
     gained = saved = 0.0
-    for gain, c, b, o in legs:
-        assert state.raw[c].option is None and state.raw[b].option is not None
-        mine, theirs = data.jobs[c].options[o], data.jobs[b].options[state.raw[b].option]
-        assert (mine.gpu_type, mine.n) == (theirs.gpu_type, theirs.n)  # B's kind
-        assert gain == pytest.approx(mine.eff - theirs.eff)
-        got = l3_swap._try(state, [(b, None), (c, o)], t_hat, 0.0, on_host)
+    for gain, moves in legs:
+        # a leg (B idle, C on B's kind) or a chain of two (E idle, D on E's kind; D may be
+        # B): every kind a job leaves is the kind another takes, and the estimate is the e
+        # the moves change
+        assert len(moves) in (2, 3, 4)
+        freed, taken, d_e = Counter(), Counter(), 0.0
+        for i, o in moves:
+            job, now = data.jobs[i], state.raw[i].option
+            if now is not None:
+                freed[job.options[now].gpu_type, job.options[now].n] += 1
+                d_e -= job.options[now].eff
+            if o is not None:
+                assert isinstance(o, int)
+                taken[job.options[o].gpu_type, job.options[o].n] += 1
+                d_e += job.options[o].eff
+        assert freed == taken
+        assert gain == pytest.approx(d_e)
+        got = l3_swap._try(state, moves, t_hat, 0.0, on_host)
         if got is not None:
             assert got[2] == pytest.approx(gain) and got[3] >= -1e-9
             gained, saved = gained + got[2], saved + got[3]
@@ -239,7 +324,7 @@ def test_the_swap_step_is_not_started_without_time() -> None:
 def test_decomp_runs_the_swap_step_after_the_return_step(monkeypatch) -> None:
     seen: list[tuple[float, float]] = []
 
-    def recorded(state, seconds, out, a=None):
+    def recorded(state, seconds, out, a=None, wall=None):
         inst = state.data.instance
         before = evaluate(inst, state.solution())[2]
         swap_returns(state, 30.0, out, a)
@@ -255,3 +340,31 @@ def test_decomp_runs_the_swap_step_after_the_return_step(monkeypatch) -> None:
     assert got.stats["l3_swap_saved"] == pytest.approx(before - after, abs=1e-3)
     assert got.objectives[2] <= after + 1e-9  # the steps after it only lower it
     assert got.stats["L3_bound"] <= got.objectives[2]
+
+
+class _Clock:
+    """``time`` for ``l3_swap`` with the process's CPU time ``rate`` times as fast (a
+    process that gets ``1/rate`` of a core counts the same work ``rate`` times slower)."""
+
+    def __init__(self, rate: float):
+        self.rate = rate
+
+    def perf_counter(self) -> float:
+        return time.perf_counter()
+
+    def process_time(self) -> float:
+        return self.rate * time.process_time()
+
+
+@pytest.mark.parametrize("rate", [1.0, 1000.0])
+def test_the_swap_step_counts_its_seconds_as_cpu_time(monkeypatch, rate: float) -> None:
+    # one second of CPU and 30 of wall: with the process's clock 1000 times as fast (1 ms of
+    # CPU is a second) the step stops before its first pair; with the real clock it saves
+    inst = generate_custom(gpus=512, tenants=10, jobs=600, seed=0)
+    monkeypatch.setattr(l3_swap, "time", _Clock(rate))
+
+    def step(state, out):
+        return swap_returns(state, 1.0, out, wall=30.0)
+
+    out, *_ = check_step(inst, step, returned=True)
+    assert (out.saved_l3 > 0) == (rate == 1.0)

@@ -168,9 +168,8 @@ def with_programme(
     programme's where that is less (:func:`open_bound`, which bounds the model's groups; the
     best group of one member, outside the model, stays): ``max(A, min(U, DP))``."""
     dp = open_bound(pi, items, ok, duration, load, mem, chain, slo, level, switch)
-    upper = min(got.upper, max(got.alone, dp + 1e-9))
-    # decided too when the programme's bound is the best group's Σ π (its maximum proven)
-    return replace(got, upper=upper, decided=got.decided or upper <= got.value + 1e-6)
+    # ``decided`` stays CP-SAT's: colgen's stop rule counts on the case models' own proofs
+    return replace(got, upper=min(got.upper, max(got.alone, dp + 1e-9)))
 
 
 def case_model(

@@ -201,5 +201,6 @@ def refine(
     theta = min(least[0], left, *waiting.values())
     if state is not None:  # the cases whose true ratio may be below the θ proven
         state.undecided = len(waiting) + sum(r <= theta for r in open_)
-        state.undecided += sum(k < best[0] for k, _, _ in heap)
+        # (a key left between CP-SAT's least ratio and the programme's may set θ itself)
+        state.undecided += sum(k < best[0] or k <= theta for k, _, _ in heap)
     return theta

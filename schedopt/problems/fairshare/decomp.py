@@ -52,7 +52,7 @@ from .l3_bound import arrays, joint_search_runs, l1_settled, l3_dual, need_gpus
 from .l3_exchange import exchange
 from .l3_return import return_running
 from .l3_swap import SWAP_S, swap_returns
-from .l3_units import UNIT_S_PER_JOB, unit_bound
+from .l3_units import search_reserve_s, unit_search
 from .lp_guide import lp_guide
 from .restore import restore_running
 from .subround import part_data
@@ -293,7 +293,7 @@ def l3_stats(
         # load it was cut (4,096 GPUs at load 4: 76,917, with B3U 77,309, where it reaches
         # 77,517 and B3U 78,174 given the time)
         b3l_s += JOINT_EXTRA_S
-    budget = Deadline.after(max(0.0, min(b3l_s, left)))
+    budget = Deadline.after(max(0.0, min(b3l_s, left) - search_reserve_s(len(a.unit))))
     l2 = sum(
         job.options[r.option].eff
         for job, r in zip(data.jobs, state.raw, strict=True)
@@ -304,21 +304,18 @@ def l3_stats(
     # (a valid bound for the plan the L3 neighbourhoods make too: it bounds L3*, and its
     # floor is a feasible plan's L2 at t̂ = L1*, formulations/fairshare.md, B3L Claim 1)
     dual = l3_dual(data, need, floor, prices, budget, a)
-    value = dual.value
-    if stop.remaining() - finish > UNIT_S_PER_JOB * len(data.jobs):
-        # B3U at B3L's (λ, μ): each unit's fix row kept, at least B3L there (after B3L's
-        # search, not out of its time: under load at 16,384 GPUs that lowered B3L by more)
-        value = max(value, unit_bound(a, need, floor, dual.lam, dual.mu))
+    # B3U at B3L's (λ, μ) and along their ray, after B3L's search (not out of its time)
+    value = max(dual.value, unit_search(a, need, floor, dual.lam, dual.mu, stop.earlier(finish)))
     if repair_s > 0.0:
         # running jobs returned as a set first (l3_return.py), then the L3 neighbourhoods in
         # what is left of their share
         l3_stop = stop.earlier(finish)
         back = return_running(state, max(0.0, min(l3_s, l3_stop.remaining())), RepairStats())
         # restarting jobs returned by swaps with one other job each (l3_swap.py), in what
-        # the return step left of the share and at least SWAP_S (the L3 neighbourhoods
-        # after it get what is left: they were not kept in any measured run)
+        # the return step left of the share and at least SWAP_S of CPU, within the time
+        # left (the L3 neighbourhoods after it: what is left, never kept in measured runs)
         swap_s = min(max(l3_s - back.seconds, SWAP_S), l3_stop.remaining())
-        swap = swap_returns(state, max(0.0, swap_s), RepairStats(), a)
+        swap = swap_returns(state, max(0.0, swap_s), RepairStats(), a, l3_stop.remaining())
         # other jobs' moves beside the returns (l3_exchange.py), on rounds small enough for
         # its LP, in time of its own (at 16,384 GPUs its LP alone took 1.8-2.3 s: not run)
         moved = exchange(state, l3_stop.remaining(), RepairStats())  # (it checks it fits)
