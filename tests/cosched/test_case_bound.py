@@ -58,7 +58,7 @@ def _fits(pi, items, ok, duration, load, mem, chain, slo, factor, switch, level,
     hi = min([level] + [int(slo[items[i]]) for i, _ in chosen])
     lo = max([0] + [math.ceil(chain[i, c] / factor[items[i]]) for i, c in chosen])
     fits = True
-    for p in range(P):
+    for p in range(duration.shape[2]):
         users = sum(load[i, c, p] > 0 for i, c in chosen)
         d = sum(int(duration[i, c, p]) for i, c in chosen)
         ld = sum(int(load[i, c, p]) for i, c in chosen)

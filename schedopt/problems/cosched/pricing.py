@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -38,6 +38,8 @@ class CaseBound:
     #: CP-SAT decided the case: proved its maximum (or none), or stopped at ``enough`` (the
     #: case cannot lower θ); False when its time or deterministic time ran out first
     decided: bool = True
+    #: the best group of one member's Σ π (found outside the model; 0: none)
+    alone: float = 0.0
 
 
 def case_bound(
@@ -76,7 +78,7 @@ def case_bound(
         for (i, c), v in x.items():
             m.add_hint(v, (int(items[i]), c) in hinted)
     proven = [math.inf]  # the least bound CP-SAT has proven so far (scaled)
-    total = float(sum(pi[j] for j in items))
+    total = float(sum(max(0.0, pi[j]) for j in items))  # Σ of the positive π: above every group
     found: list[tuple[int, int]] = []
     value = 0.0
     seen: dict[tuple[tuple[int, int], ...], float] = {}  # every group found, and its Σ π
@@ -145,7 +147,29 @@ def case_bound(
     best = sorted(seen.items(), key=lambda kv: -kv[1])[:KEEP_GROUPS]
     groups = tuple((v, g) for g, v in best)
     decided = done or (enough is not None and proven[0] <= enough * SCALE)
-    return CaseBound(min(total, proven[0] / SCALE + 1e-9), found, value, groups, decided)
+    upper = min(total, proven[0] / SCALE + 1e-9)
+    return CaseBound(upper, found, value, groups, decided, 0.0 if alone is None else alone[0])
+
+
+def with_programme(
+    got: CaseBound,
+    pi: np.ndarray,
+    items: np.ndarray,
+    ok: np.ndarray,
+    duration: np.ndarray,
+    load: np.ndarray,
+    mem: np.ndarray,
+    chain: np.ndarray,
+    slo: np.ndarray,
+    level: int,
+    switch: np.ndarray,
+) -> CaseBound:
+    """``got`` (the case's :func:`case_bound`) with its bound lowered to the two-pool
+    programme's where that is less (:func:`open_bound`, which bounds the model's groups; the
+    best group of one member, outside the model, stays): ``max(A, min(U, DP))``."""
+    dp = open_bound(pi, items, ok, duration, load, mem, chain, slo, level, switch)
+    # ``decided`` stays CP-SAT's: colgen's stop rule counts on the case models' own proofs
+    return replace(got, upper=min(got.upper, max(got.alone, dp + 1e-9)))
 
 
 def case_model(
@@ -180,8 +204,7 @@ def case_model(
     # A pool every admissible combination uses has every member of a group of two or more
     # as a user: there, R3' is the load row with every switch, no big-M. (The model then
     # holds groups of one member to that stricter row too: still groups of R'.)
-    used: np.ndarray = (load > 0) | ~ok[..., None]  # (items, combinations, pools)
-    universal = [bool(used[..., p].all()) for p in range(P)]
+    universal = _universal(ok, load)
     m = cp_model.CpModel()
     T = m.new_int_var(0, int(level), "T")
     s_bar = int(switch[items].max()) if len(items) else 0
@@ -240,6 +263,36 @@ def case_model(
         return m, x, None
     best, i = max(single)
     return m, x, (best, (int(items[i]), int(np.flatnonzero(fits[i])[0])))
+
+
+def _universal(ok: np.ndarray, load: np.ndarray) -> list[bool]:
+    """Per pool: every admissible combination of every item uses it (``ok`` undominated)."""
+    used: np.ndarray = (load > 0) | ~ok[..., None]  # (items, combinations, pools)
+    return [bool(used[..., p].all()) for p in range(load.shape[2])]
+
+
+def open_bound(
+    pi: np.ndarray,
+    items: np.ndarray,
+    ok: np.ndarray,
+    duration: np.ndarray,
+    load: np.ndarray,
+    mem: np.ndarray,
+    chain: np.ndarray,
+    slo: np.ndarray,
+    level: int,
+    switch: np.ndarray,
+) -> float:
+    """An upper bound on the most ``Σ π`` of the case model's groups (without the groups of one
+    member found outside it) that no CP-SAT proof needs: :func:`.case_dp.case_dp` on the
+    undominated combinations, with the model's universal pools and largest switch."""
+    from .case_dp import case_dp
+
+    if not len(items):
+        return 0.0
+    ok = undominated(ok, duration, load, mem, chain)
+    s_bar = int(switch[items].max())
+    return case_dp(pi, items, ok, load, slo, int(level), _universal(ok, load), s_bar)
 
 
 def undominated(

@@ -102,29 +102,38 @@ def refine(
     for ``case_s`` seconds (deterministic seconds in deterministic mode). With
     :func:`parallel` ``executor``, the CP-SAT case models run on its workers (module
     docstring)."""
-    from .pricing import case_bound
+    from .pricing import case_bound, with_programme
 
     det = state is not None and state.deterministic
     if state is not None:
         case_s *= state.effort
     heap = [(c.ratio, i, 0) for i, c in enumerate(cases)]
     heapq.heapify(heap)
-    best = [1.0]
+    best = [1.0]  # the least ratio of the cases taken, by CP-SAT's bounds (their ``enough``)
+    least = [1.0]  # the same with the two-pool programme's bound on open cases (θ's)
     waiting: dict[str, float] = {}  # a case handed out (its index) -> its key
     open_: list[float] = []  # the ratios (lower bounds) of cases whose CP-SAT ran out of time
 
-    def task(i: int) -> Task:
+    def programme(i: int) -> tuple:
+        """The case's arrays in :func:`.pricing.with_programme`'s order (its own)."""
         case = cases[i]
         its = case.items
         load = stack.load[its]
+        duration = load - np.where(load > 0, switch[its][:, None, None], 0)
+        mem, chain = stack.mem[its], stack.chain[its]
+        return pi, its, case.ok, duration, load, mem, chain, slo, case.level, switch
+
+    def task(i: int) -> Task:
+        case = cases[i]
+        pi_, its, ok, duration, load, mem, chain = programme(i)[:7]
         args = (
-            pi,
+            pi_,
             its,
-            case.ok,
-            load - np.where(load > 0, switch[its][:, None, None], 0),
+            ok,
+            duration,
             load,
-            stack.mem[its],
-            stack.chain[its],
+            mem,
+            chain,
             slo,
             factor,
             switch,
@@ -167,10 +176,18 @@ def refine(
         if found is not None:  # every group CP-SAT found with a negative reduced cost
             found.extend(g for v, g in got.groups if case.cost - case.yh - v < 0)
         denom = got.upper + case.yh
-        if denom > 1e-12:  # else no group of the case has Σ π + y·h > 0: it binds no θ
-            best[0] = min(best[0], max(key, case.cost / denom))
-            if not got.decided:
-                open_.append(max(key, case.cost / denom))
+        if denom <= 1e-12:  # no group of the case has Σ π + y·h > 0: it binds no θ
+            return
+        ratio = max(key, case.cost / denom)
+        best[0] = min(best[0], ratio)  # the stop of later cases (``enough``) as before
+        if not got.decided and ratio < least[0]:
+            # left open, and its bound would lower θ: the two-pool programme's, if less
+            got = with_programme(got, *programme(i))
+            tight = got.upper + case.yh
+            ratio = max(ratio, case.cost / tight) if tight > 1e-12 else math.inf
+        least[0] = min(least[0], ratio)
+        if not got.decided:
+            open_.append(ratio)
 
     if executor is not None and parallel(executor, state):
         for res in executor.run(handed(), deadline=exact):
@@ -181,8 +198,9 @@ def refine(
         for t in handed():
             take(int(t.key), t.fn(*t.args))
     left = heap[0][0] if heap else math.inf  # ≥ best unless stopped by the deadline
-    theta = min(best[0], left, *waiting.values())
+    theta = min(least[0], left, *waiting.values())
     if state is not None:  # the cases whose true ratio may be below the θ proven
         state.undecided = len(waiting) + sum(r <= theta for r in open_)
-        state.undecided += sum(k < best[0] for k, _, _ in heap)
+        # (a key left between CP-SAT's least ratio and the programme's may set θ itself)
+        state.undecided += sum(k < best[0] or k <= theta for k, _, _ in heap)
     return theta
