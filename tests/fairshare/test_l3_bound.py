@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import schedopt
@@ -241,3 +241,31 @@ def test_the_joint_search_is_left_out_when_its_steps_do_not_fit(monkeypatch) -> 
     assert l3_dual(data, need, floor, prices, Deadline.after(60)).value >= lp * (1 - 1e-3)
     monkeypatch.setattr(l3_bound, "JOINT_NEED_STEPS", 10**9)  # never time for them
     assert l3_dual(data, need, floor, prices, Deadline.after(60)).value < lp * (1 - 1e-2)
+
+
+
+@SETTINGS
+@given(
+    rows=st.lists(
+        st.lists(st.sampled_from([-3.0, -1.0, 0.0, 0.5, 2.0, np.inf]), min_size=3, max_size=3),
+        min_size=1,
+        max_size=12,
+    ),
+    gpus=st.lists(st.sampled_from([1.0, 2.0, 4.0]), min_size=3, max_size=3),
+    rho=st.sampled_from([0.0, 0.25, 1.0]),
+)
+@example(rows=[[-1.0, -1.0, np.inf], [0.5, -3.0, -3.0]], gpus=[1.0, 2.0, 4.0], rho=0.0)
+def test_the_per_job_minima_are_the_first_least_option(rows, gpus, rho: float) -> None:
+    # option by option (l3_bound._per_job) as np.argmin row by row: the least cost and the
+    # GPUs of the first option that reaches it (ties between counts are frequent here)
+    from schedopt.problems.fairshare.l3_bound import _per_job
+
+    cost = np.array(rows)
+    n = np.tile(np.array(gpus), (len(cost), 1))
+    n[~np.isfinite(cost)] = 0.0  # (padded options: no GPUs, +inf)
+    shifted = cost - rho * n
+    pick = np.argmin(shifted, axis=1)
+    at = np.arange(len(cost))
+    least, got = _per_job(np.ascontiguousarray(cost.T), np.ascontiguousarray(n.T), rho + 0 * at)
+    assert np.array_equal(least, np.minimum(shifted[at, pick], 0.0))
+    assert np.array_equal(got, np.where(shifted[at, pick] < 0.0, n[at, pick], 0.0))
