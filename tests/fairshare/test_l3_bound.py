@@ -269,3 +269,19 @@ def test_the_per_job_minima_are_the_first_least_option(rows, gpus, rho: float) -
     least, got = _per_job(np.ascontiguousarray(cost.T), np.ascontiguousarray(n.T), rho + 0 * at)
     assert np.array_equal(least, np.minimum(shifted[at, pick], 0.0))
     assert np.array_equal(got, np.where(shifted[at, pick] < 0.0, n[at, pick], 0.0))
+
+
+def test_the_kept_costs_are_those_of_the_point_asked() -> None:
+    # Arrays.costs keeps its last answer for the supergradient at the same point: a new
+    # point, or the same array of μ changed in place, gets its own
+    data, _, _, _ = _after_astraea()
+    a = arrays(data)
+    mu = np.array([0.5] * len(a.capacity))
+
+    def fresh(lam: float) -> np.ndarray:
+        return (a.base - lam * a.eff + mu[a.gtype] * a.n).T
+
+    assert np.array_equal(a.costs(1.0, mu), fresh(1.0))
+    assert np.array_equal(a.costs(2.0, mu), fresh(2.0))
+    mu[0] = 3.0
+    assert np.array_equal(a.costs(2.0, mu), fresh(2.0))

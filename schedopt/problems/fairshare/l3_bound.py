@@ -77,9 +77,14 @@ class Arrays:
         return tuple(np.ascontiguousarray(x.T) for x in (self.base, self.eff, self.gtype, self.n))
 
     def costs(self, lam: float, mu: np.ndarray) -> np.ndarray:
-        """``base − λ e + μ_g n`` by option, then job."""
-        base, eff, gtype, n = self.columns
-        return base - lam * eff + mu[gtype] * n
+        """``base − λ e + μ_g n`` by option, then job (not to be written to: the last one is
+        kept, as the cutting planes' supergradient follows each value at the same point)."""
+        key = np.float64(lam).tobytes() + np.asarray(mu, dtype=np.float64).tobytes()
+        last = self.__dict__.get("_costs")
+        if last is None or last[0] != key:
+            base, eff, gtype, n = self.columns
+            last = self.__dict__["_costs"] = (key, base - lam * eff + mu[gtype] * n)
+        return last[1]
 
 
 def arrays(data: ModelData) -> Arrays:
