@@ -285,3 +285,34 @@ def test_the_kept_costs_are_those_of_the_point_asked() -> None:
     assert np.array_equal(a.costs(2.0, mu), fresh(2.0))
     mu[0] = 3.0
     assert np.array_equal(a.costs(2.0, mu), fresh(2.0))
+
+
+@pytest.mark.parametrize("stall", [True, False])
+def test_the_first_search_stops_on_its_stall_rule(monkeypatch, stall: bool) -> None:
+    # at 16,384 GPUs, where the joint search does not fit, the search over (λ, μ) crept on
+    # to its 60th step: with values flat from the planes on it stops PLANE_STALL_STEPS steps
+    # into them
+    from schedopt.problems.fairshare import l3_bound
+
+    data, need, floor, prices = _after_astraea()
+    monkeypatch.setattr(l3_bound, "JOINT_MAX_UNITS", 0)
+    if not stall:
+        monkeypatch.setattr(l3_bound, "PLANE_STALL_STEPS", 0)
+    calls, first = [0], 1 + 2 + l3_bound.LAMBDA_STEPS  # (λ = 0, then the golden section)
+    top = [-np.inf]
+
+    def flat(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        value, rho = lagrangian(*args, **kwargs)
+        if calls[0] <= first:
+            top[0] = max(top[0], value)
+            return value, rho
+        return top[0] + 1e-9 * calls[0], rho  # (flat from the planes on)
+
+    monkeypatch.setattr(l3_bound, "lagrangian", flat)
+    l3_dual(data, need, floor, prices, Deadline.after(60))
+    planes = calls[0] - first
+    if stall:
+        assert planes == l3_bound.PLANE_STALL_STEPS + 1
+    else:
+        assert planes > l3_bound.PLANE_STALL_STEPS + 1

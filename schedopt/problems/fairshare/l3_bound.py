@@ -50,6 +50,11 @@ JOINT_MAX_UNITS = 150
 JOINT_NEED_STEPS = 200
 #: Cutting-plane steps of the search over (λ, μ) before it.
 PLANE_STEPS = 60
+#: ... or once the last PLANE_STALL_STEPS steps raised it by at most PLANE_STALL_TOL of it:
+#: at 16,384 GPUs (no joint search) it crept on at 2-3e-4 per 10 steps to its 60th (B3U's
+#: search after it, on one captured plan: 303,115 from there, 303,129 from the 54th step).
+PLANE_STALL_STEPS = 10
+PLANE_STALL_TOL = 1e-3
 #: ... and it stops once the last STALL_STEPS steps raised the bound by at most STALL_TOL of
 #: it (on 4,096 GPUs it reaches the LP in about 200 steps; without a stop it used B3L's
 #: whole cap there).
@@ -313,7 +318,14 @@ def l3_dual(
     start = np.concatenate([[lam], lam * np.asarray(prices, dtype=np.float64)])
     began = time.perf_counter()
     end = began + stop.remaining()
-    value, _ = cutting_plane_ascent(with_gradient, start, end, max_steps=PLANE_STEPS)
+    value, _ = cutting_plane_ascent(
+        with_gradient,
+        start,
+        end,
+        max_steps=PLANE_STEPS,
+        stall_steps=PLANE_STALL_STEPS,
+        stall_tol=PLANE_STALL_TOL,
+    )
     per_step = (time.perf_counter() - began) / max(1, calls[0])
     best = best_of(value)
     if stop.expired():
