@@ -104,7 +104,7 @@ def test_the_case_bound_with_the_programme_stays_above_the_maximum(seed: int) ->
     assert not got.decided
     pi, items, ok, duration, load, mem, chain, slo, _, switch, level, _ = case
     args = (pi, items, ok, duration, load, mem, chain, slo, level, switch)
-    tight = with_programme(got, *args)
+    tight = with_programme(got, open_bound(*args))
     assert best - 1e-9 <= tight.upper <= got.upper
     solved = case_bound(*case, 30.0)  # proven: not open
     assert solved.decided and solved.upper >= best - 1e-9
