@@ -66,9 +66,8 @@ def replay(path: str, seconds: float, best_path: str | None, raw: bool = False) 
         r = pricing.case_bound(*args, seconds)
         if not getattr(r, "decided", True) and not raw:  # as the refinement takes it
             a = args
-            r = pricing.with_programme(
-                r, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[10], a[9]
-            )
+            dp = pricing.open_bound(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[10], a[9])
+            r = pricing.with_programme(r, dp)
         cpu = time.process_time() - t
         proven = r.upper <= r.value + len(args[1]) / pricing.SCALE + 1e-6
         got.append((r.upper, r.value, proven))

@@ -5,7 +5,6 @@ at ``enough`` and a hint; Dantzig's screen of the surrogate knapsacks; the greed
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 import pytest
@@ -20,62 +19,14 @@ from schedopt.problems.cosched.pricing import (
     undominated,
 )
 
+from .cases import best_group, fits, random_case
+
 P = 2
 
 
 def _case(seed: int, universal: bool = False):
-    """A random case of 4 jobs × 3 combinations on 2 pools, with repeated and dominated
-    combinations likely (small whole numbers); ``universal``: every combination uses pool 1
-    (as the generator's train phase uses H800)."""
-    rng = np.random.default_rng(seed)
-    n, K = 4, 3
-    items = np.arange(n)
-    duration = rng.integers(0, 4, (n, K, P)) * 10
-    if universal:
-        duration[..., 1] = rng.integers(1, 4, (n, K)) * 10
-    switch = rng.integers(0, 3, n) * 5
-    load = duration + np.where(duration > 0, switch[:, None, None], 0)
-    mem = rng.integers(0, 3, (n, K, P)) * 100
-    chain = duration.sum(axis=2) + rng.integers(0, 2, (n, K)) * 10
-    ok = rng.random((n, K)) < 0.85
-    level = int(rng.integers(40, 90))
-    slo = rng.integers(level - 20, level + 1, n)
-    factor = 1 + rng.integers(0, 2, n)
-    pi = rng.uniform(0.1, 5.0, n)
-    room = rng.integers(1, 4, P) * 150
-    return pi, items, ok, duration, load, mem, chain, slo, factor, switch, level, room
-
-
-def _fits(pi, items, ok, duration, load, mem, chain, slo, factor, switch, level, room, chosen):
-    """Whether the items' combinations ``chosen`` ((item, combination) pairs) form a group of
-    the case, from the rows as the formulation states them: a cycle T ≤ ℓ within every
-    member's SLO (R4), the step chains (R5), each pool's phases within T and, with two users,
-    their switches too (R3'; one user may exceed T by the largest switch, its own not being
-    paid), memory (R2)."""
-    s_bar = int(switch[items].max())
-    if any(not ok[i, c] for i, c in chosen):
-        return False
-    hi = min([level] + [int(slo[items[i]]) for i, _ in chosen])
-    lo = max([0] + [math.ceil(chain[i, c] / factor[items[i]]) for i, c in chosen])
-    fits = True
-    for p in range(duration.shape[2]):
-        users = sum(load[i, c, p] > 0 for i, c in chosen)
-        d = sum(int(duration[i, c, p]) for i, c in chosen)
-        ld = sum(int(load[i, c, p]) for i, c in chosen)
-        lo = max(lo, d, ld if users >= 2 else ld - s_bar)
-        fits &= sum(int(mem[i, c, p]) for i, c in chosen) <= room[p]
-    return bool(fits and lo <= hi)
-
-
-def _brute(*case):
-    """The case's most Σ π by enumeration of every job's combination (or none) (:func:`_fits`)."""
-    pi, items, ok = case[:3]
-    best = 0.0
-    for pick in itertools.product(range(-1, ok.shape[1]), repeat=len(items)):
-        chosen = [(i, c) for i, c in enumerate(pick) if c >= 0]
-        if _fits(*case, chosen):
-            best = max(best, float(sum(pi[items[i]] for i, _ in chosen)))
-    return best
+    """A random case of 4 jobs × 3 combinations on 2 pools (:func:`.cases.random_case`)."""
+    return random_case(seed, universal, jobs=4, pools=P, slo_span=(20, 1), pi_least=0.1)
 
 
 @pytest.mark.parametrize("universal", [False, True])
@@ -86,7 +37,7 @@ def test_the_case_bound_is_the_brute_force_maximum(seed: int, universal: bool) -
     never below it. With a pool every combination uses, the groups of one member are found
     outside the model and the model states that pool's R3' without its big-M."""
     case = _case(seed, universal)
-    best = _brute(*case)
+    best = best_group(case)
     slack = len(case[1]) / SCALE + 1e-6  # π rounded up to 1/SCALE per member
     got = case_bound(*case, 30.0)
     assert best - 1e-9 <= got.upper <= best + slack
@@ -116,7 +67,7 @@ def test_every_group_the_search_finds_is_a_group_of_the_case() -> None:
             where = {int(j): i for i, j in enumerate(items)}
             chosen = [(where[j], c) for j, c in group]
             assert len({i for i, _ in chosen}) == len(chosen)
-            assert _fits(*case, chosen), (seed, group)
+            assert fits(*case, chosen), (seed, group)
             assert value == pytest.approx(sum(pi[j] for j, _ in group))
             assert value <= got.upper + 1e-9
         several += len(got.groups) > 1
@@ -132,7 +83,7 @@ def test_dominated_combinations_leave_the_maximum_unchanged(seed: int) -> None:
     assert not (kept & ~ok).any()
     assert (kept.any(axis=1) == ok.any(axis=1)).all()  # a job keeps a combination
     case[2] = kept
-    assert _brute(*case) == pytest.approx(_brute(*_case(seed)))
+    assert best_group(case) == pytest.approx(best_group(_case(seed)))
 
 
 def test_a_dominated_combination_is_left_out() -> None:
@@ -243,7 +194,7 @@ def test_the_best_group_of_one_member_is_found_outside_the_model(seed: int) -> N
     load = duration + switch[:, None, None]
     chain = duration.sum(axis=2)
     case = (pi, items, ok, duration, load, mem, chain, slo, factor, switch, level, room)
-    best = _brute(*case)
+    best = best_group(case)
     assert best == max([0.0] + [pi[j] for j in items if (ok[j] & (mem[j] <= room).all(1)).any()])
     got = case_bound(*case, 30.0)
     assert best - 1e-9 <= got.upper <= best + 1 / SCALE + 1e-9

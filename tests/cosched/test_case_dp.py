@@ -5,9 +5,6 @@ often tighter than the sum of the positive π (it binds)."""
 
 from __future__ import annotations
 
-import itertools
-
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,43 +12,15 @@ from hypothesis import strategies as st
 from schedopt.problems.cosched import case_dp
 from schedopt.problems.cosched.pricing import case_bound, open_bound, undominated, with_programme
 
-from .test_case_bound import _fits
+from .cases import best_group, fits, random_case
 
 P = 3
 
 
 def _case(seed: int, universal: bool):
-    """A random case of 5 jobs × 3 combinations on 3 pools (small whole numbers, repeated and
-    dominated combinations likely, SLOs below the level); ``universal``: every combination
-    uses pool 1."""
-    rng = np.random.default_rng(seed)
-    n, K = 5, 3
-    items = np.arange(n)
-    duration = rng.integers(0, 4, (n, K, P)) * 10
-    if universal:
-        duration[..., 1] = rng.integers(1, 4, (n, K)) * 10
-    switch = rng.integers(0, 3, n) * 5
-    load = duration + np.where(duration > 0, switch[:, None, None], 0)
-    mem = rng.integers(0, 3, (n, K, P)) * 100
-    chain = duration.sum(axis=2) + rng.integers(0, 2, (n, K)) * 10
-    ok = rng.random((n, K)) < 0.85
-    level = int(rng.integers(40, 90))
-    slo = rng.integers(level - 30, level + 10, n)
-    factor = 1 + rng.integers(0, 2, n)
-    pi = rng.uniform(-1.0, 5.0, n)
-    room = rng.integers(1, 4, P) * 150
-    return pi, items, ok, duration, load, mem, chain, slo, factor, switch, level, room
-
-
-def _best_of_two_or_more(case) -> float:
-    """The most Σ π of a group of two or more members of the case, by enumeration."""
-    pi, items, ok = case[:3]
-    best = 0.0
-    for pick in itertools.product(range(-1, ok.shape[1]), repeat=len(items)):
-        chosen = [(i, c) for i, c in enumerate(pick) if c >= 0]
-        if len(chosen) >= 2 and _fits(*case, chosen):
-            best = max(best, float(sum(pi[items[i]] for i, _ in chosen)))
-    return best
+    """A random case of 5 jobs × 3 combinations on 3 pools (:func:`.cases.random_case`), π
+    of either sign, SLOs below the level likely; ``universal``: every combination uses pool 1."""
+    return random_case(seed, universal, jobs=5, pools=P, slo_span=(30, 10), pi_least=-1.0)
 
 
 def _bound(case, cells: int | None = None) -> float:
@@ -70,7 +39,7 @@ def test_the_programme_never_cuts_a_group(seed: int, universal: bool, cells: int
     """The bound is at least the brute-force maximum over the groups of two or more members,
     at any cell size (coarse cells round the weights down: the bound only rises)."""
     case = _case(seed, universal)
-    assert _bound(case, cells) >= _best_of_two_or_more(case) - 1e-9
+    assert _bound(case, cells) >= best_group(case, 2) - 1e-9
 
 
 def test_the_programme_binds_on_some_cases() -> None:
@@ -80,7 +49,7 @@ def test_the_programme_binds_on_some_cases() -> None:
     for seed in range(40):
         case = _case(seed, seed % 2 == 1)
         pi = case[0]
-        got, best = _bound(case), _best_of_two_or_more(case)
+        got, best = _bound(case), best_group(case, 2)
         below += got < pi[pi > 0].sum() - 1e-9
         exact += abs(got - best) < 1e-9
     assert below >= 15, below
@@ -97,14 +66,14 @@ def test_the_case_bound_with_the_programme_stays_above_the_maximum(seed: int) ->
     single = 0.0
     for i in range(len(items)):  # the best group of one member
         for c in range(case[2].shape[1]):
-            if _fits(*case, [(i, c)]):
+            if fits(*case, [(i, c)]):
                 single = max(single, float(pi[items[i]]))
-    best = max(single, _best_of_two_or_more(case))
+    best = max(single, best_group(case, 2))
     got = case_bound(*case, 0.0, None, (), 0.0)  # no CP-SAT time: the model is left open
     assert not got.decided
     pi, items, ok, duration, load, mem, chain, slo, _, switch, level, _ = case
     args = (pi, items, ok, duration, load, mem, chain, slo, level, switch)
-    tight = with_programme(got, *args)
+    tight = with_programme(got, open_bound(*args))
     assert best - 1e-9 <= tight.upper <= got.upper
     solved = case_bound(*case, 30.0)  # proven: not open
     assert solved.decided and solved.upper >= best - 1e-9

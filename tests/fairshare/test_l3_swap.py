@@ -86,6 +86,21 @@ def _pair(back: dict[str, float], other: dict[str, float]) -> FairshareInstance:
     )
 
 
+def _placed(inst: FairshareInstance, on: dict[str, str]):
+    """A plan of ``inst`` with only the jobs ``on`` names running, each on one GPU of the type
+    it names (Astraea's state emptied first)."""
+    data = build_data(inst, check_size=False)
+    state = run_astraea(data, AstraeaParams(keep_running=0))[0]
+    for job in data.jobs:
+        state.unset(job)
+    jobs = {j.id: j for j in data.jobs}
+    for id_, gpu in on.items():
+        assert state.place(
+            jobs[id_], next(k for k, o in enumerate(jobs[id_].options) if o.gpu_type == gpu)
+        )
+    return state
+
+
 @pytest.mark.parametrize(
     ("back", "other", "swapped"),
     [
@@ -98,15 +113,7 @@ def _pair(back: dict[str, float], other: dict[str, float]) -> FairshareInstance:
 )
 def test_a_swap_is_made_only_where_l2_does_not_fall(back, other, swapped: bool) -> None:
     inst = _pair(back, other)
-    data = build_data(inst, check_size=False)
-    state = run_astraea(data, AstraeaParams(keep_running=0))[0]
-    for job in data.jobs:
-        state.unset(job)
-    jobs = {j.id: j for j in data.jobs}
-    for id_, gpu in (("back", "A100"), ("other", "H100")):
-        assert state.place(
-            jobs[id_], next(k for k, o in enumerate(jobs[id_].options) if o.gpu_type == gpu)
-        )
+    state = _placed(inst, {"back": "A100", "other": "H100"})
     l1, l2, l3 = evaluate(inst, state.solution())
     assert l3 == 100.0
     out = swap_returns(state, 30.0, RepairStats())
@@ -141,15 +148,7 @@ def test_an_idle_job_pays_for_a_swap_that_lowers_l2() -> None:
     # A100): their swap lowers L2 by 0.1, and no other pair raises it; idle taking low's
     # V100 GPU raises L2 by 0.5, which pays for the swap (L3 100 -> 0)
     inst = _with_idle()
-    data = build_data(inst, check_size=False)
-    state = run_astraea(data, AstraeaParams(keep_running=0))[0]
-    for job in data.jobs:
-        state.unset(job)
-    jobs = {j.id: j for j in data.jobs}
-    for id_, gpu in (("back", "A100"), ("other", "H100"), ("low", "V100")):
-        assert state.place(
-            jobs[id_], next(k for k, o in enumerate(jobs[id_].options) if o.gpu_type == gpu)
-        )
+    state = _placed(inst, {"back": "A100", "other": "H100", "low": "V100"})
     l1, l2, l3 = evaluate(inst, state.solution())
     assert l3 == 100.0
     out = swap_returns(state, 30.0, RepairStats())
@@ -209,15 +208,9 @@ def test_a_chain_pays_for_a_swap_where_the_idle_job_s_leg_alone_may_not_be_made(
     # alone is not made. As a chain, b takes e's A100 GPU and e goes idle (w keeps its GPU,
     # u gives one and gets one): L2 +1.5, which pays for the swap (L3 100 -> 0)
     inst = _chain()
-    data = build_data(inst, check_size=False)
-    state = run_astraea(data, AstraeaParams(keep_running=0))[0]
-    for job in data.jobs:
-        state.unset(job)
+    state = _placed(inst, {"back": "A100", "other": "H100", "e": "A100", "b": "V100"})
+    data = state.data
     jobs = {j.id: j for j in data.jobs}
-    for id_, gpu in (("back", "A100"), ("other", "H100"), ("e", "A100"), ("b", "V100")):
-        assert state.place(
-            jobs[id_], next(k for k, o in enumerate(jobs[id_].options) if o.gpu_type == gpu)
-        )
     t_hat = data.min_share([float(g) for g in state.unit_gpus])
     w = jobs["b"].unit
     assert state.unit_gpus[w] == need_gpus(data, t_hat)[w] == 1  # no GPU to spare

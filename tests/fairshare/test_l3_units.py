@@ -91,6 +91,18 @@ def test_the_units_recursions_run_together_are_each_enumerated_one(units) -> Non
     assert got[-1] == 0.0
 
 
+def _at_optimum(inst, mu: list[float]):
+    """The proven optimum's L3 and what a bound at ``μ`` takes (arrays, GPUs needed at L1*,
+    the prices, the floor at L2*), or None where HiGHS proves no optimum in the limit."""
+    best = schedopt.solve(inst, "milp:highs", time_limit_s=PROOF_LIMIT_S)
+    if best.status is not Status.OPTIMAL:
+        return None
+    l1, l2, l3 = best.objectives
+    data = build_data(inst, check_size=False)
+    a = arrays(data)
+    return l3, a, need_gpus(data, l1), np.asarray(mu[: len(a.capacity)]), l2 * (1 - 1e-9)
+
+
 @SETTINGS
 @given(
     inst=instances(max_jobs=5),
@@ -98,15 +110,10 @@ def test_the_units_recursions_run_together_are_each_enumerated_one(units) -> Non
     mu=st.lists(st.floats(0.0, 100.0), min_size=4, max_size=4),
 )
 def test_b3us_search_is_below_the_optimum_and_above_its_start(inst, lam, mu) -> None:
-    best = schedopt.solve(inst, "milp:highs", time_limit_s=PROOF_LIMIT_S)
-    if best.status is not Status.OPTIMAL:
+    at = _at_optimum(inst, mu)
+    if at is None:
         return
-    l1, l2, l3 = best.objectives
-    data = build_data(inst, check_size=False)
-    a = arrays(data)
-    need = need_gpus(data, l1)
-    prices = np.asarray(mu[: len(a.capacity)])
-    floor = l2 * (1 - 1e-9)
+    l3, a, need, prices, floor = at
     value = unit_search(a, need, floor, lam, prices, Deadline.after(30))
     assert value <= l3 + 1e-6 * max(1.0, l3)
     assert value >= unit_bound(a, need, floor, lam, prices) - 1e-9
@@ -120,15 +127,10 @@ def test_b3us_search_is_below_the_optimum_and_above_its_start(inst, lam, mu) -> 
     rho=st.floats(0.0, 100.0),
 )
 def test_b3u_is_below_the_optimum_and_above_b3l(inst, lam: float, mu: list[float], rho) -> None:
-    best = schedopt.solve(inst, "milp:highs", time_limit_s=PROOF_LIMIT_S)
-    if best.status is not Status.OPTIMAL:
+    at = _at_optimum(inst, mu)
+    if at is None:
         return
-    l1, l2, l3 = best.objectives
-    data = build_data(inst, check_size=False)
-    a = arrays(data)
-    need = need_gpus(data, l1)
-    prices = np.asarray(mu[: len(a.capacity)])
-    floor = l2 * (1 - 1e-9)
+    l3, a, need, prices, floor = at
     value = unit_bound(a, need, floor, lam, prices)
     assert value <= l3 + 1e-6 * max(1.0, l3)
     # B3L at the same (λ, μ) and any ρ (here one for every counted unit) is never above it

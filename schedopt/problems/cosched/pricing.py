@@ -151,23 +151,10 @@ def case_bound(
     return CaseBound(upper, found, value, groups, decided, 0.0 if alone is None else alone[0])
 
 
-def with_programme(
-    got: CaseBound,
-    pi: np.ndarray,
-    items: np.ndarray,
-    ok: np.ndarray,
-    duration: np.ndarray,
-    load: np.ndarray,
-    mem: np.ndarray,
-    chain: np.ndarray,
-    slo: np.ndarray,
-    level: int,
-    switch: np.ndarray,
-) -> CaseBound:
-    """``got`` (the case's :func:`case_bound`) with its bound lowered to the two-pool
-    programme's where that is less (:func:`open_bound`, which bounds the model's groups; the
-    best group of one member, outside the model, stays): ``max(A, min(U, DP))``."""
-    dp = open_bound(pi, items, ok, duration, load, mem, chain, slo, level, switch)
+def with_programme(got: CaseBound, dp: float) -> CaseBound:
+    """``got`` (the case's :func:`case_bound`) with its bound lowered to ``dp``, the two-pool
+    programme's (:func:`open_bound`, which bounds the model's groups), where that is less;
+    the best group of one member, outside the model, stays: ``max(A, min(U, DP))``."""
     # ``decided`` stays CP-SAT's: colgen's stop rule counts on the case models' own proofs
     return replace(got, upper=min(got.upper, max(got.alone, dp + 1e-9)))
 

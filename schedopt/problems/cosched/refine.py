@@ -102,7 +102,7 @@ def refine(
     for ``case_s`` seconds (deterministic seconds in deterministic mode). With
     :func:`parallel` ``executor``, the CP-SAT case models run on its workers (module
     docstring)."""
-    from .pricing import case_bound, with_programme
+    from .pricing import case_bound, open_bound, with_programme
 
     det = state is not None and state.deterministic
     if state is not None:
@@ -115,7 +115,7 @@ def refine(
     open_: list[float] = []  # the ratios (lower bounds) of cases whose CP-SAT ran out of time
 
     def programme(i: int) -> tuple:
-        """The case's arrays in :func:`.pricing.with_programme`'s order (its own)."""
+        """The case's arrays in :func:`.pricing.open_bound`'s order."""
         case = cases[i]
         its = case.items
         load = stack.load[its]
@@ -182,7 +182,7 @@ def refine(
         best[0] = min(best[0], ratio)  # the stop of later cases (``enough``) as before
         if not got.decided and ratio < least[0]:
             # left open, and its bound would lower θ: the two-pool programme's, if less
-            got = with_programme(got, *programme(i))
+            got = with_programme(got, open_bound(*programme(i)))
             tight = got.upper + case.yh
             ratio = max(ratio, case.cost / tight) if tight > 1e-12 else math.inf
         least[0] = min(least[0], ratio)
