@@ -243,7 +243,6 @@ def test_the_joint_search_is_left_out_when_its_steps_do_not_fit(monkeypatch) -> 
     assert l3_dual(data, need, floor, prices, Deadline.after(60)).value < lp * (1 - 1e-2)
 
 
-
 @SETTINGS
 @given(
     rows=st.lists(
