@@ -73,3 +73,67 @@ def test_stops_at_its_deadline() -> None:
     cutting_plane_ascent(slow, np.ones(3), started + 0.1, max_steps=1000)
     assert time.perf_counter() - started < 0.5
     assert 1 <= len(calls) <= 10
+
+
+def _fresh_model_ascent(evaluate, start, max_steps):  # type: ignore[no-untyped-def]
+    """The steps with a new HiGHS model holding every cut at each step (the code before
+    one model was kept): the points it evaluates, in order."""
+    import highspy
+
+    from schedopt.backends.highs_quiet import quiet_highs
+    from schedopt.model.lp_bound import CUTS_REL_TOL
+
+    y = np.maximum(np.asarray(start, dtype=np.float64), 0.0)
+    n = len(y)
+    unit = np.maximum(np.abs(y), 1e-3)
+    best, best_y, width, cuts, seen = -np.inf, y.copy(), 1.0, [], []
+    idx = np.arange(n + 1, dtype=np.int32)
+    for _ in range(max_steps):
+        seen.append(y.copy())
+        value, grad = evaluate(y)
+        cuts.append((value, np.asarray(grad, dtype=np.float64), y.copy()))
+        if value > best:
+            best, best_y, width = value, y.copy(), min(1.5 * width, 4.0)
+        else:
+            width *= 0.5
+        h = quiet_highs()
+        lo = np.maximum(0.0, best_y - width * unit)
+        h.addVars(
+            n + 1,
+            np.append(lo, -highspy.kHighsInf),
+            np.append(best_y + width * unit, highspy.kHighsInf),
+        )
+        h.changeColsCost(n + 1, idx, np.append(np.zeros(n), -1.0))
+        for v, g, at in cuts:
+            h.addRow(-highspy.kHighsInf, v - float(g @ at), n + 1, idx, np.append(-g, 1.0))
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            break
+        point = np.asarray(h.getSolution().col_value, dtype=np.float64)
+        if point[n] - best <= CUTS_REL_TOL * max(1.0, abs(best)):
+            break
+        y = np.maximum(point[:n], 0.0)
+    return seen
+
+
+@settings(derandomize=True, deadline=None, max_examples=30)
+@given(seed=st.integers(0, 10_000), dims=st.integers(1, 5))
+def test_one_model_steps_as_a_fresh_model_each_step(seed: int, dims: int) -> None:
+    """The kept model (a cut added and the box moved per step, solved cold) visits the same
+    points, bit for bit, as a fresh model with every cut at each step, on random cuts."""
+    offsets, slopes = _pieces(seed, dims, 6 * dims + 5)
+    slopes = np.vstack([slopes, -np.eye(dims) * 2.0 - 0.5])
+    offsets = np.append(offsets, np.full(dims, 20.0))
+    evaluate = _f(offsets, slopes)
+    seen: list[np.ndarray] = []
+
+    def recorded(y: np.ndarray) -> tuple[float, np.ndarray]:
+        seen.append(y.copy())
+        return evaluate(y)
+
+    start = np.random.default_rng(seed).uniform(0.0, 3.0, size=dims)
+    cutting_plane_ascent(recorded, start, time.perf_counter() + 30, max_steps=60)
+    fresh = _fresh_model_ascent(evaluate, start, 60)
+    assert len(seen) == len(fresh)
+    for a, b in zip(seen, fresh, strict=True):
+        assert np.array_equal(a, b)
