@@ -260,8 +260,8 @@ def l3_stats(
 ) -> dict[str, float | str]:
     """B2L (``l2_bound.py``) behind the joined plan's L1, then the L2 neighbourhoods guided by
     its multipliers (``l2_repair.py``), then B3L behind that plan, within B3L_MAX_S and
-    ``stop``, then the return step (``l3_return.py``) and the L3 neighbourhoods filled by
-    B3L's margins, together in the L3 part of the repair's share ``repair_s``, with the
+    ``stop``, then the return step (``l3_return.py``), the swap step, or where it did not run
+    the L3 neighbourhoods, together in the L3 part of the repair's share ``repair_s``, with the
     exchange neighbourhood (``l3_exchange.py``) between them in time of its own.
     Both bounds are over the allocations at least as fair as the plan (``m_v(t̂)``) and, for
     B3L when t̂ is L1 of the optimum (``l1_settled``), at least its effective throughput."""
@@ -313,13 +313,13 @@ def l3_stats(
         back = return_running(state, max(0.0, min(l3_s, l3_stop.remaining())), RepairStats())
         # restarting jobs returned by swaps with one other job each (l3_swap.py), in what
         # the return step left of the share and at least SWAP_S of CPU, within the time
-        # left (the L3 neighbourhoods after it: what is left, never kept in measured runs)
+        # left (the L3 neighbourhoods only where it did not run: after it never kept)
         swap_s = min(max(l3_s - back.seconds, SWAP_S), l3_stop.remaining())
         swap = swap_returns(state, max(0.0, swap_s), RepairStats(), a, l3_stop.remaining())
         # other jobs' moves beside the returns (l3_exchange.py), on rounds small enough for
         # its LP, in time of its own (at 16,384 GPUs its LP alone took 1.8-2.3 s: not run)
         moved = exchange(state, l3_stop.remaining(), RepairStats())  # (it checks it fits)
-        repair_l3(state, dual, l3_stop, l3_s - back.seconds - swap.seconds, out, a)
+        repair_l3(state, dual, l3_stop, 0.0 if swap.seconds else l3_s - back.seconds, out, a)
         stats.update(out.as_stats())
         stats["l3_return_saved"] = round(back.saved_l3, 3)
         stats["l3_return_s"] = round(back.seconds, 3)
