@@ -315,3 +315,56 @@ def test_the_first_search_stops_on_its_stall_rule(monkeypatch, stall: bool) -> N
         assert planes == l3_bound.PLANE_STALL_STEPS + 1
     else:
         assert planes > l3_bound.PLANE_STALL_STEPS + 1
+
+
+def _lagrangian_all_rows(a, need, floor, lam, mu, near):  # type: ignore[no-untyped-def]
+    """``lagrangian`` with every job in the bisection of ρ (before it took the counted
+    units' jobs only)."""
+    from schedopt.problems.fairshare.l3_bound import RHO_STEPS, _per_job
+
+    units, counted = len(need), need > 0
+    costs, n = a.costs(lam, mu), a.columns[3]
+    if near is None:
+        finite = np.abs(costs[np.isfinite(costs)])
+        lo, hi = np.zeros(units), np.full(units, float(finite.max(initial=0.0)) + 1.0)
+        steps = RHO_STEPS
+    else:
+        lo, hi, steps = 0.5 * near, 2.0 * near + 1.0, RHO_STEPS // 2
+    for _ in range(steps):
+        mid = np.where(counted, 0.5 * (lo + hi), 0.0)
+        got = np.bincount(a.unit, weights=_per_job(costs, n, mid[a.unit])[1], minlength=units)
+        lo, hi = np.where(got < need, mid, lo), np.where(got < need, hi, mid)
+    best, best_rho = -np.inf, lo
+    for rho in (np.where(counted, lo, 0.0), np.where(counted, hi, 0.0)):
+        least, _ = _per_job(costs, n, rho[a.unit])
+        value = (
+            a.restart_constant
+            + lam * floor
+            - float(mu @ a.capacity)
+            + float(rho @ need)
+            + float(least.sum())
+        )
+        if value > best:
+            best, best_rho = value, rho
+    return best, best_rho
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_bisection_over_the_counted_units_jobs_gives_every_jobs(seed: int) -> None:
+    # ρ_v bisected over the counted units' jobs only: the same value and ρ, bit for bit, as
+    # over every job, with half the units not counted, from scratch and from a nearby ρ
+    data, need, floor, prices = _after_astraea()
+    a = arrays(data)
+    need = need.copy()
+    need[seed % 2 :: 2] = 0.0
+    assert (need > 0).any() and np.isin(a.unit, np.flatnonzero(need <= 0)).any()
+    rng = np.random.default_rng(seed)
+    for _ in range(5):
+        lam, mu = float(rng.uniform(0, 5)), prices * rng.uniform(0, 5, size=len(prices))
+        value, rho = lagrangian(a, need, floor, lam, mu)
+        expect = _lagrangian_all_rows(a, need, floor, lam, mu, None)
+        assert value == expect[0] and np.array_equal(rho, expect[1])
+        near = rho * rng.uniform(0.5, 1.5, size=len(rho))
+        again = lagrangian(a, need, floor, lam, mu, near)
+        expect = _lagrangian_all_rows(a, need, floor, lam, mu, near)
+        assert again[0] == expect[0] and np.array_equal(again[1], expect[1])

@@ -1,5 +1,4 @@
-"""B3L: a Lagrangian lower bound on L3 behind a solution's L1 and L2 (formulations/fairshare.md,
-"B3L").
+"""B3L (formulations/fairshare.md, "B3L"): a Lagrangian lower bound on L3 behind a plan's L1, L2.
 
 Over the allocations at least as good as a solution on the first levels (min share ``≥ t̂``,
 so ``g_v ≥ m_v(t̂)`` for every counted unit; effective throughput ``≥ λ₂``, written only when
@@ -60,8 +59,7 @@ PLANE_STALL_TOL = 1e-3
 #: whole cap there).
 STALL_STEPS = 25
 STALL_TOL = 1e-5
-#: Golden ratio's conjugate.
-_G = (math.sqrt(5.0) - 1.0) / 2.0
+_G = (math.sqrt(5.0) - 1.0) / 2.0  # the golden ratio's conjugate
 
 
 @dataclass(frozen=True)
@@ -168,10 +166,12 @@ def lagrangian(
     else:
         lo, hi, steps = 0.5 * near, 2.0 * near + 1.0, RHO_STEPS // 2
     counted = need > 0
+    rows = np.flatnonzero(counted[a.unit])  # (the others' ρ stays 0: got 0 ≥ need as theirs)
+    part, part_n, part_unit = costs[:, rows], n[:, rows], a.unit[rows]
     for _ in range(steps):
         mid = np.where(counted, 0.5 * (lo + hi), 0.0)
-        _, gpus = _per_job(costs, n, mid[a.unit])
-        got = np.bincount(a.unit, weights=gpus, minlength=units)
+        _, gpus = _per_job(part, part_n, mid[part_unit])
+        got = np.bincount(part_unit, weights=gpus, minlength=units)
         short = got < need  # supergradient m_v − g_v > 0: ρ_v must rise
         lo = np.where(short, mid, lo)
         hi = np.where(short, hi, mid)
