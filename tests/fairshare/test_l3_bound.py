@@ -222,11 +222,15 @@ def test_b3l_reaches_the_lp_of_the_rows_it_relaxes() -> None:
     assert value == pytest.approx(dual.value, rel=1e-9)
 
 
-def test_the_joint_search_is_left_out_above_its_unit_count(monkeypatch) -> None:
+@pytest.mark.parametrize("limit", ["JOINT_MAX_UNITS", "JOINT_MAX_JOBS"])
+def test_the_joint_search_is_left_out_above_its_unit_or_job_count(monkeypatch, limit) -> None:
     from schedopt.problems.fairshare import l3_bound
 
     data, need, floor, prices = _after_astraea()
-    monkeypatch.setattr(l3_bound, "JOINT_MAX_UNITS", int((need > 0).sum()) - 1)
+    size = int((need > 0).sum()) if limit == "JOINT_MAX_UNITS" else len(data.jobs)
+    assert l3_bound.joint_search_runs(need, len(data.jobs))
+    monkeypatch.setattr(l3_bound, limit, size - 1)
+    assert not l3_bound.joint_search_runs(need, len(data.jobs))
     alone = l3_dual(data, need, floor, prices, Deadline.after(60)).value
     assert alone < _omega_lp(data, need, floor) * (1 - 1e-2)  # the first search stalls here
 

@@ -288,7 +288,7 @@ def l3_stats(
         repair_stop = stop.earlier(finish + max(0.0, b3l_s) + l3_s)
         out = repair_l2(state, mu, rho, repair_stop, repair_s, a, l2_bound, l3=False)
     left = stop.remaining() - finish - (l3_s if repair_s > 0 else 0.0)
-    if joint_search_runs(need):
+    if joint_search_runs(need, len(data.jobs)):
         # B3L's joint search runs on these rounds only, and needs about 200 steps: under
         # load it was cut (4,096 GPUs at load 4: 76,917, with B3U 77,309, where it reaches
         # 77,517 and B3U 78,174 given the time)

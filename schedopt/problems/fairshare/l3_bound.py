@@ -41,9 +41,10 @@ LAMBDA_STEPS = 3
 #: after the one over (λ, μ) with each ρ_v set alone (given a share of its own at 16,384
 #: GPUs, it raised B3L by 0.2% and took that share from the first search).
 JOINT_STEPS = 400
-#: ... and only with at most this many counted units: at 16,384 GPUs (200 tenants) its 25
-#: steps to the stall rule took 0.3 s for 7 on 300,585, at 4,096 (100) they are 600 on 76,917.
-JOINT_MAX_UNITS = 150
+#: ... only with at most this many counted units and jobs: at 4,096 GPUs × 5,000 jobs it lifts
+#: B3L to the LP; at 16,384 × 20,000 (~23 counted units) it took B3L's wall 0.48-0.54 s ->
+#: 0.54-1.37 s for +0.005% of it where it fitted (4 of 6 runs, 2026-12-05).
+JOINT_MAX_UNITS, JOINT_MAX_JOBS = 150, 10_000
 #: ... and only when the time left covers this many steps at the first search's pace (on
 #: 4,096 GPUs it reaches the LP in about 200).
 JOINT_NEED_STEPS = 200
@@ -250,10 +251,10 @@ class L3Dual:
         return a.base - self.lam * a.eff + (self.mu[a.gtype] - self.rho[a.unit][:, None]) * a.n
 
 
-def joint_search_runs(need: np.ndarray) -> bool:
-    """Whether B3L's joint search runs on a round with these ``m_v(t̂)`` (``need``): at most
-    JOINT_MAX_UNITS counted units (``l3_dual``; ``decomp`` gives it time on these rounds)."""
-    return int((need > 0).sum()) <= JOINT_MAX_UNITS
+def joint_search_runs(need: np.ndarray, jobs: int) -> bool:
+    """Whether B3L's joint search runs on a round of ``jobs`` jobs, ``m_v(t̂)`` ``need``
+    (JOINT_MAX_UNITS, JOINT_MAX_JOBS; ``decomp`` gives it time on these rounds)."""
+    return int((need > 0).sum()) <= JOINT_MAX_UNITS and jobs <= JOINT_MAX_JOBS
 
 
 def l3_dual(
@@ -334,7 +335,10 @@ def l3_dual(
     # of the moment stalls short of the LP (on 4,096 GPUs 76,917 against its 77,539; these
     # reach 77,539 in 200 steps, 0.6 s at load 4)
     counted = need > 0
-    if not joint_search_runs(need) or stop.remaining() < JOINT_NEED_STEPS * per_step:
+    if (
+        not joint_search_runs(need, len(data.jobs))
+        or stop.remaining() < JOINT_NEED_STEPS * per_step
+    ):
         # cut short, it spends the rest of B3L's time for little (16,384 GPUs: 0.45 s of wall
         # for +0.3% of B3L, 85 steps; 2026-12-05), so it runs only where it can converge
         return best
