@@ -343,7 +343,6 @@ def cutting_plane_ascent(
     n = len(y)
     unit = np.maximum(np.abs(y), 1e-3)
     best, best_y = -math.inf, y.copy()
-    cuts: list[tuple[float, np.ndarray, np.ndarray]] = []
     width = 1.0
     idx = np.arange(n + 1, dtype=np.int32)
     history: list[float] = []
@@ -356,18 +355,16 @@ def cutting_plane_ascent(
             if best - old <= stall_tol * max(1.0, abs(best)):
                 break
         value, grad = evaluate(y)
-        cuts.append((value, np.asarray(grad, dtype=np.float64), y.copy()))
+        g = np.asarray(grad, dtype=np.float64)
         if value > best:
             best, best_y, width = value, y.copy(), min(1.5 * width, 4.0)
         else:
             width *= 0.5
         history.append(best)
-        # max θ : θ ≤ value_k + grad_k·(y − y_k) for every cut, y in the box: one model,
-        # this step's cut added and the box moved, passed again as a whole (HiGHS scales an
-        # added row by the columns' old factors: off by 1e-17 from a fresh model's point),
-        # so the same LP and point as a new model with every cut, in a third of the time
-        lo = np.maximum(0.0, best_y - width * unit)
-        lower = np.append(lo, -highspy.kHighsInf)
+        # max θ : θ ≤ value_k + grad_k·(y − y_k) for every cut, y in the box: one model, this
+        # step's cut added and the box moved, passed again whole (HiGHS scales an added row by
+        # the columns' old factors), so a new model's LP and point in a third of the time
+        lower = np.append(np.maximum(0.0, best_y - width * unit), -highspy.kHighsInf)
         upper = np.append(best_y + width * unit, highspy.kHighsInf)
         if h is None:
             h = quiet_highs()
@@ -375,8 +372,7 @@ def cutting_plane_ascent(
             h.changeColsCost(n + 1, idx, np.append(np.zeros(n), -1.0))
         else:
             h.changeColsBounds(n + 1, idx, lower, upper)
-        v, g, at = cuts[-1]
-        h.addRow(-highspy.kHighsInf, v - float(g @ at), n + 1, idx, np.append(-g, 1.0))
+        h.addRow(-highspy.kHighsInf, value - float(g @ y), n + 1, idx, np.append(-g, 1.0))
         h.passModel(h.getLp())
         h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:

@@ -41,9 +41,8 @@ LAMBDA_STEPS = 3
 #: after the one over (λ, μ) with each ρ_v set alone (given a share of its own at 16,384
 #: GPUs, it raised B3L by 0.2% and took that share from the first search).
 JOINT_STEPS = 400
-#: ... only with at most this many counted units and jobs: at 4,096 GPUs × 5,000 jobs it lifts
-#: B3L to the LP; at 16,384 × 20,000 (~23 counted units) it took B3L's wall 0.48-0.54 s ->
-#: 0.54-1.37 s for +0.005% of it where it fitted (4 of 6 runs, 2026-12-05).
+#: ... only with at most this many counted units and jobs: it lifts B3L to the LP at 4,096 GPUs
+#: × 5,000 jobs; at 16,384 × 20,000 it took 0.06-0.9 s more for +0.005% (2026-12-05).
 JOINT_MAX_UNITS, JOINT_MAX_JOBS = 150, 10_000
 #: ... and only when the time left covers this many steps at the first search's pace (on
 #: 4,096 GPUs it reaches the LP in about 200).
@@ -334,11 +333,8 @@ def l3_dual(
     # then (λ, μ, ρ) all together from the best point: each ρ_v set alone for the (λ, μ)
     # of the moment stalls short of the LP (on 4,096 GPUs 76,917 against its 77,539; these
     # reach 77,539 in 200 steps, 0.6 s at load 4)
-    counted = need > 0
-    if (
-        not joint_search_runs(need, len(data.jobs))
-        or stop.remaining() < JOINT_NEED_STEPS * per_step
-    ):
+    counted, runs = need > 0, joint_search_runs(need, len(data.jobs))
+    if not runs or stop.remaining() < JOINT_NEED_STEPS * per_step:
         # cut short, it spends the rest of B3L's time for little (16,384 GPUs: 0.45 s of wall
         # for +0.3% of B3L, 85 steps; 2026-12-05), so it runs only where it can converge
         return best
