@@ -12,6 +12,7 @@ attained).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import replace
 
@@ -157,7 +158,7 @@ def _polished(
     data: ModelData,
     columns: list[Column],
     chosen: list[Column],
-    deadline: Deadline,
+    share: Callable[[float], float],
     stats: dict[str, float],
     seed: int | None = None,
 ) -> list[Column]:
@@ -166,13 +167,12 @@ def _polished(
     holds the columns whose reduced cost at the LP's duals is at most :data:`RC_KEEP` times
     ``chosen``'s cost above the LP (a plan of cost ``c`` has ``Σ rc_a ≤ c − z_LP``: the
     others can only be in plans within the rest of that gap; a heuristic cut, for speed).
-    ``seed`` given (deterministic mode): work budgets, ``deadline`` only the runaway cap."""
-    det = seed is not None
-    share = (lambda f: deadline.remaining()) if det else deadline.share
+    ``share``: the seconds of a share of the deadline (``solve_colgen``'s); ``seed`` given
+    (deterministic mode): work budgets, the deadline only the runaway cap."""
     master = Master(data)
     for col in columns:
         master.add(col)
-    limit = DETERMINISTIC_NEIGHBOURS if det else None
+    limit = DETERMINISTIC_NEIGHBOURS if seed is not None else None
     added = polish(master, chosen, Deadline.after(share(POLISH_SHARE)), limit)
     stats["polish_columns"] = float(added)
     if not added:
@@ -254,7 +254,7 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
     chosen = _integer(master, share(MIP_SHARE), seed_groups, mip_seed)
     stats: dict[str, float] = {}
     if chosen is not None:
-        chosen = _polished(data, master.columns, chosen, deadline, stats, mip_seed)
+        chosen = _polished(data, master.columns, chosen, share, stats, mip_seed)
     bound = max((b for b in (aggregate, gen.bound) if b is not None), default=None)
     stats |= {
         "rounds": float(gen.rounds),
