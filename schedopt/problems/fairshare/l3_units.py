@@ -111,7 +111,7 @@ def unit_bound(
     if l2_floor is None:
         lam, l2_floor = 0.0, 0.0
     total = a.restart_constant + lam * l2_floor - float(mu @ a.capacity)
-    cost = a.base - lam * a.eff + mu[a.gtype] * a.n
+    cost = a.costs(lam, mu).T  # (jobs, options)
     counted = need[a.unit] > 0
     total += float(np.minimum(cost[~counted].min(axis=1, initial=np.inf), 0.0).sum())
     if counted.any():
