@@ -67,14 +67,16 @@ def idle_legs(
     )
     if len(idle) == 0:
         return []
+    # each kind's jobs that may move, least e first (B here, E in a chain's second leg)
+    movers: dict[int, np.ndarray] = {}
+    for kind, pool in by_kind.items():
+        free, k = pool[~taken[pool]], kix[kind]
+        movers[k] = free[np.argsort(eff[free, k], kind="stable")]
     gains, cs, bs, ns, opts = [], [], [], [], []
-    for (y, n), pool in sorted(by_kind.items()):
+    for y, n in sorted(by_kind):
         k = kix[y, n]
-        pool = pool[~taken[pool]]
-        e_c = eff[idle, k]
-        ok = np.flatnonzero(np.isfinite(e_c))
-        c = idle[ok[np.argsort(-e_c[ok], kind="stable")][:TOP]]
-        b = pool[np.argsort(eff[pool, k], kind="stable")][:TOP]
+        c = idle[_best_first(eff[idle, k])[:TOP]]
+        b = movers[k][:TOP]
         gain = eff[c, k][:, None] - eff[b, k][None, :]
         ci, bi = np.nonzero(gain > GAIN_TOL)
         gains.append(gain[ci, bi])
@@ -94,7 +96,7 @@ def idle_legs(
     out: list[Leg] = []
     c_all, b_all = np.concatenate(cs), np.concatenate(bs)
     cols = (c_all, b_all, np.concatenate(ns), np.concatenate(opts), unit[c_all], unit[b_all])
-    refill = _Refill(eff, opt_of, unit, kix, by_kind, idle, taken, seen)
+    refill = _Refill(eff, opt_of, unit, kix, by_kind, idle, movers, seen)
     failed: dict[tuple[int, int], int] = {}  # (unit, n): legs made when no chain was found
     for gain_, c_, b_, n_, o_, uc, ub in zip(
         g[order].tolist(), *(col[order].tolist() for col in cols), strict=True
@@ -125,6 +127,12 @@ def idle_legs(
     return out
 
 
+def _best_first(e: np.ndarray) -> np.ndarray:
+    """The places of the finite ``e``, best (largest) first (ties in place order)."""
+    ok = np.flatnonzero(np.isfinite(e))
+    return ok[np.argsort(-e[ok], kind="stable")]
+
+
 class _Refill:
     """Chains of two legs (formulations/fairshare.md, the swap step, "Idle legs"): where
     ``B``'s unit ``w`` has no GPUs to spare, an idle job ``D`` of ``w`` takes the place of a
@@ -140,17 +148,15 @@ class _Refill:
         kix: dict[tuple[str, int], int],
         by_kind: dict[tuple[str, int], np.ndarray],
         idle: np.ndarray,
-        taken: np.ndarray,
+        movers: dict[int, np.ndarray],
         seen: set[int],
     ):
         self.eff, self.opt_of, self.unit, self.seen = eff, opt_of, unit, seen
         self.kinds = [(n, kix[y, n]) for y, n in sorted(by_kind)]
-        # each kind's movable jobs and their e, least first (E)
+        # each kind's movable jobs and their e, least first (E; ``movers``: ``idle_legs``')
         self.movers: dict[int, list[tuple[int, float]]] = {}
-        for kind, pool in by_kind.items():
-            free = pool[~taken[pool]]
-            k = kix[kind]
-            top = free[np.argsort(eff[free, k], kind="stable")][:CHAIN_TOP]
+        for k, free in movers.items():
+            top = free[:CHAIN_TOP]
             self.movers[k] = list(zip(top.tolist(), eff[top, k].tolist(), strict=True))
         self.idle: dict[int, list[int]] = {}  # each unit's idle jobs
         for i, u in zip(idle.tolist(), unit[idle].tolist(), strict=True):
@@ -162,8 +168,7 @@ class _Refill:
         if (w, k) not in self.ranked:
             mine = np.asarray(self.idle.get(w, ()), dtype=np.int64)
             e = self.eff[mine, k]
-            ok = np.flatnonzero(np.isfinite(e))
-            ok = ok[np.argsort(-e[ok], kind="stable")]
+            ok = _best_first(e)
             self.ranked[w, k] = list(zip(mine[ok].tolist(), e[ok].tolist(), strict=True))
         return self.ranked[w, k]
 
