@@ -92,7 +92,8 @@ class Beside:
 
     def __init__(self, burners: int, command: str | None, own_sessions: bool = False) -> None:
         self.procs: list[subprocess.Popen] = []
-        # a process group of its own (to stop it and its children), in this session or its own
+        # a process group of its own (to stop it and its children), in the caller's Unix
+        # session or, with own_sessions, a new one (Linux autogroups then schedule it apart)
         self.group = {"start_new_session": True} if own_sessions else {"process_group": 0}
         self.command = command
         self.stopping = threading.Event()
