@@ -101,6 +101,19 @@ def _placed(inst: FairshareInstance, on: dict[str, str]):
     return state
 
 
+def _swapped(inst: FairshareInstance, state):
+    """The swap step on ``state`` (L3 100 before it, one restart): the plan after it (valid, L1
+    not lower), the L2 it gained, its L3 and the L3 the step says it saved."""
+    l1, l2, l3 = evaluate(inst, state.solution())
+    assert l3 == 100.0
+    out = swap_returns(state, 30.0, RepairStats())
+    after = state.solution()
+    assert validate(inst, after) == []
+    n1, n2, n3 = evaluate(inst, after)
+    assert n1 >= l1
+    return after, n2 - l2, n3, out.saved_l3
+
+
 @pytest.mark.parametrize(
     ("back", "other", "swapped"),
     [
@@ -149,14 +162,8 @@ def test_an_idle_job_pays_for_a_swap_that_lowers_l2() -> None:
     # V100 GPU raises L2 by 0.5, which pays for the swap (L3 100 -> 0)
     inst = _with_idle()
     state = _placed(inst, {"back": "A100", "other": "H100", "low": "V100"})
-    l1, l2, l3 = evaluate(inst, state.solution())
-    assert l3 == 100.0
-    out = swap_returns(state, 30.0, RepairStats())
-    after = state.solution()
-    assert validate(inst, after) == []
-    n1, n2, n3 = evaluate(inst, after)
-    assert n1 >= l1
-    assert (n2, n3, out.saved_l3) == (pytest.approx(l2 + 0.4), 0.0, 100.0)
+    after, l2_gain, n3, saved = _swapped(inst, state)
+    assert (l2_gain, n3, saved) == (pytest.approx(0.4), 0.0, 100.0)
     assert after.allocation("idle").hosts == {"h2": 1}
     assert not after.allocation("low").hosts
     assert after.allocation("back").hosts == {"h0": 1}
@@ -214,14 +221,8 @@ def test_a_chain_pays_for_a_swap_where_the_idle_job_s_leg_alone_may_not_be_made(
     t_hat = data.min_share([float(g) for g in state.unit_gpus])
     w = jobs["b"].unit
     assert state.unit_gpus[w] == need_gpus(data, t_hat)[w] == 1  # no GPU to spare
-    l1, l2, l3 = evaluate(inst, state.solution())
-    assert l3 == 100.0
-    out = swap_returns(state, 30.0, RepairStats())
-    after = state.solution()
-    assert validate(inst, after) == []
-    n1, n2, n3 = evaluate(inst, after)
-    assert n1 >= l1
-    assert (n2, n3, out.saved_l3) == (pytest.approx(l2 + 1.4), 0.0, 100.0)
+    after, l2_gain, n3, saved = _swapped(inst, state)
+    assert (l2_gain, n3, saved) == (pytest.approx(1.4), 0.0, 100.0)
     assert after.allocation("back").hosts == {"h0": 1}
     assert after.allocation("c").hosts == {"h3": 1}
     assert not after.allocation("e").hosts
