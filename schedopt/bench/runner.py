@@ -34,7 +34,7 @@ from schedopt.bench.scale import instance_size
 from schedopt.bench.suite import DataMissing, Recipe, RecipeDrift, Suite, instance_checksum
 from schedopt.core.solve import solve
 from schedopt.core.stopping import Deadline
-from schedopt.executor import Executor, Task, TaskResult
+from schedopt.executor import Executor, Task, TaskResult, usable_cores
 
 #: Statuses a row can have besides a solver's (``optimal``, ``feasible``, ...).
 SKIPPED, DRIFT, ERROR = "skipped", "drift", "error"
@@ -158,12 +158,14 @@ def versions() -> dict[str, str]:
 
 
 def machine() -> dict[str, Any]:
-    """The machine a row ran on: CPUs and the load average then."""
+    """The machine a row ran on: its CPUs, the cores this process may use (its affinity: a
+    container or ``taskset`` may allow fewer than the machine has) and the load average then."""
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
     return {
         "host": platform.node(),
         "arch": platform.machine(),
         "cpus": os.cpu_count(),
+        "usable_cores": usable_cores(),
         "load1": round(load[0], 2),
         "load5": round(load[1], 2),
     }
