@@ -27,9 +27,32 @@ def supply_value(sd: StageData, mu: np.ndarray) -> float:
     return total
 
 
+#: The Λ whose capacities ``_caps`` keeps (a master's rounds, Q8′ and Q10, price one Λ again
+#: and again, and W8 prices the rows of its 5 targets at each of its prices).
+CAPS_KEPT = 6
+
+
 def _caps(sd: StageData, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | None:
     """(m, caps[m, position, type]) of the feasible micro-batch counts of depth ``p`` (Q1–Q3,
-    one type per m: θ = ⌊(Λ − α_p)/(m + p − 1)⌋)."""
+    one type per m: θ = ⌊(Λ − α_p)/(m + p − 1)⌋). They depend on Λ only, not on any prices:
+    kept for the last CAPS_KEPT values of Λ and handed out read-only (the same arrays)."""
+    at = sd.caps_at.get(lam)
+    if at is None:
+        if len(sd.caps_at) >= CAPS_KEPT:
+            del sd.caps_at[next(iter(sd.caps_at))]  # the oldest Λ
+        at = sd.caps_at[lam] = {}
+    if p not in at:
+        found = _capacities(sd, p, lam)
+        if found is not None:
+            for a in found:
+                a.flags.writeable = False
+        at[p] = found
+    kept = at[p]
+    return None if kept is None else (kept[0], kept[1])
+
+
+def _capacities(sd: StageData, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """``_caps`` computed."""
     left = lam - sd.sync_floor[p]
     if left <= 0:
         return None
