@@ -12,6 +12,8 @@ from schedopt.problems.reconfig.generate import generate_custom
 from schedopt.problems.reconfig.pricing import (
     _caps,
     _least_cost,
+    best_columns,
+    cheapest_types,
     least_per_count,
     priced_out,
     supply_value,
@@ -131,3 +133,37 @@ def test_same_credit(case: tuple[StageData, int]) -> None:
             want[i] = int(found[0][ok].max()) if ok.any() else 0
         assert _credit(sd, seqs, lam) == want
     assert any(_credit(sd, seqs, int(base * 3)))  # some sequence fits: the test sees values
+
+
+def test_the_types_left_out_change_no_price_and_no_choice(case: tuple[StageData, int]) -> None:
+    # _least_cost gathers only the types no other beats (at least the capacity, at most the
+    # price): with prices tied (as the master's duals are: zeros, equal values), nearly tied
+    # (one ulp apart) and apart, the least prices and the choices are the loop's, bit for bit
+    sd, base = case
+    rng = np.random.default_rng(2)
+    nt = len(sd.types)
+    tied = rng.choice([0.0, 1.0, 2.5], nt)
+    near = tied + np.where(rng.random(nt) < 0.5, np.spacing(np.maximum(tied, 1.0)), 0.0)
+    spread = rng.uniform(0.0, 3.0, nt)
+    checked = 0
+    for mu in (tied, near, spread, np.zeros(nt)):
+        for lam in (int(base * 1.05), int(base * 1.5)):
+            for p in sd.depths:
+                found = _caps(sd, p, lam)
+                if found is None:
+                    continue
+                cost, args = _least_cost(sd, mu, found[1], keep=True)
+                ref_cost, ref_args = least_cost_loop(sd, mu, found[1])
+                assert np.array_equal(cost, ref_cost) and np.array_equal(args, ref_args)
+                assert np.array_equal(_least_cost(sd, mu, found[1])[0], ref_cost)
+                m = found[0]
+                _, picked = best_columns(sd, mu, m, found[1], 8)
+                order = [int(r) for r in np.argsort(-(m - ref_cost))[:8]]
+                want = [
+                    (r, cheapest_types(sd, found[1], ref_args, r))
+                    for r in order
+                    if m[r] - ref_cost[r] > 1e-6 and np.isfinite(ref_cost[r])
+                ]
+                assert picked == want
+                checked += 1
+    assert checked > 10

@@ -16,9 +16,8 @@ from .pricing import (
     COLUMNS_PER_DEPTH,
     PRICE_GRID,
     _caps,
-    _least_cost,
     _ruled_out,
-    cheapest_types,
+    best_columns,
     supply_value,
     unique_rows,
 )
@@ -108,17 +107,14 @@ def dw_prices(
             else:
                 grid = np.unique(np.geomspace(1, len(m), min(len(m), PRICE_GRID)).astype(int) - 1)
                 m, caps = m[grid], caps[grid]
-            cost, args = _least_cost(sd, mu, caps, keep=True)
-            assert args is not None
+            cost, picked = best_columns(sd, mu, m, caps, COLUMNS_PER_DEPTH)
             if test is not None:
                 np.minimum.at(test, m, cost)  # C*(m) only needs each class's largest m
-            gain = m - cost
-            for r in np.argsort(-gain)[:COLUMNS_PER_DEPTH]:
-                if gain[r] > 1e-6 and np.isfinite(cost[r]):
-                    seq = tuple(cheapest_types(sd, caps, args, int(r)))
-                    if seq not in cols:
-                        cols[seq] = None
-                        fresh += 1
+            for _, types in picked:
+                seq = tuple(types)
+                if seq not in cols:
+                    cols[seq] = None
+                    fresh += 1
         if test is not None and got is not None:
             c = np.minimum.accumulate(test[::-1])[::-1]  # Q9's C*: running fewer is possible
             supply = supply_value(sd, got)

@@ -24,8 +24,7 @@ from .pricing import (
     COLUMNS_PER_DEPTH,
     PRICE_GRID,
     _caps,
-    _least_cost,
-    cheapest_types,
+    best_columns,
     priced_out,
     supply_value,
 )
@@ -79,16 +78,12 @@ def column_prices(
             m, caps = found
             grid = np.unique(np.geomspace(1, len(m), min(len(m), PRICE_GRID)).astype(int) - 1)
             m, caps = m[grid], caps[grid]
-            cost, args = _least_cost(sd, mu, caps, keep=True)
-            assert args is not None
-            gain = m - cost
-            for r in np.argsort(-gain)[:COLUMNS_PER_DEPTH]:
-                if gain[r] > 1e-6 and np.isfinite(cost[r]):
-                    col = (int(m[r]), tuple(cheapest_types(sd, caps, args, int(r))))
-                    if col not in cols:
-                        cols[col] = None
-                        fresh.append(col)
-                        pool[col[1]] = None
+            for r, types in best_columns(sd, mu, m, caps, COLUMNS_PER_DEPTH)[1]:
+                col = (int(m[r]), tuple(types))
+                if col not in cols:
+                    cols[col] = None
+                    fresh.append(col)
+                    pool[col[1]] = None
         if not fresh:
             break
         values = np.array([float(c[0]) for c in cols])

@@ -27,9 +27,32 @@ def supply_value(sd: StageData, mu: np.ndarray) -> float:
     return total
 
 
+#: The Λ whose capacities ``_caps`` keeps (a master's rounds, Q8′ and Q10, price one Λ again
+#: and again, and W8 prices the rows of its 5 targets at each of its prices).
+CAPS_KEPT = 6
+
+
 def _caps(sd: StageData, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | None:
     """(m, caps[m, position, type]) of the feasible micro-batch counts of depth ``p`` (Q1–Q3,
-    one type per m: θ = ⌊(Λ − α_p)/(m + p − 1)⌋)."""
+    one type per m: θ = ⌊(Λ − α_p)/(m + p − 1)⌋). They depend on Λ only, not on any prices:
+    kept for the last CAPS_KEPT values of Λ and handed out read-only (the same arrays)."""
+    at = sd.caps_at.get(lam)
+    if at is None:
+        if len(sd.caps_at) >= CAPS_KEPT:
+            del sd.caps_at[next(iter(sd.caps_at))]  # the oldest Λ
+        at = sd.caps_at[lam] = {}
+    if p not in at:
+        found = _capacities(sd, p, lam)
+        if found is not None:
+            for a in found:
+                a.flags.writeable = False
+        at[p] = found
+    kept = at[p]
+    return None if kept is None else (kept[0], kept[1])
+
+
+def _capacities(sd: StageData, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """``_caps`` computed."""
     left = lam - sd.sync_floor[p]
     if left <= 0:
         return None
@@ -67,42 +90,85 @@ def _least_cost(
     """Q7: the least price of one pipeline per row of ``caps``: one type per position with
     ``cap ≥ 1``, the capacities summing to ≥ L; exact, by dynamic programming over the
     positions and the layers held (capped at L), for every m at once. ``keep``: also the
-    choices ``[position, row, layers held]`` (the type taken), for ``cheapest_types``."""
+    choices ``[position, row, layers held]`` (the type taken), for ``cheapest_types``.
+
+    At each position only the types no other type beats are gathered (``_undominated``):
+    a type with at least the capacity and at most the price is never worse, so the least
+    prices and the choices are those over every type, bit for bit (#17: 5 of 16 types a
+    row and position on average at 256 GPUs)."""
     nm, p, _ = caps.shape
     L = sd.L
     width = L + 1
     cost = np.full((nm, width), np.inf)
     cost[:, 0] = 0.0
-    held = np.arange(width, dtype=np.intp)[None, None, :]
-    rows = (np.arange(nm, dtype=np.intp) * width)[:, None, None]  # each row's offset in cost
-    price = np.asarray(mu, float)[None, :]
+    order, cap, extra = _undominated(caps, np.asarray(mu, float))
+    held = np.arange(width, dtype=np.intp)
+    # (row, position, kept type, layers held): where each candidate reads the cost so far,
+    # as one flat index (each row's offset in cost added): the layers held before the position
+    at = held - cap[..., None]
+    np.maximum(at, 0, out=at)
+    at += (np.arange(nm, dtype=np.intp) * width)[:, None, None, None]
     args = np.full((p, nm, width), -1, dtype=np.int16) if keep else None
     for i in range(p):
-        cap = caps[:, i, :]  # (m, type): every type at once
-        at = held - cap[:, :, None]  # the layers held before this position (caps are ≤ L)
-        np.maximum(at, 0, out=at)
-        at += rows
-        cand = cost.ravel().take(at)  # one flat gather (2x the two-array indexing, #17)
-        cand += np.where(cap < 1, np.inf, price)[:, :, None]  # a type must hold a layer
-        if args is not None:
-            args[i] = cand.argmin(axis=1)  # the first type of least price, as before
-        cost = cand.min(axis=1)
+        cand = cost.ravel().take(at[:, i])  # one flat gather (2x the two-array indexing, #17)
+        cand += extra[:, i, :, None]  # a type must hold a layer; the padding is never taken
+        if args is None:
+            cost = cand.min(axis=1)
+            continue
+        best = cand.argmin(axis=1)  # the first type of least price, as over every type
+        cost = np.take_along_axis(cand, best[:, None, :], 1)[:, 0, :]
+        took = np.take_along_axis(order[:, i], best, 1)
+        took[~np.isfinite(cost)] = 0  # (argmin over every type gives the first where all are ∞)
+        args[i] = took
     return cost[:, L], args
+
+
+def _undominated(caps: np.ndarray, price: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For the capacities ``caps[row, position, type]`` and the types' prices: (the types with
+    ``cap ≥ 1`` that no other type beats at their row and position, in index order, padded
+    to the most any keeps; their capacities; their prices, ∞ on the padding). Type ``k``
+    beats ``j`` where its capacity is at least ``j``'s and its price at most ``j``'s with
+    ``k`` first (argmin's first of a tie), or lower by more than the rounding of a sum of
+    ``p + 1`` prices can close: then its candidate is never above ``j``'s, nor equal to it
+    with ``j`` first, so leaving ``j`` out changes neither the least price nor the choice."""
+    p = caps.shape[1]
+    idx = np.arange(len(price))
+    margin = 1e-12 * (p + 1) * max(1.0, float(price.max(initial=0.0)))
+    lower = price[:, None] < price[None, :] - margin
+    beats = lower | ((price[:, None] <= price[None, :]) & (idx[:, None] < idx[None, :]))
+    beaten = ((caps[..., :, None] >= caps[..., None, :]) & beats).any(axis=-2)
+    use = ~beaten & (caps >= 1)
+    width = max(1, int(use.sum(axis=-1).max(initial=0)))
+    order = np.argsort(~use, axis=-1, kind="stable")[..., :width]  # kept types first, in order
+    kept = np.take_along_axis(use, order, -1)
+    return order, np.take_along_axis(caps, order, -1), np.where(kept, price[order], np.inf)
 
 
 def unique_rows(caps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(caps.reshape(len(caps), -1), axis=0, return_inverse=True)``, the same
     arrays (for rows in any order), sooner: ``_caps``' rows are monotone in ``m`` (θ falls as
-    m grows), so equal rows are consecutive and only the first of each run is sorted."""
+    m grows), so equal rows are consecutive and only the first of each run is sorted, by
+    ``np.lexsort`` over the columns (np.unique's order for integers; its row-as-record sort
+    took 6 ms a call on W8's pooled rows at 256 GPUs, the lexsort 0.6 ms; #17)."""
     flat = caps.reshape(len(caps), -1)
     if len(flat) < 2:
         return np.unique(flat, axis=0, return_inverse=True)
+    run = np.cumsum(_starts(flat)) - 1  # each row's run
+    firsts = flat[_starts(flat)]
+    order = np.lexsort(firsts.T[::-1])  # the first column the primary key
+    ranked = firsts[order]
+    distinct = _starts(ranked)
+    inv = np.empty(len(firsts), dtype=np.intp)
+    inv[order] = np.cumsum(distinct) - 1
+    return ranked[distinct], inv[run]
+
+
+def _starts(flat: np.ndarray) -> np.ndarray:
+    """Where a row differs from the one before it (the first row always)."""
     new = np.empty(len(flat), dtype=bool)
     new[0] = True
     np.any(flat[1:] != flat[:-1], axis=1, out=new[1:])
-    run = np.cumsum(new) - 1  # each row's run
-    uniq, inv = np.unique(flat[new], axis=0, return_inverse=True)
-    return uniq, inv.ravel()[run]
+    return new
 
 
 def cheapest_types(sd: StageData, caps: np.ndarray, args: np.ndarray, row: int) -> list[int]:
@@ -114,6 +180,25 @@ def cheapest_types(sd: StageData, caps: np.ndarray, args: np.ndarray, row: int) 
         out[i] = j
         held = max(0, held - int(caps[row, i, j]))
     return out
+
+
+def best_columns(
+    sd: StageData, mu: np.ndarray, m: np.ndarray, caps: np.ndarray, count: int
+) -> tuple[np.ndarray, list[tuple[int, list[int]]]]:
+    """Q8′/Q10's pricing of the rows ``caps`` (their micro-batches ``m``) at ``mu``: (the
+    least price of each row, and (row, its cheapest types) for the ``count`` rows of best
+    reduced value ``m − price``, those of positive value only, best first). The choices are
+    kept for those rows alone: each row's program is its own, so they are the choices of a
+    pass over every row (which kept them for all, at twice the cost of the prices; #17)."""
+    cost = _least_cost(sd, mu, caps)[0]
+    gain = m - cost
+    top = [int(r) for r in np.argsort(-gain)[:count] if gain[r] > 1e-6 and np.isfinite(cost[r])]
+    if not top:
+        return cost, []
+    few = caps[top]
+    args = _least_cost(sd, mu, few, keep=True)[1]
+    assert args is not None
+    return cost, [(r, cheapest_types(sd, few, args, i)) for i, r in enumerate(top)]
 
 
 def least_per_count(

@@ -92,6 +92,11 @@ class StageData:
     sync_floor: dict[int, int]  # Q2: α_p, the least all-reduce of a pipeline of depth p
     time_n: dict[tuple[int, float, bool, bool], np.ndarray] = field(default_factory=dict)
     mem_n: dict[tuple[int, int, bool, bool], int] = field(default_factory=dict)
+    #: Q1's capacities of each depth at the last few Λ priced (``pricing._caps``): they depend
+    #: on Λ alone, never on the prices, and a round prices the same Λ again and again
+    caps_at: dict[int, dict[int, tuple[np.ndarray, np.ndarray] | None]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def cap(self, g: GroupType, f: int, p: int, theta: int) -> int:
         """Q1: the most layers a stage of group ``g`` holds ``f`` positions from the end of a

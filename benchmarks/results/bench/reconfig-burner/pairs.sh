@@ -1,0 +1,16 @@
+#!/bin/bash
+# pairs.sh TAG NBUSY NQUIET : old/new alternating (order flipped each pair), busy pairs beside one burner
+TAG=$1
+for i in $(seq 1 $2); do
+  if [ $((i % 2)) = 1 ]; then A=old; B=new; else A=new; B=old; fi
+  for s in $A $B; do
+    T=/work/wt/rc-busy; [ $s = old ] && T=/work/wt/rc-busy-old
+    /tmp/rcb/run1.sh $T $TAG-busy-$s-$i busy
+  done
+done
+for i in $(seq 1 $3); do
+  for s in new old; do
+    T=/work/wt/rc-busy; [ $s = old ] && T=/work/wt/rc-busy-old
+    /tmp/rcb/run1.sh $T $TAG-quiet-$s-$i
+  done
+done
