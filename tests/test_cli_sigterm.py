@@ -42,7 +42,6 @@ CLI_PROCESS = textwrap.dedent(
 )
 
 
-@pytest.mark.xfail(strict=True, reason="SIGTERM ends the command where it stands (#17)")
 def test_sigterm_stops_cbc_removes_its_files_and_exits_cleanly(tmp_path: Path) -> None:
     private = tmp_path / "tmp"
     private.mkdir()
