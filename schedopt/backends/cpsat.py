@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ortools.sat.python import cp_model
 
@@ -30,6 +32,50 @@ _STATUS = {
 }
 
 
+def new_solver() -> cp_model.CpSolver:
+    """A CP-SAT solver that leaves SIGINT to Python (run it with :func:`solve`). CP-SAT catches
+    it by default (``catch_sigint_signal``): a Ctrl-C then only ended that search, as if its
+    limit were reached, and on return it set SIGINT to the system's default, so the next Ctrl-C
+    killed the process with no ``finally`` run (#17)."""
+    solver = cp_model.CpSolver()
+    solver.parameters.catch_sigint_signal = False
+    return solver
+
+
+def solve(
+    solver: cp_model.CpSolver,
+    model: cp_model.CpModel,
+    callback: cp_model.CpSolverSolutionCallback | None = None,
+) -> Any:
+    """``solver.solve(model, callback)``, with a Ctrl-C (or the CLI's SIGTERM) honoured at once:
+    in the main thread the search runs in a helper thread (CP-SAT releases the GIL) while this
+    one waits, so that Python's signal handlers run; on KeyboardInterrupt the search is stopped,
+    joined, and the exception goes on to the caller. A wait in the main thread, not a search
+    there, is what lets Python act on a signal before CP-SAT returns (in a callback at best)."""
+    if threading.current_thread() is not threading.main_thread():
+        return solver.solve(model, callback)  # signals are the main thread's business
+    out: list[Any] = []
+    errors: list[BaseException] = []
+
+    def search() -> None:
+        try:
+            out.append(solver.solve(model, callback))
+        except BaseException as err:  # a callback's error, given to the caller as its own
+            errors.append(err)
+
+    thread = threading.Thread(target=search, name="cp-sat", daemon=True)
+    thread.start()
+    try:
+        thread.join()  # a lock wait: interrupted by signals (POSIX)
+    except BaseException:
+        solver.stop_search()
+        thread.join()
+        raise
+    if errors:
+        raise errors[0]
+    return out[0]
+
+
 def make_solver(
     *,
     time_limit_s: float,
@@ -43,7 +89,7 @@ def make_solver(
     """``deterministic``: stop on CP-SAT's deterministic time (``time_limit_s`` of its
     deterministic seconds) so that a run is reproducible; the wall clock then only caps a
     runaway run at 10 × the limit + 10 s (SolveOptions.deterministic)."""
-    solver = cp_model.CpSolver()
+    solver = new_solver()
     p = solver.parameters
     p.max_time_in_seconds = max(time_limit_s, 0.01)
     if deterministic:
@@ -83,7 +129,7 @@ def run(
     ``on_solution(objective, bound)``, in CP-SAT's scaled units, hears of improving solutions
     at most every ``every_s`` seconds."""
     callback = None if on_solution is None else _OnSolution(on_solution, every_s)
-    code = solver.solve(model, callback)
+    code = solve(solver, model, callback)
     if code == cp_model.MODEL_INVALID:
         # A bug in a model builder, never a user error: say what CP-SAT says.
         raise RuntimeError(f"CP-SAT rejected the model: {model.validate()}")

@@ -16,6 +16,7 @@ from schedopt.core.errors import InvalidInstanceError, UnknownMethodError, Unkno
 from .commands import COMMANDS
 from .common import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE, CliError, err_console
 from .pipes import EXIT_BROKEN_PIPE, guarded_stdout
+from .terminate import EXIT_TERMINATED, Terminated, sigterm_raises
 
 EPILOG = """\
 exit codes:
@@ -101,7 +102,8 @@ def _main(argv: list[str] | None) -> int:
     args.started = started
     try:
         run: Callable[[argparse.Namespace], int] = args.func
-        return run(args)
+        with sigterm_raises():  # cleans up on the way out, as Ctrl-C does
+            return run(args)
     except InvalidInstanceError as err:
         _report_invalid(err)
         return EXIT_INVALID
@@ -114,6 +116,9 @@ def _main(argv: list[str] | None) -> int:
     except KeyboardInterrupt:
         err_console().print("interrupted")
         return 130
+    except Terminated:
+        err_console().print("terminated")
+        return EXIT_TERMINATED
     except Exception as err:
         if args.debug:
             raise

@@ -5,9 +5,7 @@ and record the suites' instance checksums; or update the best-known table."""
 from __future__ import annotations
 
 import argparse
-import signal
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from rich.markup import escape
@@ -125,10 +123,6 @@ def _checksums(suites: list[Any], update: bool) -> int:
     return 1 if drifted and not update else EXIT_OK
 
 
-def _raise_on_sigterm(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)  # unwinds through `with executor`, which stops the workers
-
-
 def run_bench(args: argparse.Namespace) -> int:
     if args.list:
         return _list()
@@ -163,37 +157,34 @@ def run_bench(args: argparse.Namespace) -> int:
     err = err_console()
     if args.plot:
         return _plot(list(runner.select(runner.read_rows(out), jobs)), out, args.suites)
-    previous = signal.signal(signal.SIGTERM, _raise_on_sigterm)
-    try:
-        with (
-            make_executor(
-                args.executor,
-                jobs=args.jobs or None,
-                address=args.address,
-                threads_per_worker=args.threads,
-            ) as executor,
-            Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=err,
-                transient=False,
-            ) as progress,
-        ):
-            bar = progress.add_task("rows", total=len(jobs))
+    # SIGTERM unwinds through `with executor` (cli/terminate.py), which stops the workers
+    with (
+        make_executor(
+            args.executor,
+            jobs=args.jobs or None,
+            address=args.address,
+            threads_per_worker=args.threads,
+        ) as executor,
+        Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err,
+            transient=False,
+        ) as progress,
+    ):
+        bar = progress.add_task("rows", total=len(jobs))
 
-            def started(todo: int, done: int) -> None:
-                progress.update(bar, completed=done, description=f"{done} done before, rows")
+        def started(todo: int, done: int) -> None:
+            progress.update(bar, completed=done, description=f"{done} done before, rows")
 
-            def finished(row: dict[str, Any]) -> None:
-                progress.advance(bar)
-                progress.update(bar, description=f"{row['recipe']} {row['method']}"[:40])
+        def finished(row: dict[str, Any]) -> None:
+            progress.advance(bar)
+            progress.update(bar, description=f"{row['recipe']} {row['method']}"[:40])
 
-            deadline = Deadline.after(args.deadline) if args.deadline else None
-            runner.run(jobs, executor, out, deadline=deadline, on_row=finished, on_start=started)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+        deadline = Deadline.after(args.deadline) if args.deadline else None
+        runner.run(jobs, executor, out, deadline=deadline, on_row=finished, on_start=started)
     rows = list(runner.select(runner.read_rows(out), jobs))
     lost = len(jobs) - len(rows)
     err.print(f"{len(rows)} rows in {escape(str(out))}" + (f"; {lost} to rerun" if lost else ""))

@@ -73,18 +73,20 @@ def slowdown(since_wall: float, since_cpu: float, *since_thread: float) -> float
     return min(MAX_SLOWDOWN, max(1.0, wall / max(cpu, 1e-9)))
 
 
-def cpu_share_slowdown(cpu_s: float = 0.03) -> float:
+def cpu_share_slowdown(cpu_s: float = 0.03, cap: float = MAX_SLOWDOWN) -> float:
     """How much slower than alone this process runs now, measured: wall time over CPU time of
-    a busy loop that uses ``cpu_s`` of CPU (30 ms: 90 ms of wall at 3×), between 1 and
-    MAX_SLOWDOWN. (The process's start-up said nothing: 0.1-0.3 s before ``main``, read as
-    2.4-3× at load 4, where a 39 MB file then loaded in 4.1 s, as quiet.)"""
+    a busy loop that uses ``cpu_s`` of CPU (30 ms: 90 ms of wall at 3×), between 1 and ``cap``
+    (MAX_SLOWDOWN, the reserves' cap; a gate that refuses work rather than reserving time for
+    it wants the measure itself: ``math.inf``). (The process's start-up said nothing: 0.1-0.3 s
+    before ``main``, read as 2.4-3× at load 4, where a 39 MB file then loaded in 4.1 s, as
+    quiet.)"""
     wall0, cpu0 = time.perf_counter(), time.process_time()
     acc = 0
     while time.process_time() - cpu0 < cpu_s:
         for i in range(10_000):
             acc = (acc * 31 + i) % 1_000_003
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    return min(MAX_SLOWDOWN, max(1.0, wall / max(cpu, 1e-9)))
+    return min(cap, max(1.0, wall / max(cpu, 1e-9)))
 
 
 @dataclass(frozen=True)

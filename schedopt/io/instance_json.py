@@ -7,6 +7,7 @@ ends as :class:`~schedopt.core.errors.InvalidInstanceError` naming the field pat
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +110,10 @@ def load(path: str | Path, deadline: Deadline | None = None) -> BaseModel:
     deadline.check(f"loading {p.name}, before reading it")
     data = read_capped(p)
     megabytes = len(data) / 1e6
-    slower = cpu_share_slowdown() if megabytes >= MEASURED_FROM_MB else 1.0
+    # Uncapped: a load once started is not interrupted, so a file that cannot load in the time
+    # left at the slowdown measured now is refused (capped at 3×, a 12.9 MB file went in on a
+    # 5 s limit at a measured 8-12× and took 13-15 s, #17); refusing costs nothing it could do.
+    slower = cpu_share_slowdown(cap=math.inf) if megabytes >= MEASURED_FROM_MB else 1.0
     needed = LOAD_S_PER_MB * megabytes * slower
     if needed > deadline.remaining():
         raise DeadlineReached(

@@ -29,6 +29,8 @@ def schedule_exact(
         return False
     from ortools.sat.python import cp_model  # the solver is imported when first used
 
+    from schedopt.backends.cpsat import new_solver, solve  # SIGINT left to Python
+
     m = cp_model.CpModel()
     T = m.new_int_var(lo, hi, "T")
     starts: dict[int, list] = {}
@@ -60,13 +62,13 @@ def schedule_exact(
                 picks.append(e)
             m.add_bool_or(picks)
     m.minimize(T)
-    solver = cp_model.CpSolver()
+    solver = new_solver()
     solver.parameters.max_time_in_seconds = max(0.01, seconds)
     if work is not None:
         solver.parameters.max_deterministic_time = work
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = seed
-    status = solver.solve(m)
+    status = solve(solver, m)
     if status == cp_model.INFEASIBLE:
         return False
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

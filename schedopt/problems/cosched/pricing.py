@@ -70,6 +70,8 @@ def case_bound(
     maximum is the same."""
     from ortools.sat.python import cp_model  # the solver is imported when first used
 
+    from schedopt.backends.cpsat import new_solver, solve  # SIGINT left to Python
+
     m, x, alone = case_model(
         pi, items, ok, duration, load, mem, chain, slo, factor, switch, level, room
     )
@@ -101,7 +103,7 @@ def case_bound(
     done = False
     for search_only in (True, False):
         left = seconds if search_only else seconds - quick
-        solver = cp_model.CpSolver()
+        solver = new_solver()
         if work is None:
             solver.parameters.max_time_in_seconds = max(0.01, quick if search_only else left)
         else:
@@ -129,7 +131,7 @@ def case_bound(
                 solver.stop_search()
 
         solver.best_bound_callback = on_bound
-        status = solver.solve(m, Keep())
+        status = solve(solver, m, Keep())
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             proven[0] = min(proven[0], solver.best_objective_bound)
             got = [(int(items[i]), c) for (i, c), v in x.items() if solver.value(v)]
