@@ -141,7 +141,7 @@ def test_colgen_falls_back_on_its_starting_plan(monkeypatch: pytest.MonkeyPatch)
     MIP gives no plan (stopped early), colgen answers with that plan, not NO_SOLUTION."""
     from schedopt.problems.cosched import decomp
 
-    monkeypatch.setattr(decomp, "_integer", lambda *args: None)
+    monkeypatch.setattr(decomp, "_master_plan", lambda *args: None)
     inst = generate_custom(16, 16, 16, 16, 0, (0, 1), scale=4)
     result = schedopt.solve(inst, "colgen", time_limit_s=3, deterministic=True)
     packing = schedopt.solve(inst, "heuristic:packing", time_limit_s=3, deterministic=True)
@@ -208,6 +208,7 @@ def test_the_master_mip_starts_from_the_seed_plan() -> None:
     from schedopt.core.options import SolveOptions
     from schedopt.problems.cosched import decomp
     from schedopt.problems.cosched.colgen import Master
+    from schedopt.problems.cosched.dive import integer
     from schedopt.problems.cosched.heuristics import heuristic_data
 
     inst = generate_custom(12, 12, 16, 16, 1, (0, 1))
@@ -226,7 +227,7 @@ def test_the_master_mip_starts_from_the_seed_plan() -> None:
             ("presolve", "off"),
         ):
             master.h.setOptionValue(name, value)
-        got[warm] = decomp._integer(master, 5.0, plan if warm else None)
+        got[warm] = integer(master, 5.0, plan if warm else None)[0]
     assert got[False] is None
     assert got[True] is not None
     assert sum(c.cost(data) for c in got[True]) <= packed.objectives[0] + 1e-6
@@ -238,7 +239,7 @@ def test_colgen_keeps_the_baselines_as_floors(monkeypatch: pytest.MonkeyPatch) -
     from schedopt.core.registry import Outcome
     from schedopt.problems.cosched import decomp
 
-    monkeypatch.setattr(decomp, "_integer", lambda *args: None)
+    monkeypatch.setattr(decomp, "_master_plan", lambda *args: None)
     monkeypatch.setattr(
         decomp, "solve_packing", lambda *args: Outcome(Status.NO_SOLUTION, explanation="none")
     )
