@@ -190,7 +190,10 @@ def test_colgen_in_deterministic_mode_answers_the_same_twice() -> None:
     a, b, short = runs
     assert a.solution is not None and a.solution == b.solution
     assert a.objectives == b.objectives and a.best_bound == b.best_bound
-    assert a.stats == b.stats
+    # every stat but the seconds of the steps (``*_s``)
+    assert {k: v for k, v in a.stats.items() if not k.endswith("_s")} == {
+        k: v for k, v in b.stats.items() if not k.endswith("_s")
+    }
     assert a.stats["rounds"] == 8 and short.stats["rounds"] == 3
 
 
