@@ -44,12 +44,8 @@ CG_SHARE, BOUND_SHARE = 0.65, 0.12
 #: polishing it (the ladder runs again over the new groups with the rest but what is kept for
 #: the metrics and the validator).
 MIP_SHARE, POLISH_SHARE, REMIP_SHARE = 0.6, 0.3, 0.6
-#: Shares of the time left for the packing plan when no hint is given, for the baselines,
-#: and for the starting columns. Packing's local search runs to its end at 4,096 GPUs x 200
-#: jobs in 9-18 s of a minute (load 1-10), for 5,179 $/h where it has 5,221-5,281 at 4-8 s:
-#: its plan is only the master's first incumbent (the dive's is 4,170-4,250), and the seconds
-#: are the rounds' (#17). At 656 x 40 it ends within 1 s at 10 s either way (1,229.52).
-PACKING_SHARE, FLOOR_SHARE, SEED_SHARE = 0.1, 0.1, 0.3
+#: Share of the time left for the packing plan when no hint is given, then for the baselines.
+SEED_SHARE, FLOOR_SHARE = 0.3, 0.1
 #: Option combinations tried per job for its group alone, cheapest first.
 SINGLE_COMBOS = 8
 #: Rounds of column generation in deterministic mode (``params["rounds"]`` overrides it): a
@@ -203,9 +199,7 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
     if options.hint is None:
         # No hint (called by name, or first by auto: MethodSpec.decomposition): the master
         # starts from the packing plan.
-        packed = solve_packing(
-            inst, replace(options, params={}), Deadline.after(share(PACKING_SHARE))
-        )
+        packed = solve_packing(inst, replace(options, params={}), Deadline.after(share(SEED_SHARE)))
         options = replace(options, hint=packed.solution)
         # auto's other two heuristics (each job alone: a pass over the jobs, 0.05 s at 200
         # jobs) are floors too, so auto is never below any of its heuristics
