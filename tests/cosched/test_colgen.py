@@ -141,7 +141,7 @@ def test_colgen_falls_back_on_its_starting_plan(monkeypatch: pytest.MonkeyPatch)
     MIP gives no plan (stopped early), colgen answers with that plan, not NO_SOLUTION."""
     from schedopt.problems.cosched import decomp
 
-    monkeypatch.setattr(decomp, "_master_plan", lambda *args: None)
+    monkeypatch.setattr(decomp, "_master_plan", lambda *args: (None, None))
     inst = generate_custom(16, 16, 16, 16, 0, (0, 1), scale=4)
     result = schedopt.solve(inst, "colgen", time_limit_s=3, deterministic=True)
     packing = schedopt.solve(inst, "heuristic:packing", time_limit_s=3, deterministic=True)
@@ -242,7 +242,7 @@ def test_colgen_keeps_the_baselines_as_floors(monkeypatch: pytest.MonkeyPatch) -
     from schedopt.core.registry import Outcome
     from schedopt.problems.cosched import decomp
 
-    monkeypatch.setattr(decomp, "_master_plan", lambda *args: None)
+    monkeypatch.setattr(decomp, "_master_plan", lambda *args: (None, None))
     monkeypatch.setattr(
         decomp, "solve_packing", lambda *args: Outcome(Status.NO_SOLUTION, explanation="none")
     )

@@ -99,3 +99,26 @@ def test_the_ladder_stops_at_the_first_step_not_proven(monkeypatch: pytest.Monke
     got, steps = dive.ladder(_master(0), plan, Deadline.after(600))
     assert steps == 2 and len(calls) == 2 and calls[0] < calls[1]
     assert dive.cost(data, got) <= dive.cost(data, plan) + 1e-9
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_polishing_also_schedules_the_dive_plans_neighbours(seed: int) -> None:
+    """Polishing adds the groups one step from the dive's plan too, when it differs from the
+    ladder's: more columns than from the ladder's plan alone, and never a dearer plan than
+    the ladder's."""
+    data, columns, _ = _columns(seed)
+    master = _master(seed)
+    dived = dive.dive(master, Deadline.after(60))
+    assert dived is not None
+    chosen, _ = dive.ladder(master, dived, Deadline.after(60), 0)
+    assert {Master.key(c) for c in chosen} != {Master.key(c) for c in dived}
+
+    def polished(also):
+        stats: dict[str, float] = {}
+        plan = decomp._polished(data, columns, chosen, lambda f: 60.0, stats, 0, also)
+        return plan, stats["polish_columns"]
+
+    _, n_alone = polished(None)
+    both, n_both = polished(dived)
+    assert n_both > n_alone
+    assert dive.cost(data, both) <= dive.cost(data, chosen) + 1e-9
