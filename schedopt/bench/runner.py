@@ -240,7 +240,8 @@ def run_row(job: Job) -> dict[str, Any]:
 #: the first level is proven, the plan space a proof holds over, which bound a gap is against
 #: (admission's "B1L", "B0k", ...), and the counts the tables of benchmarks/RESULTS.md report
 #: (finish-time fairness's LPs, column generation's columns, rounds and master LP, the rounds
-#: reconfig's physical bound priced, whether cosched's plan was polished, its case workers),
+#: reconfig's physical bound priced, whether cosched's plan was polished, its case workers,
+#: its dive's plan and its ladders' sub-MIPs),
 #: and why reconfig's decomp:physical had no template answer or where its widening stopped.
 STATS_KEPT = (
     "first_level_proven",
@@ -257,6 +258,9 @@ STATS_KEPT = (
     "polished",
     "polish_columns",
     "case_workers",
+    "dive",
+    "ladder_steps",
+    "polish_ladder_steps",
     "no_template_answer",
     "cut_short",
 )

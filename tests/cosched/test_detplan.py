@@ -14,6 +14,8 @@ from schedopt.problems.cosched import generate_custom
 
 #: The emulated machine's slowdown, as in test_rounds.py.
 SLOWER = 20
+#: What ``colgen``'s plan steps record in a result's stats (decomp.py).
+PLAN_STEPS = ("dive", "ladder_steps", "polish_columns", "polish_ladder_steps", "polished")
 
 
 @functools.cache
@@ -79,3 +81,9 @@ def test_deterministic_plan_does_not_depend_on_the_machines_speed(
     second = run()
     assert first.status is second.status is schedopt.Status.FEASIBLE
     assert _plan(first) == _plan(second)
+    # the plan's steps (the dive, the ladder of sub-MIPs on node budgets, polishing and its
+    # ladder) did the same work: ran, and alike
+    assert first.stats["ladder_steps"] >= 1 and "dive" in first.stats
+    assert {k: first.stats.get(k) for k in PLAN_STEPS} == {
+        k: second.stats.get(k) for k in PLAN_STEPS
+    }
