@@ -60,6 +60,7 @@ def _slower(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Deadline, "share", cut)
 
 
+@pytest.mark.slow  # two deterministic runs each: 13-16 s a method on a quiet machine
 @pytest.mark.parametrize("method", ["colgen", "auto"])
 def test_deterministic_plan_does_not_depend_on_the_machines_speed(
     method: str, monkeypatch: pytest.MonkeyPatch
