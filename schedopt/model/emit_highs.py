@@ -14,6 +14,7 @@ import highspy
 import numpy as np
 
 from schedopt.backends.highs_quiet import quiet_highs
+from schedopt.backends.highs_signals import SignalGuard
 from schedopt.core.options import SolveOptions
 from schedopt.core.progress import Progress, ProgressCallback, due
 from schedopt.core.status import Status
@@ -68,8 +69,11 @@ class HighsSession:
         # The same callback reports progress (SolveOptions.on_progress), a few times a second.
         self._progress: ProgressCallback | None = None
         self._reported = -math.inf
-        h.cbMipInterrupt.subscribe(self._interrupt)
-        h.cbIpmInterrupt.subscribe(self._stop)
+        # A Ctrl-C or SIGTERM stops the search and reaches the caller when ``h.run()``
+        # returns (raised inside a callback, HiGHS would drop it: backends/highs_signals.py)
+        self._guard = SignalGuard()
+        h.cbMipInterrupt.subscribe(self._guard.wrap(self._interrupt))
+        h.cbIpmInterrupt.subscribe(self._guard.wrap(self._stop))
         self._costed = np.zeros(0, dtype=np.int64)
         #: Objective columns added by set_level (OBJECTIVE_ROW_MIN_INTEGERS): (column, the
         #: level's columns, their costs), so that a MIP start can give them their value.
@@ -165,7 +169,8 @@ class HighsSession:
         started = time.perf_counter()
         self._stop_at = started + max(0.01, time_limit_s)
         self._progress = options.on_progress
-        h.run()
+        with self._guard.deferring():
+            h.run()
         status_code, info = h.getModelStatus(), h.getInfo()
         has_primal = info.primal_solution_status == 2  # kSolutionStatusFeasible
         objective = self._sign * info.objective_function_value if has_primal else None
@@ -177,7 +182,8 @@ class HighsSession:
             h.clearSolver()
             left = time_limit_s - (time.perf_counter() - started)
             h.setOptionValue("time_limit", max(0.01, left))
-            h.run()
+            with self._guard.deferring():
+                h.run()
             status_code, info = h.getModelStatus(), h.getInfo()
             has_primal = info.primal_solution_status == 2
             objective = self._sign * info.objective_function_value if has_primal else None

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from schedopt.backends.highs_signals import SignalGuard
 from schedopt.core.stopping import DeadlineReached
 
 from .core import Model
@@ -166,13 +167,12 @@ def solve_relaxation(r: Relaxation, time_limit_s: float, *, interior: bool = Fal
         h.setOptionValue("run_crossover", "off")
     stop_at = started + max(0.01, time_limit_s)
 
-    def interrupt(event: Any) -> None:
-        if time.perf_counter() >= stop_at:
-            event.interrupt()
-
+    guard = SignalGuard()  # a Ctrl-C stops the LP and reaches the caller (highs_signals.py)
+    interrupt = guard.stop_at(lambda: stop_at)
     h.cbSimplexInterrupt.subscribe(interrupt)
     h.cbIpmInterrupt.subscribe(interrupt)
-    h.run()
+    with guard.deferring():
+        h.run()
     solved = h.getModelStatus() == highspy.HighsModelStatus.kOptimal
     sol = h.getSolution()
     bound: float | None = None
@@ -203,12 +203,8 @@ class StagedLp:
         self.n = len(r.c)
         h = _highs_of(r)
         self.stop_at = math.inf
-
-        def interrupt(event: Any) -> None:
-            if time.perf_counter() >= self.stop_at:
-                event.interrupt()
-
-        h.cbSimplexInterrupt.subscribe(interrupt)
+        self._guard = SignalGuard()  # a Ctrl-C stops the LP and reaches the caller
+        h.cbSimplexInterrupt.subscribe(self._guard.stop_at(lambda: self.stop_at))
         self.h = h
 
     def maximise(
@@ -227,7 +223,8 @@ class StagedLp:
         # (HiGHS's time_limit counts from its first run: this stage's limit comes on top)
         h.setOptionValue("time_limit", h.getRunTime() + max(0.01, time_limit_s))
         self.stop_at = time.perf_counter() + max(0.01, time_limit_s)
-        h.run()
+        with self._guard.deferring():
+            h.run()
         if h.getModelStatus() != self._hs.HighsModelStatus.kOptimal:
             return None
         return np.asarray(h.getSolution().col_value, dtype=np.float64)

@@ -44,7 +44,6 @@ DURING = textwrap.dedent(
 
 
 @pytest.mark.slow  # the contested model is built and searched until the Ctrl-C or 30 s
-@pytest.mark.xfail(strict=True, reason="HiGHS's callbacks drop the KeyboardInterrupt (#17)")
 def test_ctrl_c_during_a_highs_search_reaches_the_caller() -> None:
     run = subprocess.run(
         [sys.executable, "-c", DURING], timeout=120, check=False, capture_output=True, text=True

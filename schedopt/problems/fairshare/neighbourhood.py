@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Any
 
 import numpy as np
 
+from schedopt.backends.highs_signals import SignalGuard
 from schedopt.model.lp_bound import highs_of
 
 from .data import ModelData
@@ -115,11 +115,8 @@ def solve(
         h.setOptionValue("mip_abs_gap", abs_gap)
     stop_at = time.perf_counter() + seconds
 
-    def interrupt(event: Any) -> None:
-        if time.perf_counter() >= stop_at:
-            event.interrupt()
-
-    h.cbMipInterrupt.subscribe(interrupt)
+    guard = SignalGuard()  # a Ctrl-C stops the search and reaches the caller
+    h.cbMipInterrupt.subscribe(guard.stop_at(lambda: stop_at))
     start = _start(sub, state, chosen, p, t_col, lb[t_col])
     if l2:
         c = p.l2.objective(n, True) + TIE_BREAK * p.l3.objective(n, False)
@@ -137,7 +134,8 @@ def solve(
     h.changeColsCost(n, idx, -c)
     h.setSolution(n, idx, start)
     h.setOptionValue("time_limit", max(0.01, seconds))
-    h.run()
+    with guard.deferring():
+        h.run()
     if h.getInfo().primal_solution_status != 2:  # kSolutionStatusFeasible
         return None
     x = np.asarray(h.getSolution().col_value, dtype=np.float64)
