@@ -218,3 +218,23 @@ def test_placed_job_that_does_not_run_in_slot_0_V7(solved) -> None:
     assert _messages(inst, bad, "V7") == [
         f"job {idle.job_id!r} is placed but does not run in slot 0"
     ]
+
+
+def test_placement_of_a_job_without_a_plan_V1(solved) -> None:
+    inst, sol = solved
+    gpus = next(iter(sol.placement.values()))
+    bad = sol.model_copy(update={"placement": {**sol.placement, "ghost": gpus}})
+    assert _messages(inst, bad, "V1") == ["placement of job 'ghost', which has no plan"]
+
+
+def test_job_with_two_plans_V1(solved) -> None:
+    inst, sol = solved
+    bad = sol.model_copy(update={"plans": (*sol.plans, sol.plan("explore-1"))})
+    assert _messages(inst, bad, "V1") == ["job 'explore-1' has 2 plans"]
+
+
+def test_gpu_count_without_a_type_V1(solved) -> None:
+    inst, sol = solved
+    p = sol.plan("explore-1")
+    bad = _tamper(sol, "explore-1", gpus=(*p.gpus[:-1], 2), gpu_types=(*p.gpu_types[:-1], None))
+    assert _messages(inst, bad, "V1") == ["job 'explore-1': slot 7 count 2 with type None"]
