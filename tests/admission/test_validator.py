@@ -238,3 +238,45 @@ def test_gpu_count_without_a_type_V1(solved) -> None:
     p = sol.plan("explore-1")
     bad = _tamper(sol, "explore-1", gpus=(*p.gpus[:-1], 2), gpu_types=(*p.gpu_types[:-1], None))
     assert _messages(inst, bad, "V1") == ["job 'explore-1': slot 7 count 2 with type None"]
+
+
+def test_slo_job_without_an_admission_decision_V6(solved) -> None:
+    inst, sol = solved
+    bad = _tamper(sol, "bert-sweep", admitted=None)
+    assert "job 'bert-sweep': SLO job without an admission decision" in _messages(inst, bad, "V6")
+
+
+def test_earlier_guarantee_not_kept_V6(solved) -> None:
+    inst, sol = solved
+    assert next(j for j in inst.jobs if j.id == "llama-ft").admitted
+    messages = _messages(inst, _tamper(sol, "llama-ft", admitted=False), "V6")
+    assert "job 'llama-ft': was admitted earlier but is not kept" in messages
+
+
+def test_admitted_without_a_tier_V6(solved) -> None:
+    inst, sol = solved
+    messages = _messages(inst, _tamper(sol, "llama-ft", tier=None), "V6")
+    assert messages == ["job 'llama-ft': admitted without a valid tier"]
+
+
+def test_rejected_without_a_reason_V6(solved) -> None:
+    inst, sol = solved
+    messages = _messages(inst, _tamper(sol, "resnet-nightly", rejection=None), "V6")
+    assert messages == ["job 'resnet-nightly': rejected without a reason"]
+
+
+def test_running_job_without_a_placement_V7(solved) -> None:
+    inst, sol = solved
+    job = sorted(sol.placement)[0]
+    placement = {k: v for k, v in sol.placement.items() if k != job}
+    bad = sol.model_copy(update={"placement": placement})
+    assert _messages(inst, bad, "V7") == [f"job {job!r} runs in slot 0 but has no placement"]
+
+
+def test_fewer_gpus_placed_than_planned_V7(solved) -> None:
+    inst, sol = solved
+    job, gpus = next((j, g) for j, g in sorted(sol.placement.items()) if len(g) > 1)
+    bad = sol.model_copy(update={"placement": {**sol.placement, job: gpus[1:]}})
+    assert _messages(inst, bad, "V7") == [
+        f"job {job!r}: {len(gpus) - 1} GPUs placed, {len(gpus)} planned"
+    ]
