@@ -51,6 +51,22 @@ def test_joined_answer_is_valid_and_bounded(method: str, inst) -> None:
         assert result.best_bound >= result.objective - 1e-6
 
 
+@settings(SETTINGS, max_examples=12)
+@given(inst=instances(max_jobs=4, max_slots=3))
+def test_decomp_lp_reports_a_bound_at_least_the_brute_force_optimum(inst) -> None:
+    """decomp:lp's bound is the one ``auto`` reports at scale: it must be reported (solve()
+    drops a bound on the wrong side of the answer into ``stats["bound_discarded"]``, so an
+    ``if best_bound is not None`` check alone cannot fail) and lie above the true optimum. A
+    bound 10% too low went unnoticed by every test before this one (#17)."""
+    truth = best_first_level(inst)
+    result = schedopt.solve(inst, "decomp:lp", time_limit_s=10)
+    if truth is None or result.solution is None:
+        return
+    assert "bound_discarded" not in result.stats, result.stats
+    assert result.best_bound is not None
+    assert result.best_bound >= truth - 1e-6
+
+
 def test_parts_split_the_capacity_and_the_jobs() -> None:
     inst = generate_custom(hosts=16, jobs=120, slots=6, seed=3)
     data = build_data(inst)

@@ -170,3 +170,113 @@ def test_wide_job_on_part_of_a_host_V7() -> None:
         "job 'wide': wider than a host but uses part of 'h1'",
         "job 'wide': wider than a host but uses part of 'h2'",
     ]
+
+
+# --- checks no test reached (a mutation audit, #17): each broken alone, its own message ------
+
+
+def _messages(inst, sol, cid: str) -> list[str]:
+    return [v.message for v in SPEC.validate(inst, sol) if v.constraint_id == cid]
+
+
+def test_placement_on_an_unknown_gpu_V1(solved) -> None:
+    inst, sol = solved
+    job = sorted(sol.placement)[0]
+    placement = {**sol.placement, job: ("h9/g9", *sol.placement[job][1:])}
+    bad = sol.model_copy(update={"placement": placement})
+    assert _messages(inst, bad, "V1") == [f"placement of job {job!r}: unknown GPU 'h9/g9'"]
+
+
+def test_plan_for_an_unknown_job_V1(solved) -> None:
+    inst, sol = solved
+    ghost = sol.plans[0].model_copy(update={"job_id": "ghost"})
+    bad = sol.model_copy(update={"plans": (*sol.plans, ghost)})
+    assert _messages(inst, bad, "V1") == ["plan for unknown job 'ghost'"]
+
+
+def test_negative_gpu_count_V1(solved) -> None:
+    inst, sol = solved
+    p = sol.plan("explore-1")
+    bad = _tamper(sol, "explore-1", gpus=(*p.gpus[:-1], -1), gpu_types=(*p.gpu_types[:-1], None))
+    assert "job 'explore-1': negative GPU count in slot 7" in _messages(inst, bad, "V1")
+
+
+def test_best_effort_job_with_an_admission_V6(solved) -> None:
+    inst, sol = solved
+    bad = _tamper(sol, "explore-1", admitted=True, tier=0)
+    assert _messages(inst, bad, "V6") == [
+        "job 'explore-1': best-effort jobs carry no admission or tier"
+    ]
+
+
+def test_placed_job_that_does_not_run_in_slot_0_V7(solved) -> None:
+    inst, sol = solved
+    idle = next(p for p in sol.plans if p.job_id not in sol.placement)
+    assert idle.gpus[0] == 0
+    free = sorted(set(inst.cluster.gpus()) - {g for gs in sol.placement.values() for g in gs})
+    bad = sol.model_copy(update={"placement": {**sol.placement, idle.job_id: (free[0],)}})
+    assert _messages(inst, bad, "V7") == [
+        f"job {idle.job_id!r} is placed but does not run in slot 0"
+    ]
+
+
+def test_placement_of_a_job_without_a_plan_V1(solved) -> None:
+    inst, sol = solved
+    gpus = next(iter(sol.placement.values()))
+    bad = sol.model_copy(update={"placement": {**sol.placement, "ghost": gpus}})
+    assert _messages(inst, bad, "V1") == ["placement of job 'ghost', which has no plan"]
+
+
+def test_job_with_two_plans_V1(solved) -> None:
+    inst, sol = solved
+    bad = sol.model_copy(update={"plans": (*sol.plans, sol.plan("explore-1"))})
+    assert _messages(inst, bad, "V1") == ["job 'explore-1' has 2 plans"]
+
+
+def test_gpu_count_without_a_type_V1(solved) -> None:
+    inst, sol = solved
+    p = sol.plan("explore-1")
+    bad = _tamper(sol, "explore-1", gpus=(*p.gpus[:-1], 2), gpu_types=(*p.gpu_types[:-1], None))
+    assert _messages(inst, bad, "V1") == ["job 'explore-1': slot 7 count 2 with type None"]
+
+
+def test_slo_job_without_an_admission_decision_V6(solved) -> None:
+    inst, sol = solved
+    bad = _tamper(sol, "bert-sweep", admitted=None)
+    assert "job 'bert-sweep': SLO job without an admission decision" in _messages(inst, bad, "V6")
+
+
+def test_earlier_guarantee_not_kept_V6(solved) -> None:
+    inst, sol = solved
+    assert next(j for j in inst.jobs if j.id == "llama-ft").admitted
+    messages = _messages(inst, _tamper(sol, "llama-ft", admitted=False), "V6")
+    assert "job 'llama-ft': was admitted earlier but is not kept" in messages
+
+
+def test_admitted_without_a_tier_V6(solved) -> None:
+    inst, sol = solved
+    messages = _messages(inst, _tamper(sol, "llama-ft", tier=None), "V6")
+    assert messages == ["job 'llama-ft': admitted without a valid tier"]
+
+
+def test_rejected_without_a_reason_V6(solved) -> None:
+    inst, sol = solved
+    messages = _messages(inst, _tamper(sol, "resnet-nightly", rejection=None), "V6")
+    assert messages == ["job 'resnet-nightly': rejected without a reason"]
+
+
+def test_running_job_without_a_placement_V7(solved) -> None:
+    inst, sol = solved
+    job = sorted(sol.placement)[0]
+    placement = {k: v for k, v in sol.placement.items() if k != job}
+    bad = sol.model_copy(update={"placement": placement})
+    assert _messages(inst, bad, "V7") == [f"job {job!r} runs in slot 0 but has no placement"]
+
+
+def test_fewer_gpus_placed_than_planned_V7(solved) -> None:
+    inst, sol = solved
+    job, gpus = next((j, g) for j, g in sorted(sol.placement.items()) if len(g) > 1)
+    bad = sol.model_copy(update={"placement": {**sol.placement, job: gpus[1:]}})
+    assert _messages(inst, bad, "V7") == [
+        f"job {job!r}: {len(gpus) - 1} GPUs placed, {len(gpus)} planned"
+    ]

@@ -200,3 +200,39 @@ def test_a_host_is_named_one_way_only_V2(solved, name: str) -> None:
     inst, sol = solved
     g = sol.groups[0]
     assert ids(inst, _group(sol, hosts=(*g.hosts, name))) == {"V2"}
+
+
+# --- each V1 check on its own (a mutation audit found these four never exercised, #17) -----
+
+
+def _v1(inst, sol) -> list[str]:
+    return [v.message for v in SPEC.validate(inst, sol) if v.constraint_id == "V1"]
+
+
+def test_group_listed_twice_V1(solved) -> None:
+    inst, sol = solved
+    g = sol.groups[0]
+    assert _v1(inst, sol.model_copy(update={"groups": (g, g)})) == [f"group {g.id!r} listed twice"]
+
+
+def test_plan_for_an_unknown_job_V1(solved) -> None:
+    inst, sol = solved
+    ghost = sol.plans[0].model_copy(update={"job_id": "ghost"})
+    bad = sol.model_copy(update={"plans": (*sol.plans, ghost)})
+    assert _v1(inst, bad) == ["a plan for unknown job 'ghost'"]
+
+
+def test_job_planned_twice_V1(solved) -> None:
+    inst, sol = solved
+    first = sol.plans[0]
+    bad = sol.model_copy(update={"plans": (*sol.plans, first)})
+    assert _v1(inst, bad) == [f"job {first.job_id!r} planned twice"]
+
+
+def test_plan_with_a_phase_missing_V1(solved) -> None:
+    inst, sol = solved
+    plans = list(sol.plans)
+    plans[0] = plans[0].model_copy(update={"phases": plans[0].phases[:-1]})
+    n = len(plans[0].phases)
+    bad = sol.model_copy(update={"plans": tuple(plans)})
+    assert _v1(inst, bad) == [f"job {plans[0].job_id!r}: {n} phases planned"]

@@ -262,3 +262,26 @@ def test_evaluate_and_metrics_read_the_answer_they_are_given(multi) -> None:
     assert SPEC.metrics(inst, idle)["gpus_allocated"] == 0.0
     assert first[1] > 0.0 and first_metrics["gpus_allocated"] > 0.0
     assert SPEC.evaluate(inst, sol) == first and SPEC.metrics(inst, sol) == first_metrics
+
+
+# --- V1 checks no test reached (a mutation audit, #17): each broken alone, its own message ---
+
+
+def _v1(inst, sol) -> list[str]:
+    return [v.message for v in SPEC.validate(inst, sol) if v.constraint_id == "V1"]
+
+
+def test_allocation_for_an_unknown_job_V1(multi) -> None:
+    inst, sol = multi
+    ghost = sol.allocations[0].model_copy(update={"job_id": "ghost"})
+    bad = FairshareSolution(allocations=(*sol.allocations, ghost))
+    assert _v1(inst, bad) == ["allocation for unknown job 'ghost'"]
+
+
+def test_host_with_zero_gpus_V1(multi) -> None:
+    inst, sol = multi
+    a = _running(sol)
+    zero = a.model_copy(update={"hosts": {**a.hosts, next(iter(a.hosts)): 0}})
+    allocs = tuple(zero if x.job_id == a.job_id else x for x in sol.allocations)
+    bad = FairshareSolution.model_construct(allocations=allocs)
+    assert _v1(inst, bad) == [f"job {a.job_id!r}: host GPU counts must be >= 1"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import schedopt
+import schedopt.io
 from schedopt.problems.moe_placement import MoePlacementInstance, generate
 from schedopt.topology import Cluster
 

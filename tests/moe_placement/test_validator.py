@@ -61,6 +61,16 @@ def test_unknown_gpu_V2(solved) -> None:
     assert "V2" in ids(inst, _set_replicas(sol, 0, 0, [Replica(gpu="h9/g9", share=1.0)]))
 
 
+def test_two_replicas_on_one_gpu_V2(solved) -> None:
+    """Halves of one expert on one GPU: the shares still sum to 1, so only the at-most-one-
+    replica-per-GPU check of V2 can report it (a mutation audit found it untested, #17)."""
+    inst, sol = solved
+    gpu = sol.layers[0].experts[0].replicas[0].gpu
+    halves = [Replica(gpu=gpu, share=0.5), Replica(gpu=gpu, share=0.5)]
+    messages = [v.message for v in SPEC.validate(inst, _set_replicas(sol, 0, 0, halves))]
+    assert messages == ["layer 0 expert 0: two replicas on one GPU"], messages
+
+
 def test_shares_not_summing_to_one_V3(solved) -> None:
     inst, sol = solved
     reps = sol.layers[0].experts[0].replicas
