@@ -269,17 +269,20 @@ def open_bound(
     slo: np.ndarray,
     level: int,
     switch: np.ndarray,
+    cells: int | None = None,
 ) -> float:
     """An upper bound on the most ``Σ π`` of the case model's groups (without the groups of one
     member found outside it) that no CP-SAT proof needs: :func:`.case_dp.case_dp` on the
-    undominated combinations, with the model's universal pools and largest switch."""
-    from .case_dp import case_dp
+    undominated combinations, with the model's universal pools and largest switch, at
+    ``cells`` per pool (:data:`.case_dp.CELLS` if None)."""
+    from .case_dp import CELLS, case_dp
 
     if not len(items):
         return 0.0
     ok = undominated(ok, duration, load, mem, chain)
     s_bar = int(switch[items].max())
-    return case_dp(pi, items, ok, load, slo, int(level), _universal(ok, load), s_bar)
+    uni = _universal(ok, load)
+    return case_dp(pi, items, ok, load, slo, int(level), uni, s_bar, cells or CELLS)
 
 
 def undominated(

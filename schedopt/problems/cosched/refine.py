@@ -26,7 +26,11 @@ from schedopt.executor import Executor, Task
 
 if TYPE_CHECKING:
     from .data import ModelData
-    from .pricing import CaseBound
+
+
+#: Seconds the refinement must have left to run the finer programme on the case that sets θ
+#: (about 0.2-0.5 CPU s a case at 4,096 × 200, #17).
+FINE_MARGIN_S = 0.5
 
 
 @dataclass
@@ -102,7 +106,8 @@ def refine(
     for ``case_s`` seconds (deterministic seconds in deterministic mode). With
     :func:`parallel` ``executor``, the CP-SAT case models run on its workers (module
     docstring)."""
-    from .pricing import case_bound, open_bound, with_programme
+    from .case_dp import FINE_CELLS
+    from .pricing import CaseBound, case_bound, open_bound, with_programme
 
     det = state is not None and state.deterministic
     if state is not None:
@@ -112,9 +117,10 @@ def refine(
     best = [1.0]  # the least ratio of the cases taken, by CP-SAT's bounds (their ``enough``)
     least = [1.0]  # the same with the two-pool programme's bound on open cases (θ's)
     waiting: dict[str, float] = {}  # a case handed out (its index) -> its key
-    open_: list[float] = []  # the ratios (lower bounds) of cases whose CP-SAT ran out of time
+    ratios: dict[int, float] = {}  # each case taken: its ratio's lower bound (θ's)
+    open_: dict[int, CaseBound] = {}  # the cases CP-SAT left open, with their bounds
 
-    def programme(i: int) -> tuple:
+    def programme(i: int) -> tuple[Any, Any, Any, Any, Any, Any, Any, Any, int, Any]:
         """The case's arrays in :func:`.pricing.open_bound`'s order."""
         case = cases[i]
         its = case.items
@@ -183,11 +189,16 @@ def refine(
         if not got.decided and ratio < least[0]:
             # left open, and its bound would lower θ: the two-pool programme's, if less
             got = with_programme(got, open_bound(*programme(i)))
-            tight = got.upper + case.yh
-            ratio = max(ratio, case.cost / tight) if tight > 1e-12 else math.inf
+            ratio = tightened(i, got, ratio)
         least[0] = min(least[0], ratio)
+        ratios[i] = ratio
         if not got.decided:
-            open_.append(ratio)
+            open_[i] = got
+
+    def tightened(i: int, got: CaseBound, ratio: float) -> float:
+        """The case's ratio with ``got``'s bound, if higher (``got`` a valid bound on it)."""
+        tight = got.upper + cases[i].yh
+        return max(ratio, cases[i].cost / tight) if tight > 1e-12 else math.inf
 
     if executor is not None and parallel(executor, state):
         for res in executor.run(handed(), deadline=exact):
@@ -198,9 +209,22 @@ def refine(
         for t in handed():
             take(int(t.key), t.fn(*t.args))
     left = heap[0][0] if heap else math.inf  # ≥ best unless stopped by the deadline
-    theta = min(least[0], left, *waiting.values())
+    floor = min([left, *waiting.values()])
+    # The open case that sets θ, while it does: the programme at finer cells (its bound is
+    # valid as the first one's; formulation, "The case's two-pool programme").
+    fine: set[int] = set()
+    while ratios and exact.remaining() > FINE_MARGIN_S:
+        i = min(ratios, key=ratios.__getitem__)
+        if i not in open_ or i in fine or ratios[i] >= floor:
+            break
+        fine.add(i)
+        got = with_programme(open_[i], open_bound(*programme(i), FINE_CELLS))
+        open_[i] = got
+        ratios[i] = tightened(i, got, ratios[i])
+    least[0] = min([1.0, *ratios.values()])
+    theta = min(least[0], floor)
     if state is not None:  # the cases whose true ratio may be below the θ proven
-        state.undecided = len(waiting) + sum(r <= theta for r in open_)
+        state.undecided = len(waiting) + sum(ratios[i] <= theta for i in open_)
         # (a key left between CP-SAT's least ratio and the programme's may set θ itself)
         state.undecided += sum(k < best[0] or k <= theta for k, _, _ in heap)
     return theta
