@@ -106,7 +106,7 @@ def refine(
     for ``case_s`` seconds (deterministic seconds in deterministic mode). With
     :func:`parallel` ``executor``, the CP-SAT case models run on its workers (module
     docstring)."""
-    from .case_dp import FINE_CELLS
+    from .case_dp import CELLS, FINE_CELLS
     from .pricing import CaseBound, case_bound, open_bound, with_programme
 
     det = state is not None and state.deterministic
@@ -118,7 +118,9 @@ def refine(
     least = [1.0]  # the same with the two-pool programme's bound on open cases (θ's)
     waiting: dict[str, float] = {}  # a case handed out (its index) -> its key
     ratios: dict[int, float] = {}  # each case taken: its ratio's lower bound (θ's)
-    open_: dict[int, CaseBound] = {}  # the cases CP-SAT left open, with their bounds
+    gots: dict[int, CaseBound] = {}  # each case taken: its bounds
+    open_: set[int] = set()  # the cases CP-SAT left open
+    runs: dict[int, int] = {}  # the programmes run on a case: 1 at CELLS, 2 at FINE_CELLS too
 
     def programme(i: int) -> tuple[Any, Any, Any, Any, Any, Any, Any, Any, int, Any]:
         """The case's arrays in :func:`.pricing.open_bound`'s order."""
@@ -152,9 +154,13 @@ def refine(
         )
         return Task(str(i), case_bound, args)
 
+    bar: list[float | None] = [None]  # the cases taken are below it (None: ``best``'s)
+
     def handed() -> Iterator[Task]:
         """The cheap stages here; each case that needs CP-SAT, as a task."""
-        while heap and heap[0][0] < best[0] and not exact.expired():
+        while heap and heap[0][0] < (best[0] if bar[0] is None else bar[0]):
+            if exact.expired():
+                break
             key, i, stage = heapq.heappop(heap)
             case = cases[i]
             if stage < 2:  # the surrogate knapsacks: Dantzig's bounds (0), then exact (1)
@@ -190,37 +196,51 @@ def refine(
             # left open, and its bound would lower θ: the two-pool programme's, if less
             got = with_programme(got, open_bound(*programme(i)))
             ratio = tightened(i, got, ratio)
+            runs[i] = 1
         least[0] = min(least[0], ratio)
         ratios[i] = ratio
+        gots[i] = got
         if not got.decided:
-            open_[i] = got
+            open_.add(i)
 
     def tightened(i: int, got: CaseBound, ratio: float) -> float:
         """The case's ratio with ``got``'s bound, if higher (``got`` a valid bound on it)."""
         tight = got.upper + cases[i].yh
         return max(ratio, cases[i].cost / tight) if tight > 1e-12 else math.inf
 
-    if executor is not None and parallel(executor, state):
-        for res in executor.run(handed(), deadline=exact):
-            if res.ok:
-                take(int(res.key), res.value)
-            # else (out of time, failed, its worker lost) its key stays in ``waiting``
-    else:
-        for t in handed():
-            take(int(t.key), t.fn(*t.args))
-    left = heap[0][0] if heap else math.inf  # ≥ best unless stopped by the deadline
-    floor = min([left, *waiting.values()])
-    # The open case that sets θ, while it does: the programme at finer cells (its bound is
-    # valid as the first one's; formulation, "The case's two-pool programme").
-    fine: set[int] = set()
-    while ratios and exact.remaining() > FINE_MARGIN_S:
-        i = min(ratios, key=ratios.__getitem__)
-        if i not in open_ or i in fine or ratios[i] >= floor:
+    def dispatch() -> None:
+        """The cases below the bar, their CP-SAT models here or on the workers."""
+        if executor is not None and parallel(executor, state):
+            for res in executor.run(handed(), deadline=exact):
+                if res.ok:
+                    take(int(res.key), res.value)
+                # else (out of time, failed, its worker lost) its key stays in ``waiting``
+        else:
+            for t in handed():
+                take(int(t.key), t.fn(*t.args))
+
+    dispatch()
+    while True:
+        left = heap[0][0] if heap else math.inf  # ≥ the bar unless stopped by the deadline
+        floor = min([left, *waiting.values()])
+        # The case that sets θ, while it does and CP-SAT did not prove its maximum (left open,
+        # or stopped at an ``enough`` an open case's looser bound set): the programme, then at
+        # finer cells (each bound valid; formulation, "The programme on the case that sets θ").
+        while ratios and exact.remaining() > FINE_MARGIN_S:
+            i = min(ratios, key=ratios.__getitem__)
+            got, n = gots[i], runs.get(i, 0)
+            if ratios[i] >= floor or n >= 2 or got.upper <= got.value + 1e-6:
+                break
+            runs[i] = n + 1
+            got = gots[i] = with_programme(got, open_bound(*programme(i), (CELLS, FINE_CELLS)[n]))
+            ratios[i] = tightened(i, got, ratios[i])
+        least[0] = min([1.0, *ratios.values()])
+        if not heap or heap[0][0] >= least[0] or exact.remaining() <= FINE_MARGIN_S:
             break
-        fine.add(i)
-        got = with_programme(open_[i], open_bound(*programme(i), FINE_CELLS))
-        open_[i] = got
-        ratios[i] = tightened(i, got, ratios[i])
+        # The least ratio is now above keys left on the heap (cases never taken, as the
+        # looser bounds put them above θ then): take them too, up to it.
+        bar[0] = least[0]
+        dispatch()
     least[0] = min([1.0, *ratios.values()])
     theta = min(least[0], floor)
     if state is not None:  # the cases whose true ratio may be below the θ proven
