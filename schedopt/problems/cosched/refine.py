@@ -225,7 +225,8 @@ def refine(
         floor = min([left, *waiting.values()])
         # The case that sets θ, while it does and CP-SAT did not prove its maximum (left open,
         # or stopped at an ``enough`` an open case's looser bound set): the programme, then at
-        # finer cells (each bound valid; formulation, "The programme on the case that sets θ").
+        # finer cells (each bound valid; formulation, "The programme on the case that sets θ,
+        # and the cases it uncovers").
         while ratios and exact.remaining() > FINE_MARGIN_S:
             i = min(ratios, key=ratios.__getitem__)
             got, n = gots[i], runs.get(i, 0)
