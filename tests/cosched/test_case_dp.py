@@ -133,3 +133,15 @@ def test_finer_cells_bind_where_coarse_ones_round() -> None:
         assert coarse >= fine - 1e-9 >= best_group(case, 2) - 2e-9
         looser += coarse > fine + 1e-9
     assert looser >= 3, looser
+
+
+def test_past_its_deadline_the_programme_gives_the_trivial_bound() -> None:
+    """Stopped by its deadline, the programme answers the sum of the positive π (a bound,
+    the case's trivial one) at once, so the refinement keeps the time limit."""
+    from schedopt.core.stopping import Deadline
+
+    case = _case(3, True)
+    pi, items, ok, duration, load, mem, chain, slo, _, switch, level, _ = case
+    args = (pi, items, ok, duration, load, mem, chain, slo, level, switch)
+    assert open_bound(*args, None, Deadline.after(0.0)) == pytest.approx(pi[pi > 0].sum())
+    assert open_bound(*args, None, Deadline.after(60.0)) < pi[pi > 0].sum() - 1e-9

@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 
+from schedopt.core.stopping import Deadline
+
 #: Cells per pool of the programme's table (weights rounded down to ``⌈cap / CELLS⌉`` ms).
 CELLS = 160
 #: Cells per pool of the finer programme, run on an open case whose bound at :data:`CELLS`
@@ -31,6 +33,7 @@ def pair_bound(
     universal: tuple[bool, bool],
     s_bar: int,
     cells: int = CELLS,
+    deadline: Deadline | None = None,
 ) -> float:
     """The most ``Σ v`` over the items (in the order given: SLO descending) of one
     combination each or none, on two pools: ``load`` (items, K, 2) ms with the switch, ``cap``
@@ -38,7 +41,8 @@ def pair_bound(
     loads fit the cycle; on another, with two users or more too, and one user may exceed it
     by ``s_bar``. Items of ``v ≤ 0`` are left out (they only lower a sum). ``cells`` per pool:
     weights rounded down to cells of ``⌈top / cells⌉`` ms, or of their common divisor when
-    that needs no more cells (then none is rounded)."""
+    that needs no more cells (then none is rounded). Past ``deadline``: Σ of the positive
+    ``v`` (a bound too, the trivial one)."""
     top = int(cap.max(initial=0)) + s_bar
     unit = [_unit(load[v > 0][ok[v > 0]][:, d], top, cells) for d in range(2)]
     size = [top // u + 1 for u in unit]
@@ -47,6 +51,8 @@ def pair_bound(
     table = {(a, b): np.full(size, -np.inf) for a in layers[0] for b in layers[1]}
     table[(layers[0][0], layers[1][0])][0, 0] = 0.0
     for i in np.flatnonzero(v > 0):
+        if deadline is not None and deadline.expired():
+            return float(v[v > 0].sum())
         new = {k: t.copy() for k, t in table.items()}
         for c in np.flatnonzero(ok[i]):
             w = [int(load[i, c, d]) // unit[d] for d in range(2)]
@@ -88,6 +94,7 @@ def case_dp(
     universal: list[bool],
     s_bar: int,
     cells: int = CELLS,
+    deadline: Deadline | None = None,
 ) -> float:
     """The least :func:`pair_bound` over the pairs of pools (Σ of the positive π with fewer
     than two pools): an upper bound on every group's ``Σ π`` in the case model. With a
@@ -113,6 +120,7 @@ def case_dp(
             (universal[p], universal[q]),
             s_bar,
             cells,
+            deadline,
         )
         best = min(best, got)
     return best

@@ -13,9 +13,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from schedopt.core.stopping import Deadline
 
 #: π is scaled by this and rounded up for CP-SAT's integer objective (the bound stays above).
 SCALE = 10_000
@@ -270,11 +273,13 @@ def open_bound(
     level: int,
     switch: np.ndarray,
     cells: int | None = None,
+    deadline: Deadline | None = None,
 ) -> float:
     """An upper bound on the most ``Σ π`` of the case model's groups (without the groups of one
     member found outside it) that no CP-SAT proof needs: :func:`.case_dp.case_dp` on the
     undominated combinations, with the model's universal pools and largest switch, at
-    ``cells`` per pool (:data:`.case_dp.CELLS` if None)."""
+    ``cells`` per pool (:data:`.case_dp.CELLS` if None); past ``deadline``, the sum of the
+    positive π (:func:`.case_dp.pair_bound`)."""
     from .case_dp import CELLS, case_dp
 
     if not len(items):
@@ -282,7 +287,7 @@ def open_bound(
     ok = undominated(ok, duration, load, mem, chain)
     s_bar = int(switch[items].max())
     uni = _universal(ok, load)
-    return case_dp(pi, items, ok, load, slo, int(level), uni, s_bar, cells or CELLS)
+    return case_dp(pi, items, ok, load, slo, int(level), uni, s_bar, cells or CELLS, deadline)
 
 
 def undominated(

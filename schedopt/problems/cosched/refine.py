@@ -194,7 +194,7 @@ def refine(
         best[0] = min(best[0], ratio)  # the stop of later cases (``enough``) as before
         if not got.decided and ratio < least[0]:
             # left open, and its bound would lower θ: the two-pool programme's, if less
-            got = with_programme(got, open_bound(*programme(i)))
+            got = with_programme(got, open_bound(*programme(i), None, exact))
             ratio = tightened(i, got, ratio)
             runs[i] = 1
         least[0] = min(least[0], ratio)
@@ -233,7 +233,8 @@ def refine(
             if ratios[i] >= floor or n >= 2 or got.upper <= got.value + 1e-6:
                 break
             runs[i] = n + 1
-            got = gots[i] = with_programme(got, open_bound(*programme(i), (CELLS, FINE_CELLS)[n]))
+            dp = open_bound(*programme(i), (CELLS, FINE_CELLS)[n], exact)
+            got = gots[i] = with_programme(got, dp)
             ratios[i] = tightened(i, got, ratios[i])
         least[0] = min([1.0, *ratios.values()])
         if not heap or heap[0][0] >= least[0] or exact.remaining() <= FINE_MARGIN_S:
