@@ -239,8 +239,11 @@ def refine(
         least[0] = min([1.0, *ratios.values()])
         if not heap or heap[0][0] >= least[0] or exact.remaining() <= FINE_MARGIN_S:
             break
+        if found is not None:
+            break  # a round's pricing: its CPU is the rounds' (4,096 × 200 at 60 s, #17)
         # The least ratio is now above keys left on the heap (cases never taken, as the
-        # looser bounds put them above θ then): take them too, up to it.
+        # looser bounds put them above θ then): take them too, up to it (a bound alone, as
+        # colgen's last one at the final duals).
         bar[0] = least[0]
         dispatch()
     least[0] = min([1.0, *ratios.values()])
