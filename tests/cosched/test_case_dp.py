@@ -87,3 +87,61 @@ def test_an_undominated_order_is_kept() -> None:
     with_all = _bound(tuple(case))
     case[2] = kept
     assert _bound(tuple(case)) == pytest.approx(with_all)
+
+
+def _scaled(case, k: int):
+    """The case with every time (durations, loads, switches, chains, SLOs, level) times
+    ``k``: the same groups, the same maximum."""
+    pi, items, ok, duration, load, mem, chain, slo, factor, switch, level, room = case
+    return (
+        pi,
+        items,
+        ok,
+        duration * k,
+        load * k,
+        mem,
+        chain * k,
+        slo * k,
+        factor,
+        switch * k,
+        level * k,
+        room,
+    )
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_loads_of_a_common_divisor_are_not_rounded(seed: int) -> None:
+    """Every time times 100 (the loads then multiples of 500 ms, a cycle of at most 9.9 s):
+    the programme at 21 cells gives the bound of the unscaled case at 160 (there 1 to 5 ms
+    cells: exact), its cells being the divisor (no weight rounded down), and never below brute
+    force. Cells of ``⌈top / 21⌉`` ms (up to 472) round the loads down: a looser bound on 5 of
+    these 20 cases."""
+    case = _case(seed, seed % 2 == 0)
+    exact = _bound(case)
+    assert _bound(_scaled(case, 100), 21) == pytest.approx(exact, abs=1e-9)
+    assert exact >= best_group(case, 2) - 1e-9
+
+
+def test_finer_cells_bind_where_coarse_ones_round() -> None:
+    """At 3 cells a pool (weights rounded down hard) the bound is above the one at
+    :data:`.case_dp.FINE_CELLS` (there exact: the loads' divisor, 5 ms) on some cases and
+    never below it; both stay above brute force."""
+    looser = 0
+    for seed in range(30):
+        case = _case(seed, seed % 2 == 1)
+        coarse, fine = _bound(case, 3), _bound(case, case_dp.FINE_CELLS)
+        assert coarse >= fine - 1e-9 >= best_group(case, 2) - 2e-9
+        looser += coarse > fine + 1e-9
+    assert looser >= 3, looser
+
+
+def test_past_its_deadline_the_programme_gives_the_trivial_bound() -> None:
+    """Stopped by its deadline, the programme answers the sum of the positive π (a bound,
+    the case's trivial one) at once, so the refinement keeps the time limit."""
+    from schedopt.core.stopping import Deadline
+
+    case = _case(3, True)
+    pi, items, ok, duration, load, mem, chain, slo, _, switch, level, _ = case
+    args = (pi, items, ok, duration, load, mem, chain, slo, level, switch)
+    assert open_bound(*args, None, Deadline.after(0.0)) == pytest.approx(pi[pi > 0].sum())
+    assert open_bound(*args, None, Deadline.after(60.0)) < pi[pi > 0].sum() - 1e-9

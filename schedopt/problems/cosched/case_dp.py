@@ -10,11 +10,19 @@ CP-SAT proves or leaves open.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
+from schedopt.core.stopping import Deadline
+
 #: Cells per pool of the programme's table (weights rounded down to ``⌈cap / CELLS⌉`` ms).
 CELLS = 160
+#: Cells per pool of the finer programme, run on an open case whose bound at :data:`CELLS`
+#: would still set θ (refine.py): about 9 × the time; on a pool whose loads are all
+#: multiples of ``g`` ms with at most this many cells of ``g``, the cells are ``g`` and no
+#: weight is rounded (at 4,096 × 200 every load is a multiple of 100 ms, #17).
+FINE_CELLS = 480
 
 
 def pair_bound(
@@ -24,20 +32,27 @@ def pair_bound(
     cap: np.ndarray,
     universal: tuple[bool, bool],
     s_bar: int,
+    cells: int = CELLS,
+    deadline: Deadline | None = None,
 ) -> float:
     """The most ``Σ v`` over the items (in the order given: SLO descending) of one
     combination each or none, on two pools: ``load`` (items, K, 2) ms with the switch, ``cap``
     (items,) the cycle's most once the item is in (``min(ℓ, S_j)``). On a ``universal`` pool the
     loads fit the cycle; on another, with two users or more too, and one user may exceed it
-    by ``s_bar``. Items of ``v ≤ 0`` are left out (they only lower a sum)."""
+    by ``s_bar``. Items of ``v ≤ 0`` are left out (they only lower a sum). ``cells`` per pool:
+    weights rounded down to cells of ``⌈top / cells⌉`` ms, or of their common divisor when
+    that needs no more cells (then none is rounded). Past ``deadline``: Σ of the positive
+    ``v`` (a bound too, the trivial one)."""
     top = int(cap.max(initial=0)) + s_bar
-    unit = [max(1, -(-top // CELLS)) for _ in range(2)]
+    unit = [_unit(load[v > 0][ok[v > 0]][:, d], top, cells) for d in range(2)]
     size = [top // u + 1 for u in unit]
     layers = [(0, 1, 2) if not universal[d] else (2,) for d in range(2)]
     # table[(a, b)]: the most Σ v with a (b) users on the first (second) pool, 2 = two or more
     table = {(a, b): np.full(size, -np.inf) for a in layers[0] for b in layers[1]}
     table[(layers[0][0], layers[1][0])][0, 0] = 0.0
     for i in np.flatnonzero(v > 0):
+        if deadline is not None and deadline.expired():
+            return float(v[v > 0].sum())
         new = {k: t.copy() for k, t in table.items()}
         for c in np.flatnonzero(ok[i]):
             w = [int(load[i, c, d]) // unit[d] for d in range(2)]
@@ -59,6 +74,16 @@ def pair_bound(
     return max(0.0, best)
 
 
+def _unit(loads: np.ndarray, top: int, cells: int) -> int:
+    """The cell of one pool's table: the loads' greatest common divisor when ``top`` needs at
+    most ``cells`` of it (sums of multiples of ``g`` are exact in cells of ``g``), else
+    ``⌈top / cells⌉`` (weights rounded down: a relaxation)."""
+    g = math.gcd(*(int(w) for w in np.unique(loads))) if len(loads) else 0
+    if g > 0 and top // g + 1 <= cells:
+        return g
+    return max(1, -(-top // cells))
+
+
 def case_dp(
     pi: np.ndarray,
     items: np.ndarray,
@@ -68,6 +93,8 @@ def case_dp(
     level: int,
     universal: list[bool],
     s_bar: int,
+    cells: int = CELLS,
+    deadline: Deadline | None = None,
 ) -> float:
     """The least :func:`pair_bound` over the pairs of pools (Σ of the positive π with fewer
     than two pools): an upper bound on every group's ``Σ π`` in the case model. With a
@@ -92,6 +119,8 @@ def case_dp(
             cap,
             (universal[p], universal[q]),
             s_bar,
+            cells,
+            deadline,
         )
         best = min(best, got)
     return best

@@ -13,9 +13,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from schedopt.core.stopping import Deadline
 
 #: π is scaled by this and rounded up for CP-SAT's integer objective (the bound stays above).
 SCALE = 10_000
@@ -271,17 +274,22 @@ def open_bound(
     slo: np.ndarray,
     level: int,
     switch: np.ndarray,
+    cells: int | None = None,
+    deadline: Deadline | None = None,
 ) -> float:
     """An upper bound on the most ``Σ π`` of the case model's groups (without the groups of one
     member found outside it) that no CP-SAT proof needs: :func:`.case_dp.case_dp` on the
-    undominated combinations, with the model's universal pools and largest switch."""
-    from .case_dp import case_dp
+    undominated combinations, with the model's universal pools and largest switch, at
+    ``cells`` per pool (:data:`.case_dp.CELLS` if None); past ``deadline``, the sum of the
+    positive π (:func:`.case_dp.pair_bound`)."""
+    from .case_dp import CELLS, case_dp
 
     if not len(items):
         return 0.0
     ok = undominated(ok, duration, load, mem, chain)
     s_bar = int(switch[items].max())
-    return case_dp(pi, items, ok, load, slo, int(level), _universal(ok, load), s_bar)
+    uni = _universal(ok, load)
+    return case_dp(pi, items, ok, load, slo, int(level), uni, s_bar, cells or CELLS, deadline)
 
 
 def undominated(

@@ -26,7 +26,11 @@ from schedopt.executor import Executor, Task
 
 if TYPE_CHECKING:
     from .data import ModelData
-    from .pricing import CaseBound
+
+
+#: Seconds the refinement must have left to run the finer programme on the case that sets θ
+#: (about 0.2-0.5 CPU s a case at 4,096 × 200, #17).
+FINE_MARGIN_S = 0.5
 
 
 @dataclass
@@ -102,7 +106,8 @@ def refine(
     for ``case_s`` seconds (deterministic seconds in deterministic mode). With
     :func:`parallel` ``executor``, the CP-SAT case models run on its workers (module
     docstring)."""
-    from .pricing import case_bound, open_bound, with_programme
+    from .case_dp import CELLS, FINE_CELLS
+    from .pricing import CaseBound, case_bound, open_bound, with_programme
 
     det = state is not None and state.deterministic
     if state is not None:
@@ -112,9 +117,12 @@ def refine(
     best = [1.0]  # the least ratio of the cases taken, by CP-SAT's bounds (their ``enough``)
     least = [1.0]  # the same with the two-pool programme's bound on open cases (θ's)
     waiting: dict[str, float] = {}  # a case handed out (its index) -> its key
-    open_: list[float] = []  # the ratios (lower bounds) of cases whose CP-SAT ran out of time
+    ratios: dict[int, float] = {}  # each case taken: its ratio's lower bound (θ's)
+    gots: dict[int, CaseBound] = {}  # each case taken: its bounds
+    open_: set[int] = set()  # the cases CP-SAT left open
+    runs: dict[int, int] = {}  # the programmes run on a case: 1 at CELLS, 2 at FINE_CELLS too
 
-    def programme(i: int) -> tuple:
+    def programme(i: int) -> tuple[Any, Any, Any, Any, Any, Any, Any, Any, int, Any]:
         """The case's arrays in :func:`.pricing.open_bound`'s order."""
         case = cases[i]
         its = case.items
@@ -146,9 +154,13 @@ def refine(
         )
         return Task(str(i), case_bound, args)
 
+    bar: list[float | None] = [None]  # the cases taken are below it (None: ``best``'s)
+
     def handed() -> Iterator[Task]:
         """The cheap stages here; each case that needs CP-SAT, as a task."""
-        while heap and heap[0][0] < best[0] and not exact.expired():
+        while heap and heap[0][0] < (best[0] if bar[0] is None else bar[0]):
+            if exact.expired():
+                break
             key, i, stage = heapq.heappop(heap)
             case = cases[i]
             if stage < 2:  # the surrogate knapsacks: Dantzig's bounds (0), then exact (1)
@@ -182,25 +194,62 @@ def refine(
         best[0] = min(best[0], ratio)  # the stop of later cases (``enough``) as before
         if not got.decided and ratio < least[0]:
             # left open, and its bound would lower θ: the two-pool programme's, if less
-            got = with_programme(got, open_bound(*programme(i)))
-            tight = got.upper + case.yh
-            ratio = max(ratio, case.cost / tight) if tight > 1e-12 else math.inf
+            got = with_programme(got, open_bound(*programme(i), None, exact))
+            ratio = tightened(i, got, ratio)
+            runs[i] = 1
         least[0] = min(least[0], ratio)
+        ratios[i] = ratio
+        gots[i] = got
         if not got.decided:
-            open_.append(ratio)
+            open_.add(i)
 
-    if executor is not None and parallel(executor, state):
-        for res in executor.run(handed(), deadline=exact):
-            if res.ok:
-                take(int(res.key), res.value)
-            # else (out of time, failed, its worker lost) its key stays in ``waiting``
-    else:
-        for t in handed():
-            take(int(t.key), t.fn(*t.args))
-    left = heap[0][0] if heap else math.inf  # ≥ best unless stopped by the deadline
-    theta = min(least[0], left, *waiting.values())
+    def tightened(i: int, got: CaseBound, ratio: float) -> float:
+        """The case's ratio with ``got``'s bound, if higher (``got`` a valid bound on it)."""
+        tight = got.upper + cases[i].yh
+        return max(ratio, cases[i].cost / tight) if tight > 1e-12 else math.inf
+
+    def dispatch() -> None:
+        """The cases below the bar, their CP-SAT models here or on the workers."""
+        if executor is not None and parallel(executor, state):
+            for res in executor.run(handed(), deadline=exact):
+                if res.ok:
+                    take(int(res.key), res.value)
+                # else (out of time, failed, its worker lost) its key stays in ``waiting``
+        else:
+            for t in handed():
+                take(int(t.key), t.fn(*t.args))
+
+    dispatch()
+    while True:
+        left = heap[0][0] if heap else math.inf  # ≥ the bar unless stopped by the deadline
+        floor = min([left, *waiting.values()])
+        # The case that sets θ, while it does and CP-SAT did not prove its maximum (left open,
+        # or stopped at an ``enough`` an open case's looser bound set): the programme, then at
+        # finer cells (each bound valid; formulation, "The programme on the case that sets θ,
+        # and the cases it uncovers").
+        while ratios and exact.remaining() > FINE_MARGIN_S:
+            i = min(ratios, key=ratios.__getitem__)
+            got, n = gots[i], runs.get(i, 0)
+            if ratios[i] >= floor or n >= 2 or got.upper <= got.value + 1e-6:
+                break
+            runs[i] = n + 1
+            dp = open_bound(*programme(i), (CELLS, FINE_CELLS)[n], exact)
+            got = gots[i] = with_programme(got, dp)
+            ratios[i] = tightened(i, got, ratios[i])
+        least[0] = min([1.0, *ratios.values()])
+        if not heap or heap[0][0] >= least[0] or exact.remaining() <= FINE_MARGIN_S:
+            break
+        if found is not None:
+            break  # a round's pricing: its CPU is the rounds' (4,096 × 200 at 60 s, #17)
+        # The least ratio is now above keys left on the heap (cases never taken, as the
+        # looser bounds put them above θ then): take them too, up to it (a bound alone, as
+        # colgen's last one at the final duals).
+        bar[0] = least[0]
+        dispatch()
+    least[0] = min([1.0, *ratios.values()])
+    theta = min(least[0], floor)
     if state is not None:  # the cases whose true ratio may be below the θ proven
-        state.undecided = len(waiting) + sum(r <= theta for r in open_)
+        state.undecided = len(waiting) + sum(ratios[i] <= theta for i in open_)
         # (a key left between CP-SAT's least ratio and the programme's may set θ itself)
         state.undecided += sum(k < best[0] or k <= theta for k, _, _ in heap)
     return theta
