@@ -9,6 +9,7 @@ how a test of the time limit (``tests/timing.py``) or of a proof treats time.
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 from hypothesis import settings
@@ -18,6 +19,13 @@ from tests import timing
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("dev", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# Ctrl-C as in a terminal, whatever started the suite: a job started in the background of a
+# non-interactive shell (`cmd &`, nohup) inherits SIGINT ignored, and so would every
+# interpreter the tests of Ctrl-C start (tests/backends/test_ctrl_c_during_search.py and the
+# signalled solves): they would prove nothing and fail. A handler of our own, unlike "ignore",
+# is not inherited across exec, so the children start with Python's KeyboardInterrupt too.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_report_header(config: pytest.Config) -> str:
