@@ -24,7 +24,9 @@ from schedopt.cli import (
     EXIT_VALIDATION_FAILED,
     main,
 )
+from schedopt.cli.pipes import EXIT_BROKEN_PIPE
 from schedopt.cli.progress import wanted
+from schedopt.cli.terminate import EXIT_TERMINATED
 from schedopt.core.registry import get_problem
 from schedopt.problems.admission.render import MAX_ROWS
 
@@ -320,6 +322,9 @@ def test_top_level_help_and_version(capsys):
     assert main(["--help"]) == EXIT_OK
     out = capsys.readouterr().out
     assert "exit codes:" in out
+    # the codes a signal ends a command with, as the CLI returns them
+    for code in (130, EXIT_BROKEN_PIPE, EXIT_TERMINATED):
+        assert f"\n  {code}  " in out
     for command in COMMANDS:
         assert command in out
     assert main(["--version"]) == EXIT_OK

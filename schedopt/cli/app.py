@@ -26,6 +26,9 @@ exit codes:
   3  invalid input (the instance or solution file is not valid; every problem is listed)
   4  validation failed (validate) or the instance is proven INFEASIBLE (solve)
   5  no solution found within the time limit (solve)
+  130  interrupted (Ctrl-C): stopped at once, workers and temporary files cleaned up
+  141  the reader of the output went away (a closed pipe)
+  143  terminated (SIGTERM): as on Ctrl-C
 
 examples:
   schedopt generate admission --size small --seed 0 --out small.json
