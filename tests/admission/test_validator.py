@@ -280,3 +280,14 @@ def test_fewer_gpus_placed_than_planned_V7(solved) -> None:
     assert _messages(inst, bad, "V7") == [
         f"job {job!r}: {len(gpus) - 1} GPUs placed, {len(gpus)} planned"
     ]
+
+
+def test_placement_on_gpus_of_another_type_V7(solved) -> None:
+    # the plan says A100 in slot 0 (a type this cluster has none of: V4 says so too), its
+    # placement stays on the H100s: V7 names each GPU of the wrong type
+    inst, sol = solved
+    job = sorted(sol.placement)[0]
+    plan = next(p for p in sol.plans if p.job_id == job)
+    bad = _tamper(sol, job, gpu_types=("A100", *plan.gpu_types[1:]))
+    wrong = [f"job {job!r}: GPU {g!r} is not A100" for g in sol.placement[job]]
+    assert _messages(inst, bad, "V7") == wrong
