@@ -73,7 +73,8 @@ class HighsSession:
         # returns (raised inside a callback, HiGHS would drop it: backends/highs_signals.py)
         self._guard = SignalGuard()
         h.cbMipInterrupt.subscribe(self._guard.wrap(self._interrupt))
-        h.cbIpmInterrupt.subscribe(self._guard.wrap(self._stop))
+        # the interior-point callback: the time limit only (its data holds no MIP bounds)
+        h.cbIpmInterrupt.subscribe(self._guard.stop_at(lambda: self._stop_at))
         self._costed = np.zeros(0, dtype=np.int64)
         #: Objective columns added by set_level (OBJECTIVE_ROW_MIN_INTEGERS): (column, the
         #: level's columns, their costs), so that a MIP start can give them their value.
@@ -248,11 +249,6 @@ class HighsSession:
         elif self._progress is not None and due(self._reported, now):
             self._reported = now
             self._report(event.data_out)
-
-    def _stop(self, event: highspy.HighsCallbackEvent) -> None:
-        """The interior-point callback: the time limit only (its data holds no MIP bounds)."""
-        if time.perf_counter() >= self._stop_at:
-            event.interrupt()
 
     def _report(self, out: highspy.cb.HighsCallbackOutput) -> None:
         """The MIP's incumbent and bound so far, in the level's units (HiGHS minimises

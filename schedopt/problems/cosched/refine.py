@@ -246,8 +246,7 @@ def refine(
         # colgen's last one at the final duals).
         bar[0] = least[0]
         dispatch()
-    least[0] = min([1.0, *ratios.values()])
-    theta = min(least[0], floor)
+    theta = min(least[0], floor)  # least[0]: the least ratio, as the loop's last pass set it
     if state is not None:  # the cases whose true ratio may be below the θ proven
         state.undecided = len(waiting) + sum(ratios[i] <= theta for i in open_)
         # (a key left between CP-SAT's least ratio and the programme's may set θ itself)

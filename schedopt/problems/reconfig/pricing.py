@@ -47,8 +47,7 @@ def _caps(sd: StageData, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | No
             for a in found:
                 a.flags.writeable = False
         at[p] = found
-    kept = at[p]
-    return None if kept is None else (kept[0], kept[1])
+    return at[p]
 
 
 def _capacities(sd: StageData, p: int, lam: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -153,8 +152,9 @@ def unique_rows(caps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     flat = caps.reshape(len(caps), -1)
     if len(flat) < 2:
         return np.unique(flat, axis=0, return_inverse=True)
-    run = np.cumsum(_starts(flat)) - 1  # each row's run
-    firsts = flat[_starts(flat)]
+    new = _starts(flat)
+    run = np.cumsum(new) - 1  # each row's run
+    firsts = flat[new]
     order = np.lexsort(firsts.T[::-1])  # the first column the primary key
     ranked = firsts[order]
     distinct = _starts(ranked)
