@@ -259,9 +259,9 @@ def test_the_joint_search_is_left_out_when_its_steps_do_not_fit(monkeypatch) -> 
 )
 @example(rows=[[-1.0, -1.0, np.inf], [0.5, -3.0, -3.0]], gpus=[1.0, 2.0, 4.0], rho=0.0)
 def test_the_per_job_minima_are_the_first_least_option(rows, gpus, rho: float) -> None:
-    # option by option (l3_bound._per_job) as np.argmin row by row: the least cost and the
+    # option by option (l3_lagrangian._per_job) as np.argmin row by row: the least cost and the
     # GPUs of the first option that reaches it (ties between counts are frequent here)
-    from schedopt.problems.fairshare.l3_bound import _per_job
+    from schedopt.problems.fairshare.l3_lagrangian import _per_job
 
     cost = np.array(rows)
     n = np.tile(np.array(gpus), (len(cost), 1))
@@ -324,7 +324,7 @@ def test_the_first_search_stops_on_its_stall_rule(monkeypatch, stall: bool) -> N
 def _lagrangian_all_rows(a, need, floor, lam, mu, near):  # type: ignore[no-untyped-def]
     """``lagrangian`` with every job in the bisection of ρ (before it took the counted
     units' jobs only)."""
-    from schedopt.problems.fairshare.l3_bound import RHO_STEPS, _per_job
+    from schedopt.problems.fairshare.l3_lagrangian import RHO_STEPS, _per_job
 
     units, counted = len(need), need > 0
     costs, n = a.costs(lam, mu), a.columns[3]

@@ -46,14 +46,16 @@ from .heuristics import (
     water_fill,
 )
 from .instance import FairshareInstance
+from .l1_fix import l1_settled, need_gpus
 from .l2_bound import l2_prices
 from .l2_repair import L2_PHASE, RepairStats, repair_l2, repair_l3
-from .l3_bound import arrays, joint_search_runs, l1_settled, l3_dual, need_gpus
+from .l3_bound import joint_search_runs, l3_dual
 from .l3_exchange import exchange
 from .l3_return import return_running
 from .l3_swap import SWAP_S, swap_returns
 from .l3_units import search_reserve_s, unit_search
 from .lp_guide import lp_guide
+from .option_arrays import arrays
 from .restore import restore_running
 from .subround import part_data
 from .units import NotCounted

@@ -12,7 +12,9 @@ import numpy as np
 from schedopt.core.stopping import Deadline
 
 from .data import ModelData
-from .l3_bound import Arrays, arrays, golden, lagrangian
+from .l3_bound import golden
+from .l3_lagrangian import lagrangian
+from .option_arrays import Arrays, arrays
 
 #: Golden-section steps on each μ_g (each evaluation is a valid bound; the best is kept).
 SCALE_STEPS = 6

@@ -28,8 +28,9 @@ import numpy as np
 from schedopt.core.stopping import Deadline
 
 from .heuristics import _State
-from .l3_bound import Arrays, L3Dual, arrays
+from .l3_lagrangian import L3Dual
 from .neighbourhood import L2_HOLD, Decision, residual, solve
+from .option_arrays import Arrays, arrays
 
 #: Jobs in one neighbourhood (its MILP on 4,096 GPUs: 600 jobs, 2,500 columns, 0.2-0.9 s at
 #: load 4-7), and the seconds such a neighbourhood is given: with less time left, it has
@@ -85,7 +86,7 @@ def losses(
     margin = np.full(len(data.jobs), np.inf)
     if not rows:
         return loss, margin
-    pi = a.eff - (mu[a.gtype] - rho[a.unit][:, None]) * a.n
+    pi = a.eff - a.gpu_terms(mu, rho)
     pi = np.where(np.isfinite(a.base), pi, -np.inf)
     top = pi.max(axis=1)
     now = np.array([state.raw[j].option for j in rows], dtype=object)

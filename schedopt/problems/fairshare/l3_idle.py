@@ -26,7 +26,7 @@ from collections.abc import Collection
 import numpy as np
 
 from .heuristics import _State
-from .l3_bound import need_gpus
+from .l1_fix import need_gpus
 from .l3_pairs import Move
 
 #: Idle jobs (best ``e`` first) and jobs that may move (least ``e`` first) looked at per kind.

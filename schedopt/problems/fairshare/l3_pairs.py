@@ -15,8 +15,9 @@ import numpy as np
 
 from .data import JobData, ModelData
 from .heuristics import _State
+from .l1_fix import need_gpus
 from .l2_repair import COST_TOL
-from .l3_bound import Arrays, need_gpus
+from .option_arrays import Arrays
 
 #: Bisection steps of the matching's price of L2.
 PRICE_STEPS = 12

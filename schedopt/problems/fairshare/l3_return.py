@@ -30,8 +30,8 @@ import numpy as np
 from schedopt.model.lp_bound import Relaxation, highs_of
 
 from .heuristics import _State
+from .l1_fix import need_gpus
 from .l2_repair import COST_TOL, RepairStats, _levels, _put_back
-from .l3_bound import need_gpus
 from .neighbourhood import L2_HOLD
 from .restore import restarting
 

@@ -38,9 +38,9 @@ from typing import Any
 from .data import JobData
 from .heuristics import _State
 from .l2_repair import COST_TOL, RepairStats, _levels, _put_back
-from .l3_bound import Arrays, arrays
 from .l3_idle import Leg, idle_legs
 from .l3_pairs import Move, Tables, candidates, matched, pools
+from .option_arrays import Arrays, arrays
 from .restore import restarting
 
 #: Seconds ``decomp`` gives the step at least (at 16,384 GPUs × 20,000 jobs: about 0.1 s

@@ -15,7 +15,8 @@ import numpy as np
 
 from schedopt.core.stopping import Deadline
 
-from .l3_bound import Arrays, golden
+from .l3_bound import golden
+from .option_arrays import Arrays
 
 #: Seconds per job one evaluation takes at most (0.013-0.022 s at 20,000 jobs, load 0.5-2;
 #: 0.07 s at load 4 one unit at a time, when this was 7.5e-6): ``unit_search`` evaluates only
