@@ -24,9 +24,9 @@ from schedopt.problems.fairshare import generate_custom
 from schedopt.problems.fairshare.l3_bound import at_point
 from schedopt.problems.fairshare.l3_units import unit_bound, unit_search
 
-decomp = importlib.import_module("schedopt.problems.fairshare.decomp")
+join_levels = importlib.import_module("schedopt.problems.fairshare.join_levels")
 SEEN: dict[str, object] = {}
-_l3_dual = decomp.l3_dual
+_l3_dual = join_levels.l3_dual
 
 
 def _captured(data, need, floor, prices, budget, a):  # type: ignore[no-untyped-def]
@@ -35,7 +35,7 @@ def _captured(data, need, floor, prices, budget, a):  # type: ignore[no-untyped-
     return out
 
 
-decomp.l3_dual = _captured
+join_levels.l3_dual = _captured
 
 
 def _timed(f, *args):  # type: ignore[no-untyped-def]

@@ -61,6 +61,8 @@ def _phased(module: object, name: str, label: str) -> None:
 
 
 decomp = importlib.import_module("schedopt.problems.fairshare.decomp")
+# (the joined plan's B2L, repairs and B3L look their steps up in join_levels.py)
+join_levels = importlib.import_module("schedopt.problems.fairshare.join_levels")
 for _name, _label in (
     ("bounds", "bound"),
     ("solve_part", "part"),
@@ -79,8 +81,9 @@ for _name, _label in (
     ("exchange", "L3_exchange"),
     ("repair_l3", "L3_repair"),
 ):
-    if hasattr(decomp, _name):
-        _phased(decomp, _name, _label)
+    for _module in (decomp, join_levels):
+        if hasattr(_module, _name):
+            _phased(_module, _name, _label)
 
 # B2L's Lagrangian evaluations (its golden sections stop at a wall-clock share)
 _l2_bound = importlib.import_module("schedopt.problems.fairshare.l2_bound")

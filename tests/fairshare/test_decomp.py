@@ -76,16 +76,16 @@ def test_auto_routes_large_plain_rounds_to_the_decomposition() -> None:
 def test_b3l_gets_time_for_its_joint_search_where_it_runs(monkeypatch, few: bool) -> None:
     # the joint search runs with at most JOINT_MAX_UNITS counted units: B3L's time there is
     # B3L_MAX_S and JOINT_EXTRA_S more (under load it was cut short, and B3U with it)
-    from schedopt.problems.fairshare import decomp, l3_bound
+    from schedopt.problems.fairshare import join_levels, l3_bound
 
     seen: list[tuple[int, float]] = []
-    dual = decomp.l3_dual
+    dual = join_levels.l3_dual
 
     def recorded(data, need, floor, prices, stop, a):  # type: ignore[no-untyped-def]
         seen.append((int((need > 0).sum()), stop.remaining()))
         return dual(data, need, floor, prices, stop, a)
 
-    monkeypatch.setattr(decomp, "l3_dual", recorded)
+    monkeypatch.setattr(join_levels, "l3_dual", recorded)
     if not few:  # (the rule the joint search itself follows: l3_bound.joint_search_runs)
         monkeypatch.setattr(l3_bound, "JOINT_MAX_UNITS", 0)
     inst = generate_custom(gpus=1024, tenants=20, jobs=1500, seed=0)
@@ -94,9 +94,9 @@ def test_b3l_gets_time_for_its_joint_search_where_it_runs(monkeypatch, few: bool
     units, budget = seen[0]
     assert units > 0
     if few:
-        assert budget > decomp.B3L_MAX_S
+        assert budget > join_levels.B3L_MAX_S
     else:
-        assert budget <= decomp.B3L_MAX_S
+        assert budget <= join_levels.B3L_MAX_S
 
 
 def test_b2l_takes_all_its_steps_when_the_process_is_slow(monkeypatch) -> None:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import schedopt
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
-from schedopt.problems.fairshare import decomp, generate_custom
+from schedopt.problems.fairshare import decomp, generate_custom, join_levels
 from schedopt.problems.fairshare.bound import bounds
 from schedopt.problems.fairshare.data import build_data
 from schedopt.problems.fairshare.heuristics import AstraeaParams, run_astraea
@@ -224,7 +224,7 @@ def test_decomp_runs_the_l3_neighbourhoods_after_b3l_only_where_no_swap_step_ran
 
     seen: list[tuple[float, float]] = []
     swapped: list[float] = []
-    repair_l3, swap_returns = l2_repair.repair_l3, decomp.swap_returns
+    repair_l3, swap_returns = l2_repair.repair_l3, join_levels.swap_returns
 
     def recorded(state, dual, stop, max_s, out, a):
         seen.append((dual.value, max_s))
@@ -235,8 +235,8 @@ def test_decomp_runs_the_l3_neighbourhoods_after_b3l_only_where_no_swap_step_ran
         swapped.append(got.seconds)
         return got
 
-    monkeypatch.setattr(decomp, "repair_l3", recorded)
-    monkeypatch.setattr(decomp, "swap_returns", swap)
+    monkeypatch.setattr(join_levels, "repair_l3", recorded)
+    monkeypatch.setattr(join_levels, "swap_returns", swap)
     inst = generate_custom(gpus=1024, tenants=20, jobs=1500, seed=0)
     got = schedopt.solve(inst, "decomp", time_limit_s=30, params={"parts": 2})
     assert len(seen) == 1 and len(swapped) == 1

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 
 import schedopt
-from schedopt.problems.fairshare import decomp, generate_custom, l3_exchange
+from schedopt.problems.fairshare import generate_custom, join_levels, l3_exchange
 from schedopt.problems.fairshare.data import build_data
 from schedopt.problems.fairshare.heuristics import AstraeaParams, run_astraea
 from schedopt.problems.fairshare.l2_repair import RepairStats
@@ -73,7 +73,7 @@ def test_decomp_runs_the_exchange_after_the_return_step(monkeypatch) -> None:
         seen.append((before, evaluate(inst, state.solution())[2]))
         return out
 
-    monkeypatch.setattr(decomp, "exchange", recorded)
+    monkeypatch.setattr(join_levels, "exchange", recorded)
     inst = generate_custom(gpus=1024, tenants=20, jobs=1500, seed=0)
     got = schedopt.solve(inst, "decomp", time_limit_s=30, params={"parts": 2})
     assert len(seen) == 1

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 
 import schedopt
-from schedopt.problems.fairshare import decomp, generate_custom
+from schedopt.problems.fairshare import generate_custom, join_levels
 from schedopt.problems.fairshare.l2_repair import RepairStats
 from schedopt.problems.fairshare.l3_return import return_running
 from schedopt.problems.fairshare.strategies import instances
@@ -55,7 +55,7 @@ def test_decomp_returns_running_jobs_after_its_repair(monkeypatch) -> None:
         seen.append((before, evaluate(inst, state.solution()), out.saved_l3))
         return out
 
-    monkeypatch.setattr(decomp, "return_running", recorded)
+    monkeypatch.setattr(join_levels, "return_running", recorded)
     inst = generate_custom(gpus=1024, tenants=20, jobs=1500, seed=0)
     got = schedopt.solve(inst, "decomp", time_limit_s=30, params={"parts": 2})
     assert len(seen) == 1

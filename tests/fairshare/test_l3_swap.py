@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 import schedopt
 from schedopt.problems.fairshare import (
     FairshareInstance,
-    decomp,
     generate_custom,
+    join_levels,
     l3_pairs,
     l3_swap,
 )
@@ -325,7 +325,7 @@ def test_decomp_runs_the_swap_step_after_the_return_step(monkeypatch) -> None:
         seen.append((before, evaluate(inst, state.solution())[2]))
         return out
 
-    monkeypatch.setattr(decomp, "swap_returns", recorded)
+    monkeypatch.setattr(join_levels, "swap_returns", recorded)
     inst = generate_custom(gpus=1024, tenants=20, jobs=1500, seed=0)
     got = schedopt.solve(inst, "decomp", time_limit_s=30, params={"parts": 2})
     assert len(seen) == 1

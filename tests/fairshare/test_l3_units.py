@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import schedopt
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
-from schedopt.problems.fairshare import decomp, generate_custom
+from schedopt.problems.fairshare import generate_custom, join_levels
 from schedopt.problems.fairshare.data import build_data
 from schedopt.problems.fairshare.l3_bound import arrays, lagrangian, need_gpus
 from schedopt.problems.fairshare.l3_units import (
@@ -157,16 +157,16 @@ def test_decomp_reports_b3u_where_it_is_above_b3l(monkeypatch) -> None:
         start.append(unit_bound(*args[:5]))  # at B3L's (λ, μ), where the search starts
         return seen[-1]
 
-    monkeypatch.setattr(decomp, "unit_search", recorded)
+    monkeypatch.setattr(join_levels, "unit_search", recorded)
     dual_values: list[float] = []
-    l3_dual = decomp.l3_dual
+    l3_dual = join_levels.l3_dual
 
     def dual(*args):  # type: ignore[no-untyped-def]
         out = l3_dual(*args)
         dual_values.append(out.value)
         return out
 
-    monkeypatch.setattr(decomp, "l3_dual", dual)
+    monkeypatch.setattr(join_levels, "l3_dual", dual)
     inst = generate_custom(gpus=1024, tenants=20, jobs=1500, seed=0)
     got = schedopt.solve(inst, "decomp", time_limit_s=30, params={"parts": 2})
     assert len(seen) == 1 and len(dual_values) == 1
