@@ -5,7 +5,6 @@ method); :func:`run_method` runs one method for it and for ``solve``."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -13,24 +12,12 @@ from .errors import ModelTooLargeError
 from .options import SolveOptions
 from .progress import Progress
 from .registry import Outcome, ProblemSpec
-from .result import ObjectiveTerm, Sense
+from .result import lex_better
 from .status import Status
 from .stopping import Deadline, DeadlineReached
 
 #: Share of the time limit that ``auto`` gives the heuristics before the exact model starts.
 AUTO_HEURISTIC_SHARE = 0.2
-
-
-def lex_better(
-    a: Sequence[float], b: Sequence[float], terms: Sequence[ObjectiveTerm], rel_tol: float = 1e-9
-) -> bool:
-    """True when objective vector ``a`` is lexicographically strictly better than ``b``."""
-    for x, y, term in zip(a, b, terms, strict=True):
-        tol = rel_tol * max(1.0, abs(x), abs(y))
-        if abs(x - y) <= tol:
-            continue
-        return x > y if term.sense is Sense.MAXIMIZE else x < y
-    return False
 
 
 def run_method(

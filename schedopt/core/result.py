@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Generic, TypeVar
@@ -37,6 +37,18 @@ class Violation:
 
     def __str__(self) -> str:
         return f"[{self.constraint_id}] {self.message}"
+
+
+def lex_better(
+    a: Sequence[float], b: Sequence[float], terms: Sequence[ObjectiveTerm], rel_tol: float = 1e-9
+) -> bool:
+    """True when objective vector ``a`` is lexicographically strictly better than ``b``."""
+    for x, y, term in zip(a, b, terms, strict=True):
+        tol = rel_tol * max(1.0, abs(x), abs(y))
+        if abs(x - y) <= tol:
+            continue
+        return x > y if term.sense is Sense.MAXIMIZE else x < y
+    return False
 
 
 def relative_gap(objective: float | None, bound: float | None, sense: Sense) -> float | None:

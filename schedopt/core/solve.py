@@ -11,14 +11,14 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from .auto import lex_better, run_auto, run_method
+from .auto import run_auto, run_method
 from .errors import InvalidInstanceError, ValidationFailedError
 from .gcpause import gc_paused
 from .memo import solve_scope
 from .options import TIME_LIMIT_OVERHEAD_S, SolveOptions
 from .progress import ProgressCallback, Stamped
 from .registry import MethodKind, Outcome, ProblemSpec, problem_of
-from .result import Result, Sense
+from .result import Result, Sense, lex_better
 from .status import Status
 from .stopping import Deadline, runaway_cap_s
 from .tuned import with_tuned
@@ -213,4 +213,5 @@ def _finish(
     )
 
 
+# (lex_better is result.py's, named here too: cosched and admission import it from here)
 __all__ = ["AUTO", "TIME_LIMIT_OVERHEAD_S", "lex_better", "solve"]

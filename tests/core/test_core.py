@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 import schedopt
-from schedopt.core.result import ObjectiveTerm, Result, Sense, relative_gap
-from schedopt.core.solve import lex_better
+from schedopt.core.result import ObjectiveTerm, Result, Sense, lex_better, relative_gap
 from schedopt.core.status import Status
 
 MAX, MIN = Sense.MAXIMIZE, Sense.MINIMIZE

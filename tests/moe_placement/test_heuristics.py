@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import schedopt
-from schedopt.core.solve import lex_better
+from schedopt.core.result import lex_better
 from schedopt.problems.moe_placement import SPEC, EplbParams, generate, generate_custom
 from schedopt.problems.moe_placement.data import build_data
 from schedopt.problems.moe_placement.heuristics import run_eplb

@@ -30,7 +30,7 @@ LOAD_RESOLUTION = 100_000
 COMM_RESOLUTION = 10_000
 #: Relative tolerance with which a continuous level is fixed before the next one is solved
 #: (the "How the order is kept" section): half the relative tolerance (1e-9) that
-#: ``schedopt.core.solve.lex_better`` uses to compare objective vectors.
+#: ``schedopt.core.result.lex_better`` uses to compare objective vectors.
 LEX_REL_TOL = 5e-10
 #: Conservative model-building cost per decision variable, measured on the 64-GPU benchmark
 #: (PuLP ≈ 20 µs, CP-SAT ≈ 12 µs per variable, with the constraints that go with it).

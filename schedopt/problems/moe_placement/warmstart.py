@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from schedopt.core.registry import Outcome
-from schedopt.core.solve import lex_better
+from schedopt.core.result import lex_better
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 
