@@ -74,18 +74,21 @@ class RepairStats:
         }
 
 
+def _job_rows(state: _State) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """The jobs with options (``arrays``'s rows, by job index), and a shortfall of 0 and a
+    margin of +inf for every job: what a job without options keeps."""
+    data = state.data
+    rows = [j.index for j in data.jobs if j.options]
+    return rows, np.zeros(len(data.jobs)), np.full(len(data.jobs), np.inf)
+
+
 def losses(
     state: _State, a: Arrays, mu: np.ndarray, rho: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Every job's shortfall at ``(μ, ρ)`` (module docstring) and its margin (``|π|`` of its
     choice, or of its best option when idle), by job index; ``a``: ``arrays(state.data)``.
     Jobs without options: 0 and +inf."""
-    data = state.data
-    rows = [j.index for j in data.jobs if j.options]
-    loss = np.zeros(len(data.jobs))
-    margin = np.full(len(data.jobs), np.inf)
-    if not rows:
-        return loss, margin
+    rows, loss, margin = _job_rows(state)
     pi = a.eff - a.gpu_terms(mu, rho)
     pi = np.where(np.isfinite(a.base), pi, -np.inf)
     top = pi.max(axis=1)
@@ -151,11 +154,7 @@ def l3_shortfalls(state: _State, a: Arrays, dual: L3Dual) -> tuple[np.ndarray, n
     the relaxed rows' slacks is the plan's L3 less B3L: the jobs where the plan loses L3
     against the bound. Jobs without options: 0 and +inf."""
     data = state.data
-    rows = [j.index for j in data.jobs if j.options]
-    short = np.zeros(len(data.jobs))
-    margin = np.full(len(data.jobs), np.inf)
-    if not rows:
-        return short, margin
+    rows, short, margin = _job_rows(state)
     cost = dual.costs(a)
     least = np.minimum(cost.min(axis=1), 0.0)
     now = np.zeros(len(rows))
