@@ -206,3 +206,35 @@ def test_a_busy_machine_still_gets_the_first_lp_parts_prices(monkeypatch) -> Non
         solution = assemble(data, refill_best_effort(data, raw), optimal_admission=False)
         assert validate(data.instance, solution) == []
         assert guaranteed_value(data, raw) <= 1000 * g.bound
+
+
+def test_an_lp_small_enough_for_one_gets_prices_when_the_whole_lp_does_not_finish(
+    monkeypatch,
+) -> None:
+    # Under WHOLE_LP_COLUMNS, the whole LP made to answer nothing (as at 256 GPUs × 800 jobs s1
+    # beside a burner, #17: it did not finish, the bound fell to B0w and the start to the
+    # greedy plan). The parts' LPs come first: B1L at their prices bounds L1 below B0w / B0k,
+    # and the start's priced plans exist; given time, the whole LP runs too.
+    data = build_data(generate_custom(hosts=16, jobs=400, slots=6, seed=0))
+    assert guide.lp_columns(data) <= guide.WHOLE_LP_COLUMNS
+    real = guide.l1_bound
+    whole_lps: list[float] = []
+
+    def whole_lp_stalls(sub, seconds, *args, **kwargs):
+        if len(sub.jobs) < len(data.jobs):
+            return real(sub, seconds, *args, **kwargs)
+        whole_lps.append(seconds)
+        return L1Bound(None, {}, False, seconds)
+
+    monkeypatch.setattr(guide, "l1_bound", whole_lp_stalls)
+    g = guide.guide(data, 60.0, Deadline.after(120))
+    assert whole_lps  # with time, the whole LP after the parts
+    cheap, _ = b0_module.cheap_bound(data, Deadline.after(60))
+    assert g.lp.prices and g.prices is not None
+    assert g.bound is not None and g.label.startswith("B1L") and g.bound < cheap
+    plans = priced(data, g.lp, Deadline.after(60), g.prices)
+    assert plans
+    for raw in plans:
+        solution = assemble(data, refill_best_effort(data, raw), optimal_admission=False)
+        assert validate(data.instance, solution) == []
+        assert guaranteed_value(data, raw) <= 1000 * g.bound

@@ -1,12 +1,13 @@
 """The LP guide and the bound of ``decomp:lp`` (``lpdecomp.py``).
 
-The LP of B1 with the whole-slot rows B1c is solved for the whole instance, or, past
-``WHOLE_LP_COLUMNS`` columns, once per part of a split of the jobs and hosts (``decomp.split``;
-a part's LP is a relaxation of the part alone, so its value bounds nothing about the whole,
-but its point guides the rounding and its capacity prices are multipliers). The bound
-reported is the least of the whole LP's (when solved) and B1L, the Lagrangian bound at the
-LP's capacity prices (averaged over the parts), improved by subgradient steps while its time
-share lasts (formulations/admission.md, "The Lagrangian bound B1L").
+The LP of B1 with the whole-slot rows B1c is solved once per part of a split of the jobs and
+hosts (``decomp.split``; a part's LP is a relaxation of the part alone, so its value bounds
+nothing about the whole, but its point guides the rounding and its capacity prices are
+multipliers), and up to ``WHOLE_LP_COLUMNS`` columns then for the whole instance when what is
+left of the LP phase is enough for it (``_staged``). The bound reported is the least of the
+whole LP's (when solved) and B1L, the Lagrangian bound at each LP's capacity prices (the
+parts' averaged), improved by subgradient steps while its time share lasts
+(formulations/admission.md, "The Lagrangian bound B1L").
 
 Every step of the guide stops at its own end (``seconds`` from its start): building a
 relaxation checks it (whichever of it and the solve's deadline comes first), an LP gets what
@@ -35,6 +36,14 @@ from .lagrange import Prices
 WHOLE_LP_COLUMNS = 12_000
 #: Jobs per part of the LP split.
 LP_PART_JOBS = 400
+#: Jobs per part of the split solved before the whole LP (``_staged``): at 256 GPUs × 800
+#: jobs its 4 parts and scout take 0.24-0.30 CPU s where the whole LP takes 0.43-0.85, and
+#: B1L at their prices is 4,950 / 4,821 (s0 / s1) against 4,925 / 4,802 at the whole LP's.
+STAGE_PART_JOBS = 200
+#: The whole LP is started after the parts only with this many times their wall left of the
+#: LP phase: it took 1.8-2.8 times their CPU seconds (256 × 800 s0 / s1); cut short it gives
+#: nothing the parts did not (its interior point or simplex stopped: no point, weaker duals).
+WHOLE_OVER_PARTS = 3.0
 #: A part of the LP split is not started with less than this left of the LP phase.
 PART_MIN_S = 0.02
 #: Subgradient steps of B1L at most.
@@ -74,7 +83,9 @@ def _earlier(deadline: Deadline | None, stop_at: float) -> Deadline:
     return Deadline(stop_at)
 
 
-def _by_parts(data: ModelData, seconds: float, deadline: Deadline | None) -> L1Bound:
+def _by_parts(
+    data: ModelData, seconds: float, deadline: Deadline | None, part_jobs: int = LP_PART_JOBS
+) -> L1Bound:
     """The parts' LPs joined: points mapped back to the whole instance, prices averaged over
     the parts that gave them. First a scout: one part of a split twice as fine (a quarter of
     a part's LP work: 0.05 against 0.14-0.21 CPU s at 1,024 GPUs × 3,200 jobs), whose point
@@ -84,7 +95,7 @@ def _by_parts(data: ModelData, seconds: float, deadline: Deadline | None) -> L1B
     each build took its 0.3-0.4 s share, no LP answered and the bound fell to B0, 20,580;
     B1L at the scout's prices is 19,375, at one part's 19,286, at all eight 19,224;
     RESULTS.md). Any multipliers ``λ ≥ 0`` give a bound B1L: so do these."""
-    k = max(2, round(len(data.jobs) / LP_PART_JOBS))
+    k = max(2, round(len(data.jobs) / part_jobs))
     started = time.perf_counter()
     joined = _Joined()
     scout = _Joined()
@@ -108,6 +119,26 @@ def _by_parts(data: ModelData, seconds: float, deadline: Deadline | None) -> L1B
     mean = {key: float(np.mean(v)) for key, v in use.prices.items()}
     seconds_used = time.perf_counter() - started
     return L1Bound(None, use.admit, solved, seconds_used, use.run, use.tier, mean)
+
+
+def _staged(data: ModelData, seconds: float, deadline: Deadline | None) -> list[L1Bound]:
+    """The LPs of an instance small enough for one (``WHOLE_LP_COLUMNS``): the parts' first
+    (``_by_parts`` with STAGE_PART_JOBS), then the whole LP in what is left of ``seconds``
+    when that is WHOLE_OVER_PARTS times what the parts took. The whole LP first in the list
+    when it was started (its bound, stopped or not, and its point when it has one), then the
+    parts'. On a busy machine the whole LP alone did not finish in its time (256 GPUs × 800
+    jobs s1, 0.85 CPU s, beside one burner: no prices, the bound fell to B0w 5,251 and the
+    start to the greedy plan, #17); the parts give B1L and priced plans at a third of it."""
+    started = time.perf_counter()
+    parts = _by_parts(data, seconds, deadline, STAGE_PART_JOBS)
+    took = time.perf_counter() - started
+    if seconds - took < WHOLE_OVER_PARTS * took:
+        return [parts]
+    try:  # the build stops at the LP phase's end, not the solve's (module docstring)
+        whole = l1_bound(data, seconds - took, _earlier(deadline, started + seconds))
+    except DeadlineReached:
+        return [parts]
+    return [whole, parts]
 
 
 class _Joined:
@@ -134,19 +165,21 @@ def guide(data: ModelData, seconds: float, deadline: Deadline | None = None) -> 
     # the rest for B1L's first evaluation (0.3-0.8 s at 3,200 jobs, load 5-7) and the rounding
     lp_s = seconds * (0.7 if whole else 0.6)
     try:
-        if whole:
-            lp = l1_bound(data, lp_s, _earlier(deadline, stop_at))
-        else:
-            lp = _by_parts(data, lp_s, deadline)
+        lps = _staged(data, lp_s, deadline) if whole else [_by_parts(data, lp_s, deadline)]
     except DeadlineReached:  # the relaxation not built by the guide's end: no LP
-        lp = L1Bound(None, {}, False, seconds)
-    bound = lp.bound if whole else None
-    label = "B1+B1c LP" + ("" if lp.solved else " (stopped)") if whole else ""
+        lps = [L1Bound(None, {}, False, seconds)]
+    # the point for the rounding: the whole LP's when it has one, else the parts'
+    lp = next((one for one in lps if one.admit), lps[-1])
+    ran_whole = whole and len(lps) == 2
+    bound = lps[0].bound if ran_whole else None
+    label = "B1+B1c LP" + ("" if lps[0].solved else " (stopped)") if ran_whole else ""
     lagrangian = None
     prices = None
-    if lp.prices and time.perf_counter() < stop_at:
-        prices = Prices(data, Deadline(stop_at))
-        lam = prices.multipliers(lp.prices)
+    for one in lps:  # B1L from each LP's prices (any λ ≥ 0 is a bound): the least
+        if not one.prices or time.perf_counter() >= stop_at:
+            continue
+        prices = prices or Prices(data, Deadline(stop_at))
+        lam = prices.multipliers(one.prices)
         try:
             lb = lagrangian_bound(
                 prices.rhs,
@@ -158,8 +191,8 @@ def guide(data: ModelData, seconds: float, deadline: Deadline | None = None) -> 
                 patience=PATIENCE,
             )
         except DeadlineReached:  # its first evaluation did not finish in the share: no B1L
-            lb = None
-        if lb is not None:
+            continue
+        if lagrangian is None or lb.bound < lagrangian:
             lagrangian = lb.bound
             if bound is None or lagrangian < bound:
                 bound = lagrangian
