@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -80,6 +81,14 @@ class Master:
             h.addCol(ARTIFICIAL, 0.0, inf, 1, np.array([j], np.int32), np.array([1.0]))
         self.columns: list[Column] = []
         self.keys: set[tuple] = set()
+
+    @classmethod
+    def of(cls, data: ModelData, columns: Iterable[Column]) -> Master:
+        """The master over ``columns`` (each once, in their order)."""
+        master = cls(data)
+        for col in columns:
+            master.add(col)
+        return master
 
     @staticmethod
     def key(col: Column) -> tuple:
@@ -190,9 +199,7 @@ def generate(
     bounds (CP-SAT, :mod:`.pricing`) also find groups: the best bound of any round is valid,
     and when exact pricing finds no group it equals the LP. ``cases``: an executor whose
     workers run exact pricing's case models (:mod:`.refine`)."""
-    master = Master(data)
-    for col in start:
-        master.add(col)
+    master = Master.of(data, start)
     combos = [Combos(data, j) for j in data.jobs]
     levels = levels_of(data)
     boxes = boxes_of(data, combos)

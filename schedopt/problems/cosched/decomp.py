@@ -155,9 +155,7 @@ def _polished(
     held the 912.2 plan.) ``share``: the seconds of a share of the deadline
     (``solve_colgen``'s); ``seed`` given (deterministic mode): work budgets, the deadline
     only the runaway cap."""
-    master = Master(data)
-    for col in columns:
-        master.add(col)
+    master = Master.of(data, columns)
     limit = DETERMINISTIC_NEIGHBOURS if seed is not None else None
     polish_dl = Deadline.after(share(POLISH_SHARE))
     added = polish(master, chosen, polish_dl, limit)
@@ -228,9 +226,7 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
         cases: Executor = mine if mine is not None else executor
         gen = generate(data, start, cg_dl, executor, bound_dl, rounds, det, cases)
     stats["rounds_s"], began = time.perf_counter() - began, time.perf_counter()
-    master = Master(data)
-    for col in gen.columns:
-        master.add(col)
+    master = Master.of(data, gen.columns)
     # Keep a share back for the baselines' metrics (with_efficiency) and the validator.
     chosen, dived = _master_plan(
         master, seed_groups, Deadline.after(share(MIP_SHARE)), stats, mip_seed
