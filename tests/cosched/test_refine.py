@@ -97,13 +97,21 @@ def test_colgen_picks_case_workers_at_200_jobs_only_with_time(monkeypatch) -> No
     assert decomp.case_workers(big, det, Deadline.after(60)) == 0
     named = SolveOptions(params={"workers": 1})
     assert decomp.case_workers(big, named, Deadline.after(60)) == 0
+    # the packing plan on a worker of its own: no hint, and case workers after its share
+    assert decomp.packing_aside(big, plain, Deadline.after(60))
+    assert not decomp.packing_aside(big, plain, Deadline.after(12))  # 8.4 s left after it
+    assert not decomp.packing_aside(small, plain, Deadline.after(60))
+    assert not decomp.packing_aside(big, det, Deadline.after(60))
+    hinted = SolveOptions(hint=object())
+    assert not decomp.packing_aside(big, hinted, Deadline.after(60))
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one core: no case workers")
 def test_auto_with_case_workers_keeps_the_limit_and_leaves_no_worker() -> None:
     """Issue #17's 200 jobs with 20 s: ``auto`` starts the case workers (10 s or more left
-    after the packing seed), and their start-up and join fit the limit; none outlives it."""
+    after the packing seed) and makes the packing plan on a worker of its own; their start-up
+    and join fit the limit; none outlives it."""
     import time
 
     import schedopt
@@ -116,6 +124,7 @@ def test_auto_with_case_workers_keeps_the_limit_and_leaves_no_worker() -> None:
     r = schedopt.solve(inst, "auto", time_limit_s=20.0)
     assert time.perf_counter() - started <= promised_s(20.0), r.stats
     assert r.stats["case_workers"] == decomp.CASE_WORKERS
+    assert "packing_aside_plan" in r.stats  # the packing ran aside (its plan or not, by load)
     assert r.status is Status.FEASIBLE
     assert r.objectives is not None and r.best_bound is not None
     assert r.best_bound <= r.objectives[0] + 1e-6
