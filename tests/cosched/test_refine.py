@@ -173,3 +173,27 @@ def test_cases_left_open_still_give_the_decided_theta_here(monkeypatch) -> None:
         monkeypatch.undo()
         assert full is not None and got is not None
         assert got == pytest.approx(full, rel=1e-4), seed
+
+
+@pytest.mark.slow  # the packing's worker starts (an interpreter importing schedopt): 1-5 s
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one core: no packing aside")
+def test_the_packing_worker_is_stopped_when_the_rounds_fail(monkeypatch) -> None:
+    """An exception in the rounds while the packing runs on its worker: the worker is killed
+    on the way out (not left to run to the packing's deadline, 18 s here)."""
+    import time
+
+    import schedopt
+    from tests.executor.procs import worker_pids
+
+    def failing(*args, **kwargs):
+        until = time.monotonic() + 30
+        while not worker_pids(os.getpid()):  # the packing's worker has started
+            assert time.monotonic() < until, "no packing worker"
+            time.sleep(0.05)
+        raise RuntimeError("the rounds failed")
+
+    monkeypatch.setattr(decomp, "generate", failing)
+    inst = generate_custom(256, 256, 200, 200, 0, (0, 1), scale=4)
+    with pytest.raises(RuntimeError, match="the rounds failed"):
+        schedopt.solve(inst, "auto", time_limit_s=60.0)
+    assert not worker_pids(os.getpid())
