@@ -221,9 +221,7 @@ def test_the_master_mip_starts_from_the_seed_plan() -> None:
     assert plan and all(c in start for c in plan)
     got = {}
     for warm in (False, True):
-        master = Master(data)
-        for col in start:
-            master.add(col)
+        master = Master.of(data, start)
         for name, value in (
             ("mip_max_nodes", 0),
             ("mip_heuristic_effort", 0.0),

@@ -32,10 +32,7 @@ def _columns(seed: int) -> tuple:
 
 def _master(seed: int) -> Master:
     data, columns, _ = _columns(seed)
-    master = Master(data)
-    for col in columns:
-        master.add(col)
-    return master
+    return Master.of(data, columns)
 
 
 def _assert_plan(master: Master, plan: list[Column]) -> None:

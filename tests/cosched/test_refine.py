@@ -97,13 +97,21 @@ def test_colgen_picks_case_workers_at_200_jobs_only_with_time(monkeypatch) -> No
     assert decomp.case_workers(big, det, Deadline.after(60)) == 0
     named = SolveOptions(params={"workers": 1})
     assert decomp.case_workers(big, named, Deadline.after(60)) == 0
+    # the packing plan on a worker of its own: no hint, and case workers after its share
+    assert decomp.packing_aside(big, plain, Deadline.after(60))
+    assert not decomp.packing_aside(big, plain, Deadline.after(12))  # 8.4 s left after it
+    assert not decomp.packing_aside(small, plain, Deadline.after(60))
+    assert not decomp.packing_aside(big, det, Deadline.after(60))
+    hinted = SolveOptions(hint=object())
+    assert not decomp.packing_aside(big, hinted, Deadline.after(60))
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one core: no case workers")
 def test_auto_with_case_workers_keeps_the_limit_and_leaves_no_worker() -> None:
     """Issue #17's 200 jobs with 20 s: ``auto`` starts the case workers (10 s or more left
-    after the packing seed), and their start-up and join fit the limit; none outlives it."""
+    after the packing seed) and makes the packing plan on a worker of its own; their start-up
+    and join fit the limit; none outlives it."""
     import time
 
     import schedopt
@@ -116,6 +124,7 @@ def test_auto_with_case_workers_keeps_the_limit_and_leaves_no_worker() -> None:
     r = schedopt.solve(inst, "auto", time_limit_s=20.0)
     assert time.perf_counter() - started <= promised_s(20.0), r.stats
     assert r.stats["case_workers"] == decomp.CASE_WORKERS
+    assert "packing_aside_plan" in r.stats  # the packing ran aside (its plan or not, by load)
     assert r.status is Status.FEASIBLE
     assert r.objectives is not None and r.best_bound is not None
     assert r.best_bound <= r.objectives[0] + 1e-6
@@ -164,3 +173,27 @@ def test_cases_left_open_still_give_the_decided_theta_here(monkeypatch) -> None:
         monkeypatch.undo()
         assert full is not None and got is not None
         assert got == pytest.approx(full, rel=1e-4), seed
+
+
+@pytest.mark.slow  # the packing's worker starts (an interpreter importing schedopt): 1-5 s
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one core: no packing aside")
+def test_the_packing_worker_is_stopped_when_the_rounds_fail(monkeypatch) -> None:
+    """An exception in the rounds while the packing runs on its worker: the worker is killed
+    on the way out (not left to run to the packing's deadline, 18 s here)."""
+    import time
+
+    import schedopt
+    from tests.executor.procs import worker_pids
+
+    def failing(*args, **kwargs):
+        until = time.monotonic() + 30
+        while not worker_pids(os.getpid()):  # the packing's worker has started
+            assert time.monotonic() < until, "no packing worker"
+            time.sleep(0.05)
+        raise RuntimeError("the rounds failed")
+
+    monkeypatch.setattr(decomp, "generate", failing)
+    inst = generate_custom(256, 256, 200, 200, 0, (0, 1), scale=4)
+    with pytest.raises(RuntimeError, match="the rounds failed"):
+        schedopt.solve(inst, "auto", time_limit_s=60.0)
+    assert not worker_pids(os.getpid())

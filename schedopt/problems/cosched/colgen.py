@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -80,6 +81,14 @@ class Master:
             h.addCol(ARTIFICIAL, 0.0, inf, 1, np.array([j], np.int32), np.array([1.0]))
         self.columns: list[Column] = []
         self.keys: set[tuple] = set()
+
+    @classmethod
+    def of(cls, data: ModelData, columns: Iterable[Column]) -> Master:
+        """The master over ``columns`` (each once, in their order)."""
+        master = cls(data)
+        for col in columns:
+            master.add(col)
+        return master
 
     @staticmethod
     def key(col: Column) -> tuple:
@@ -180,6 +189,7 @@ def generate(
     rounds: int | None = None,
     deterministic: bool = False,
     cases: Executor | None = None,
+    incoming: Callable[[], list[Column]] | None = None,
 ) -> Generated:
     """Rounds of restricted master LP and pricing (columns checked through ``executor``)
     until converged or at a fixed point (formulation, "The stop rule"), ``rounds`` rounds or
@@ -189,10 +199,10 @@ def generate(
     round prices greedily and proves the Farley bound of its duals over R', whose exact case
     bounds (CP-SAT, :mod:`.pricing`) also find groups: the best bound of any round is valid,
     and when exact pricing finds no group it equals the LP. ``cases``: an executor whose
-    workers run exact pricing's case models (:mod:`.refine`)."""
-    master = Master(data)
-    for col in start:
-        master.add(col)
+    workers run exact pricing's case models (:mod:`.refine`). ``incoming``: columns made
+    elsewhere meanwhile (the packing plan's groups, made on a worker), taken before each
+    round."""
+    master = Master.of(data, start)
     combos = [Combos(data, j) for j in data.jobs]
     levels = levels_of(data)
     boxes = boxes_of(data, combos)
@@ -218,6 +228,8 @@ def generate(
             break  # no time for a round like the last (it would eat the bound stage's)
         began = time.perf_counter()
         done += 1
+        for col in incoming() if incoming is not None else ():
+            master.add(col)
         solved = master.solve(dl.remaining())
         if solved is None:
             break

@@ -22,7 +22,8 @@ from schedopt.core.registry import Outcome
 from schedopt.core.solve import lex_better
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
-from schedopt.executor import Executor, make_executor, usable_cores
+from schedopt.executor import Executor, Task, make_executor, usable_cores
+from schedopt.executor.aside import Aside
 from schedopt.model.decompose import executor_choice, whole_param
 
 from .assemble import Raw, RawGroup, assemble, raw_from_solution
@@ -33,6 +34,7 @@ from .heuristics import alone, baselines, heuristic_data, solve_packing
 from .instance import CoschedInstance
 from .polish import polish
 from .schedule import Planned
+from .solution import CoschedSolution as Solution
 from .validate import TERMS, evaluate, validate
 
 #: ``auto`` runs ``colgen`` instead of the monolithic model from this many jobs (the exact
@@ -69,6 +71,11 @@ MAX_ROUNDS = 100_000
 PARALLEL_FROM_JOBS, CASE_WORKERS, PARALLEL_FROM_S = 100, 2, 10.0
 
 
+#: Seconds the packing's worker has beyond the packing's own share before it is killed (its
+#: start: an interpreter importing numpy and the package).
+ASIDE_GRACE_S = 3.0
+
+
 def route(inst: CoschedInstance) -> str:
     """``auto``'s exact method for ``inst`` (ProblemSpec.auto_route), from its size alone."""
     return "colgen" if len(inst.jobs) >= COLGEN_FROM_JOBS and inst.chance is None else "cpsat"
@@ -85,27 +92,71 @@ def case_workers(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
     return n if n >= 2 else 0
 
 
+def packing_aside(inst: CoschedInstance, options: SolveOptions, deadline: Deadline) -> bool:
+    """``colgen`` makes its packing plan on a worker of its own: it has no hint and it will
+    start the case workers once the packing's share is spent (:func:`case_workers`)."""
+    if options.hint is not None:
+        return False
+    return bool(case_workers(inst, options, deadline.earlier(deadline.share(SEED_SHARE))))
+
+
+class _Packed:
+    """The packing plan made aside (:func:`packing_plan`): called, its groups as columns once,
+    when it has come back (column generation's ``incoming``; then nothing more)."""
+
+    def __init__(self, inst: CoschedInstance, data: ModelData, aside: Aside):
+        self.inst, self.data, self.aside = inst, data, aside
+        self.plan: Solution | None = None
+        self.columns: list[Column] = []
+        self.elapsed_s = float("nan")
+        self.taken = False
+
+    def __call__(self, wait: bool = False) -> list[Column]:
+        if self.taken:
+            return []
+        res = self.aside.result() if wait else self.aside.poll()
+        if res is None:
+            return []
+        self.taken, self.elapsed_s = True, res.elapsed_s
+        if res.ok and isinstance(res.value, Solution):
+            self.plan = res.value
+            self.columns = _hint_columns(self.inst, self.data, self.plan)
+        return self.columns
+
+    def __enter__(self) -> _Packed:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.aside.close()
+
+
+def _hint_columns(inst: CoschedInstance, data: ModelData, hint: Solution | None) -> list[Column]:
+    """The groups of ``hint`` (if it is a valid plan) as columns, as they are."""
+    out: list[Column] = []
+    raw = None if hint is None or validate(inst, hint) else raw_from_solution(inst, hint)
+    if raw is None:
+        return out
+    for g in raw.groups:
+        members = []
+        for j in g.members:
+            # an option's index is its place in the instance's phase, not in the options
+            # offered (C5b, C5c filter them): look it up per phase (one dict over all phases
+            # gave every phase the last phase's option of that index; harmless while only
+            # the indices were read, wrong for rescheduling)
+            offered = [{o.index: o for o in ph} for ph in data.jobs[j].phases]
+            members.append((j, tuple(offered[k][i] for k, i in enumerate(raw.option[j]))))
+        starts = {j: list(raw.start[j]) for j in g.members}
+        out.append(Column(tuple(members), tuple(g.hosts), Planned(g.cycle, starts)))
+    return out
+
+
 def _start(
     inst: CoschedInstance, data: ModelData, options: SolveOptions, dl: Deadline
 ) -> tuple[list[Column], list[Column]]:
     """Scheduled groups to start from: the hint's as they are (if the hint is valid), and every
     job alone on its cheapest plan found; and the hint's groups alone (its plan, as columns)."""
-    out: list[Column] = []
-    hint = options.hint
-    raw = None if hint is None or validate(inst, hint) else raw_from_solution(inst, hint)
-    if raw is not None:
-        for g in raw.groups:
-            members = []
-            for j in g.members:
-                # an option's index is its place in the instance's phase, not in the options
-                # offered (C5b, C5c filter them): look it up per phase (one dict over all phases
-                # gave every phase the last phase's option of that index; harmless while only
-                # the indices were read, wrong for rescheduling)
-                offered = [{o.index: o for o in ph} for ph in data.jobs[j].phases]
-                members.append((j, tuple(offered[k][i] for k, i in enumerate(raw.option[j]))))
-            starts = {j: list(raw.start[j]) for j in g.members}
-            out.append(Column(tuple(members), tuple(g.hosts), Planned(g.cycle, starts)))
-    plan = list(out)
+    plan = _hint_columns(inst, data, options.hint)
+    out = list(plan)
     for job in data.jobs:
         if dl.expired():
             break
@@ -113,6 +164,15 @@ def _start(
         if b is not None:
             out.append(Column(((job.index, b.members[0][1]),), tuple(b.hosts), b.planned))
     return out, plan
+
+
+def packing_plan(inst: CoschedInstance, options: SolveOptions, until: float) -> Solution | None:
+    """The packing plan (``heuristic:packing``) by ``until`` (``time.time()``, the clock every
+    process shares: the worker's start-up comes out of the packing's time, not after it):
+    ``colgen``'s seed, on a worker of its own (:class:`~schedopt.executor.aside.Aside`) while
+    the rounds run."""
+    seconds = max(0.0, until - time.time())
+    return solve_packing(inst, replace(options, params={}), Deadline.after(seconds)).solution
 
 
 def _master_plan(
@@ -155,9 +215,7 @@ def _polished(
     held the 912.2 plan.) ``share``: the seconds of a share of the deadline
     (``solve_colgen``'s); ``seed`` given (deterministic mode): work budgets, the deadline
     only the runaway cap."""
-    master = Master(data)
-    for col in columns:
-        master.add(col)
+    master = Master.of(data, columns)
     limit = DETERMINISTIC_NEIGHBOURS if seed is not None else None
     polish_dl = Deadline.after(share(POLISH_SHARE))
     added = polish(master, chosen, polish_dl, limit)
@@ -204,33 +262,55 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
     # where the seconds go, in the result's stats (``*_s``, kept by the bench rows)
     stats: dict[str, float] = {}
     began = time.perf_counter()
+    # From PARALLEL_FROM_JOBS jobs, with the case workers' time left after the packing's share,
+    # the packing plan is made on a worker of its own while the rounds start from every job
+    # alone, and its groups join the master when it comes back (at 4,096 GPUs x 200 jobs the
+    # packing took 15.6 s of the minute on one core, the rounds waiting for it, #17).
+    aside = packing_aside(inst, options, deadline)
+    packed: _Packed | None = None
     if options.hint is None:
         # No hint (called by name, or first by auto: MethodSpec.decomposition): the master
         # starts from the packing plan.
-        packed = solve_packing(inst, replace(options, params={}), Deadline.after(share(SEED_SHARE)))
-        options = replace(options, hint=packed.solution)
+        seconds = share(SEED_SHARE)
+        if not aside:
+            own_params = replace(options, params={})
+            seeded = solve_packing(inst, own_params, Deadline.after(seconds))
+            options = replace(options, hint=seeded.solution)
         # auto's other two heuristics (each job alone: a pass over the jobs, 0.05 s at 200
         # jobs) are floors too, so auto is never below any of its heuristics
         floors = baselines(inst, data, Deadline.after(share(FLOOR_SHARE)))
+        if aside:  # started last: the ``with`` below closes it on every path
+            # (its end an absolute time, killed ASIDE_GRACE_S after it: at load 16 a worker's
+            # start took 3 s and more, and a packing that counted its time from there was
+            # killed, its plan lost)
+            task = Task("packing", packing_plan, (inst, options, time.time() + seconds))
+            packed = _Packed(inst, data, Aside(task, Deadline.after(seconds + ASIDE_GRACE_S)))
     else:
         floors = []
     stats["packing_s"] = time.perf_counter() - began
+    with packed if packed is not None else nullcontext():
+        start, seed_groups = _start(inst, data, options, Deadline.after(share(SEED_SHARE)))
+        cg_dl = Deadline.after(share(CG_SHARE))
+        bound_dl = Deadline.after(share(CG_SHARE + BOUND_SHARE))
+        began = time.perf_counter()
+        own = case_workers(inst, options, deadline)
+        pool = make_executor("process", jobs=own) if own else nullcontext(None)
+        with make_executor(kind, jobs=workers) as executor, pool as mine:
+            # the case models on their own pool, else on the executor params name (if it has
+            # two or more workers: refine.parallel); the checks on that executor
+            cases: Executor = mine if mine is not None else executor
+            gen = generate(data, start, cg_dl, executor, bound_dl, rounds, det, cases, packed)
+        stats["rounds_s"], began = time.perf_counter() - began, time.perf_counter()
+        columns = list(gen.columns)
+        if packed is not None:
+            # its groups, if they came back after the last round (the worker is stopped at
+            # the packing's deadline, long before the rounds end)
+            columns += packed(wait=True)
+            seed_groups, stats["packing_aside_s"] = packed.columns, packed.elapsed_s
+            stats["packing_aside_plan"] = float(packed.plan is not None)
+            options = replace(options, hint=packed.plan)
     seed = options.hint if options.hint is not None and not validate(inst, options.hint) else None
-    start, seed_groups = _start(inst, data, options, Deadline.after(share(SEED_SHARE)))
-    cg_dl = Deadline.after(share(CG_SHARE))
-    bound_dl = Deadline.after(share(CG_SHARE + BOUND_SHARE))
-    began = time.perf_counter()
-    own = case_workers(inst, options, deadline)
-    pool = make_executor("process", jobs=own) if own else nullcontext(None)
-    with make_executor(kind, jobs=workers) as executor, pool as mine:
-        # the case models on their own pool, else on the executor params name (if it has
-        # two or more workers: refine.parallel); the checks on that executor
-        cases: Executor = mine if mine is not None else executor
-        gen = generate(data, start, cg_dl, executor, bound_dl, rounds, det, cases)
-    stats["rounds_s"], began = time.perf_counter() - began, time.perf_counter()
-    master = Master(data)
-    for col in gen.columns:
-        master.add(col)
+    master = Master.of(data, columns)
     # Keep a share back for the baselines' metrics (with_efficiency) and the validator.
     chosen, dived = _master_plan(
         master, seed_groups, Deadline.after(share(MIP_SHARE)), stats, mip_seed

@@ -133,11 +133,7 @@ def ladder(
     best, size, steps = plan, LADDER_FIRST, 0
     while not deadline.expired():
         steps += 1
-        small = Master(data)
-        for col in best:
-            small.add(col)
-        for i in order[:size]:
-            small.add(master.columns[int(i)])
+        small = Master.of(data, [*best, *(master.columns[int(i)] for i in order[:size])])
         found, proven = integer(small, deadline.remaining(), best, seed)
         if found is not None and cost(data, found) < cost(data, best) - 1e-9:
             best = found
