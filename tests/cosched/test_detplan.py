@@ -11,8 +11,12 @@ import pytest
 import schedopt
 from schedopt.core.stopping import Deadline
 from schedopt.problems.cosched import generate_custom
+from tests.timing import slowdown
 
-#: The emulated machine's slowdown, as in test_rounds.py.
+#: The emulated machine's slowdown, counted from a quiet machine: the limits are cut by what
+#: this leaves over the machine's own slowdown now (tests/timing.py), so a run beside other work
+#: is not emulated 20 x slower than it already is (at load 17, 8 x 20: the polishing's ladder
+#: was cut by the runaway cap, 5 steps against 3, on main 4da5eec).
 SLOWER = 20
 #: What ``colgen``'s plan steps record in a result's stats (decomp.py).
 PLAN_STEPS = ("dive", "ladder_steps", "polish_columns", "polish_ladder_steps", "polished")
@@ -32,28 +36,30 @@ def _plan(result) -> tuple:
 
 
 def _slower(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every wall-clock limit cut SLOWER times, as test_rounds.py does: CP-SAT's and HiGHS's
+    """Every wall-clock limit cut so that the run is SLOWER times slower than on a quiet
+    machine (by SLOWER over the machine's slowdown now, at least 1): CP-SAT's and HiGHS's
     own time limits, and every share of the deadline a step gets (Deadline.share). The
     deadline itself (the runaway cap, 10 x the limit + 10 s) is kept: the run's fixed work
     must fit in it, and it is what a slower machine may reach."""
     import highspy
     from ortools.sat.python import cp_model
 
+    factor = max(1.0, SLOWER / slowdown())
     solve = cp_model.CpSolver.solve
 
     def cpsat(self, *args, **kwargs):
-        self.parameters.max_time_in_seconds = self.parameters.max_time_in_seconds / SLOWER
+        self.parameters.max_time_in_seconds = self.parameters.max_time_in_seconds / factor
         return solve(self, *args, **kwargs)
 
     set_option = highspy.Highs.setOptionValue
 
     def highs(self, name, value):
-        return set_option(self, name, value / SLOWER if name == "time_limit" else value)
+        return set_option(self, name, value / factor if name == "time_limit" else value)
 
     share = Deadline.share
 
     def cut(self, fraction: float, reserve_s: float = 0.0) -> float:
-        return share(self, fraction, reserve_s) / SLOWER
+        return share(self, fraction, reserve_s) / factor
 
     monkeypatch.setattr(cp_model.CpSolver, "solve", cpsat)
     monkeypatch.setattr(highspy.Highs, "setOptionValue", highs)
