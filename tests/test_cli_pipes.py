@@ -12,6 +12,10 @@ from pathlib import Path
 import pytest
 
 from schedopt.cli import EXIT_INFEASIBLE, EXIT_OK, main
+from tests.timing import PROOF_LIMIT_S
+
+#: The exit codes kept are a proof's (OPTIMAL, INFEASIBLE): a limit no machine reaches (#17).
+PROOF = f"{PROOF_LIMIT_S:g}"
 
 ROOT = Path(__file__).resolve().parents[1]
 ADMISSION = ROOT / "instances" / "admission"
@@ -36,12 +40,12 @@ class _GoneReader(io.StringIO):
 @pytest.mark.parametrize(
     ("argv", "code"),
     [
-        (["solve", str(ADMISSION / "example.json"), "--time-limit", "5"], EXIT_OK),
+        (["solve", str(ADMISSION / "example.json"), "--time-limit", PROOF], EXIT_OK),
         (
-            ["solve", str(ADMISSION / "infeasible-admitted.json"), "--time-limit", "5"],
+            ["solve", str(ADMISSION / "infeasible-admitted.json"), "--time-limit", PROOF],
             EXIT_INFEASIBLE,
         ),
-        (["solve", str(ADMISSION / "example.json"), "--time-limit", "5", "--json"], EXIT_OK),
+        (["solve", str(ADMISSION / "example.json"), "--time-limit", PROOF, "--json"], EXIT_OK),
         (["methods"], EXIT_OK),
         (["schema", "admission"], EXIT_OK),
     ],
@@ -53,9 +57,11 @@ def test_a_broken_pipe_keeps_the_exit_code(monkeypatch, capsys, argv, code) -> N
 
 
 def test_a_reader_gone_on_a_real_pipe() -> None:
-    """The reader closes the pipe before the command writes (before this, exit 1)."""
+    """The reader closes the pipe before the command writes (before this, exit 1). The exit
+    code it keeps is a proof's (INFEASIBLE), so the limit is one no machine reaches: at 3 s a
+    load of 12 ran the limit out while loading the file (exit 5, #17)."""
     file = ADMISSION / "infeasible-admitted.json"
-    argv = [sys.executable, "-m", "schedopt", "solve", str(file), "--time-limit", "3"]
+    argv = [sys.executable, "-m", "schedopt", "solve", str(file), "--time-limit", PROOF]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) as p:
         assert p.stdout is not None and p.stderr is not None

@@ -55,3 +55,11 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert "-c constraints/ci.txt" in ci[0]
     readme = (ROOT / "README.md").read_text()
     assert re.search(r"^" + re.escape(ci[0]) + r"$", readme, flags=re.MULTILINE), ci[0]
+
+
+def test_a_hanging_test_ends_the_run(pytestconfig: pytest.Config) -> None:
+    """A per-test cap (pyproject's faulthandler_timeout) that ends the run, not a dump alone:
+    a hang then fails CI with every thread's traceback instead of holding it (#17)."""
+    cap = float(pytestconfig.getini("faulthandler_timeout"))
+    assert 600 < cap <= 3600  # above the proof limit (tests/timing.py), still a cap
+    assert pytestconfig.getini("faulthandler_exit_on_timeout") is True

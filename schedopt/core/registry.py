@@ -208,6 +208,11 @@ def problem_names() -> tuple[str, ...]:
     return tuple(sorted({*_PROBLEMS, *_PENDING}))
 
 
+def problem_loaded(name: str) -> bool:
+    """Whether ``name``'s package is imported already (``get_problem`` then imports nothing)."""
+    return name in _PROBLEMS
+
+
 def get_problem(name: str) -> ProblemSpec:
     spec = _PROBLEMS.get(name)
     if spec is not None:

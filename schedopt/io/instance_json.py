@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from schedopt.core import files
 from schedopt.core.errors import InvalidInstanceError
 from schedopt.core.pydantic_errors import describe, invalid_instance_error
-from schedopt.core.registry import get_problem, problem_names, problem_of
+from schedopt.core.registry import get_problem, problem_loaded, problem_names, problem_of
 from schedopt.core.stopping import Deadline, DeadlineReached, cpu_share_slowdown
 
 SCHEMA_VERSION = 1
@@ -29,6 +29,13 @@ MAX_FILE_BYTES = 512 * 1024 * 1024
 LOAD_S_PER_MB = 0.1
 #: Files from this size on measure the machine's slowdown first (30 ms of CPU).
 MEASURED_FROM_MB = 5.0
+#: CPU seconds of importing a problem's package (models, validators, solvers' wrappers) on
+#: first use: 0.30-0.45 s for the six problems at load 16 (admission the most; 0.36-0.39 s
+#: quiet). Before it, the machine's slowdown is measured (30 ms of CPU, less than a tenth of
+#: the import), and an import that would not end in the time left is refused: uncounted, it
+#: took 1.6-2.5 s at load 11 and 5.3-6.0 s at load 16, and a 0.7 MB admission file took
+#: 9-10 s to load on a 2 s limit (#17).
+IMPORT_S = 0.45
 
 
 def _reject_constants(token: str) -> float:
@@ -124,9 +131,30 @@ def load(path: str | Path, deadline: Deadline | None = None) -> BaseModel:
         )
     doc = decode_json(data)
     deadline.check(f"loading {p.name}, after decoding its JSON")
+    _import_in_time(doc, p.name, deadline)
     inst = parse_instance(doc)
     deadline.check(f"loading {p.name}, after validating it")
     return inst
+
+
+def _import_in_time(doc: object, file: str, deadline: Deadline) -> None:
+    """Import the package of the problem ``doc`` names, if it is not yet imported, once the
+    import (:data:`IMPORT_S` quiet, times the slowdown measured now) fits in the time left;
+    refused before it starts otherwise (an import, once started, is not interrupted)."""
+    name = doc.get("problem") if isinstance(doc, dict) else None
+    if not isinstance(name, str) or name not in problem_names() or problem_loaded(name):
+        return  # nothing to import (a wrong name is parse_instance's to report)
+    slower = cpu_share_slowdown(cap=math.inf)
+    needed = IMPORT_S * slower
+    if needed > deadline.remaining():
+        raise DeadlineReached(
+            f"loading {file}",
+            f"{file} was not loaded: the {name} package takes about {needed:.1f} s to import "
+            f"({IMPORT_S} s quiet, this machine {slower:.1f}× slower now), more than the "
+            f"{deadline.remaining():.1f} s left of the time limit",
+        )
+    get_problem(name)
+    deadline.check(f"loading {file}, after importing the {name} package")
 
 
 def to_json(obj: BaseModel) -> str:

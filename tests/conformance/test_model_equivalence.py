@@ -18,6 +18,7 @@ from schedopt.core.registry import MethodKind, get_problem
 from schedopt.core.stopping import Deadline
 from schedopt.model import ExactBackend, Formulated
 from schedopt.model.equivalence import backends_of, check_decisions, check_point, witnesses
+from tests.timing import PROOF_LIMIT_S
 
 #: Perturbed points per heuristic solution, and binaries flipped in each.
 PERTURBATIONS = 6
@@ -53,11 +54,13 @@ def points(name: str, seed: int = 0) -> list[tuple[object, Formulated, np.ndarra
     inst = spec.generate(spec.sizes[0], seed)
     out = []
     for method in (m for m in spec.methods.values() if m.kind is MethodKind.HEURISTIC):
-        result = schedopt.solve(inst, method.name, time_limit_s=5)
+        # the same points on any machine: a heuristic's fixed amount of work, and no limit on
+        # building the model (at load 16 cosched's build ran out of a 30 s deadline, #17)
+        result = schedopt.solve(inst, method.name, time_limit_s=PROOF_LIMIT_S, deterministic=True)
         if result.solution is None:
             continue
-        options = SolveOptions(time_limit_s=30, hint=result.solution)
-        formulated = spec.formulate(inst, options, Deadline.after(30))
+        options = SolveOptions(time_limit_s=PROOF_LIMIT_S, hint=result.solution)
+        formulated = spec.formulate(inst, options, Deadline.after(PROOF_LIMIT_S))
         if isinstance(formulated, Formulated) and formulated.hint is not None:
             out.append((method.name, formulated, formulated.hint))
     return out

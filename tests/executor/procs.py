@@ -127,3 +127,9 @@ def signal_while_workers_run(script: str, sig: int, workers: int, within_s: floa
         if parent.poll() is None:
             parent.kill()
             parent.wait()
+
+
+def sleeping_task(*args: object) -> None:
+    """A part or design that holds its worker busy until the worker is stopped: a signalled
+    solve's test sends its signal while every worker runs one, however slow the machine."""
+    time.sleep(600)

@@ -48,3 +48,34 @@ def test_the_load_gate_measures_beyond_three_times(
             instance_json.load(SHIPPED, deadline)
     else:
         assert instance_json.load(SHIPPED, deadline) is not None
+
+
+@pytest.mark.parametrize(("by", "refused"), [(10.0, True), (2.0, False)])
+def test_the_load_gate_counts_the_problems_import(
+    by: float, refused: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A small file, its package not yet imported (as in a fresh `schedopt solve`): the import
+    # (1 s quiet here) times the slowdown measured now is refused when it does not fit (#17).
+    monkeypatch.setattr(instance_json, "LOAD_S_PER_MB", 0.0)
+    monkeypatch.setattr(instance_json, "IMPORT_S", 1.0)
+    monkeypatch.setattr(instance_json, "problem_loaded", lambda name: False)
+    monkeypatch.setattr(stopping, "time", _clock_slower(by))
+    deadline = Deadline.after(5.0)  # enough for the import at 2×, not at 10×
+    if refused:
+        with pytest.raises(DeadlineReached, match="admission package takes about"):
+            instance_json.load(SHIPPED, deadline)
+    else:
+        assert instance_json.load(SHIPPED, deadline) is not None
+
+
+def test_a_small_file_of_an_imported_problem_measures_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the gate costs nothing when there is nothing to import and the file is small
+    instance_json.load(SHIPPED)  # its package imported
+
+    def measured(*args: object, **kwargs: object) -> float:
+        raise AssertionError("the slowdown was measured")
+
+    monkeypatch.setattr(instance_json, "cpu_share_slowdown", measured)
+    assert instance_json.load(SHIPPED, Deadline.after(60.0)) is not None
