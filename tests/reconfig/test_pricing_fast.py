@@ -86,10 +86,8 @@ def same_choices(sd: StageData, mu: np.ndarray, caps: np.ndarray) -> bool:
         np.array_equal(cost, ref_cost)
         and np.array_equal(_least_cost(sd, mu, caps)[0], ref_cost)
         and np.array_equal(args.finite, np.isfinite(ref_cost))
-        and all(
-            cheapest_types(sd, caps, args, r) == types_loop(sd, caps, ref_args, r)
-            for r in np.flatnonzero(np.isfinite(ref_cost))
-        )
+        and cheapest_types(sd, caps, args, np.flatnonzero(np.isfinite(ref_cost))).tolist()
+        == [types_loop(sd, caps, ref_args, r) for r in np.flatnonzero(np.isfinite(ref_cost))]
     )
 
 

@@ -61,16 +61,8 @@ def _capacities(sd: StageData, p: int, lam: int) -> tuple[np.ndarray, np.ndarray
     if not len(m):
         return None
     # (m, type): the layers a stage of each type holds in time, inside and as the last stage
-    inner = np.stack(
-        [np.searchsorted(sd.time_n[(t, k, False, p > 1)], tau, "right") for t, k in sd.types], 1
-    )
-    end = np.stack(
-        [np.searchsorted(sd.time_n[(t, k, True, p > 1)], tau, "right") for t, k in sd.types], 1
-    )
-    # (position, type): in memory; i = 0 the first stage (f = p), i = p − 1 the last (f = 1)
-    mem = np.array(
-        [[sd.mem_n[(t, p - i, i == 0, i == p - 1)] for t, _ in sd.types] for i in range(p)]
-    )
+    inner, end = _in_time(sd, False, p > 1, tau), _in_time(sd, True, p > 1, tau)
+    mem = _in_memory(sd, p)
     caps = np.empty((len(m), p, len(sd.types)), dtype=np.int64)
     caps[:, : p - 1, :] = inner[:, None, :] - 1
     caps[:, p - 1, :] = end - 1
@@ -81,6 +73,34 @@ def _capacities(sd: StageData, p: int, lam: int) -> tuple[np.ndarray, np.ndarray
     if not ok.any():
         return None
     return m[ok], caps[ok]
+
+
+def _in_time(sd: StageData, last: bool, deep: bool, tau: np.ndarray) -> np.ndarray:
+    """(stage time, type): ``searchsorted(sd.time_n[(t, κ, last, deep)], τ, "right")`` of
+    every type at once, from a table built once per ``sd``: the stage times at which some
+    type's count steps (all of them, sorted) and each type's count at each; between two
+    steps no count changes, so a τ's counts are those of the last step at or below it."""
+    key = ("time", last, deep)
+    if key not in sd.tables:
+        times = [sd.time_n[(t, k, last, deep)] for t, k in sd.types]
+        steps = np.unique(np.concatenate(times))
+        counts = np.zeros((len(steps) + 1, len(times)), dtype=np.intp)  # below every step: 0
+        counts[1:] = np.stack([np.searchsorted(ts, steps, "right") for ts in times], 1)
+        sd.tables[key] = (steps, counts)
+    steps, counts = sd.tables[key]
+    return counts[np.searchsorted(steps, tau, "right")]
+
+
+def _in_memory(sd: StageData, p: int) -> np.ndarray:
+    """(position, type): the layers a stage of each type holds in memory at each position of
+    a ``p``-stage pipeline; i = 0 the first stage (f = p), i = p − 1 the last (f = 1). Built
+    once per ``sd`` and depth (it depends on neither Λ nor m)."""
+    key = ("memory", p)
+    if key not in sd.tables:
+        sd.tables[key] = np.array(
+            [[sd.mem_n[(t, p - i, i == 0, i == p - 1)] for t, _ in sd.types] for i in range(p)]
+        )
+    return sd.tables[key]
 
 
 def _least_cost(
@@ -171,10 +191,11 @@ class Choices:
     ) -> None:
         self.run, self.taken, self.finite = run, taken, finite
 
-    def type_at(self, row: int, position: int, held: int) -> int:
+    def types_at(self, rows: np.ndarray, position: int, held: np.ndarray) -> np.ndarray:
+        """The type each of ``rows`` takes at ``position`` with ``held`` layers held there."""
         lo, best, order = self.taken[position]
-        state = self.run[position, row]
-        return int(order[state, best[state, held - lo]])
+        state = self.run[position, rows]
+        return order[state, best[state, held - lo]]
 
 
 def _undominated(
@@ -228,17 +249,19 @@ def _starts(flat: np.ndarray) -> np.ndarray:
     return new
 
 
-def cheapest_types(sd: StageData, caps: np.ndarray, args: Choices, row: int) -> list[int]:
-    """The types (indices of ``sd.types``, first stage first) of row ``row``'s least price
-    (a row of finite least price: ``args.finite``)."""
-    if not args.finite[row]:
-        raise ValueError(f"row {row} has no pipeline: no types to read")
+def cheapest_types(sd: StageData, caps: np.ndarray, args: Choices, rows: np.ndarray) -> np.ndarray:
+    """The types (indices of ``sd.types``, first stage first) of the least price of each of
+    ``rows`` (rows of finite least price: ``args.finite``), one row of the result each; every
+    row at once, position after position from the last."""
+    rows = np.asarray(rows, dtype=np.intp)
+    if not args.finite[rows].all():
+        raise ValueError("a row without a pipeline has no types to read")
     p = caps.shape[1]
-    out, held = [0] * p, sd.L
+    out = np.empty((len(rows), p), dtype=np.intp)
+    held = np.full(len(rows), sd.L, dtype=np.intp)
     for i in range(p - 1, -1, -1):
-        j = args.type_at(row, i, held)
-        out[i] = j
-        held = max(0, held - int(caps[row, i, j]))
+        out[:, i] = took = args.types_at(rows, i, held)
+        held = np.maximum(0, held - caps[rows, i, took])
     return out
 
 
@@ -258,7 +281,8 @@ def best_columns(
     few = caps[top]
     args = _least_cost(sd, mu, few, keep=True)[1]
     assert args is not None
-    return cost, [(r, cheapest_types(sd, few, args, i)) for i, r in enumerate(top)]
+    types = cheapest_types(sd, few, args, np.arange(len(top))).tolist()
+    return cost, list(zip(top, types, strict=True))
 
 
 def least_per_count(

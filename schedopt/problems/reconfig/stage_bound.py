@@ -18,7 +18,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -97,6 +97,9 @@ class StageData:
     caps_at: dict[int, dict[int, tuple[np.ndarray, np.ndarray] | None]] = field(
         default_factory=dict, repr=False, compare=False
     )
+    #: ``pricing``'s tables of ``time_n`` and ``mem_n`` for every type at once, built on first
+    #: use (the same numbers, fewer numpy calls a Λ: #17)
+    tables: dict[tuple[object, ...], Any] = field(default_factory=dict, repr=False, compare=False)
 
     def cap(self, g: GroupType, f: int, p: int, theta: int) -> int:
         """Q1: the most layers a stage of group ``g`` holds ``f`` positions from the end of a
