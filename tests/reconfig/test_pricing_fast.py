@@ -4,6 +4,8 @@ and choices, so the same bound from the same prices."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
@@ -20,7 +22,13 @@ from schedopt.problems.reconfig.pricing import (
     supply_value,
     unique_rows,
 )
-from schedopt.problems.reconfig.stage_bound import StageData, stage_data
+from schedopt.problems.reconfig.stage_bound import (
+    StageData,
+    every_packing,
+    host_packings,
+    maximal,
+    stage_data,
+)
 from schedopt.problems.reconfig.validate import physical_bound_us
 
 
@@ -214,3 +222,35 @@ def test_rows_sharing_their_first_positions_in_any_order(case: tuple[StageData, 
                 assert same_choices(sd, mu, caps)
             shared += int((_Runs(rows).run[0] == 0).sum() > 1)
     assert shared > 2  # the rows share states: the test sees them
+
+
+def maximal_loop(found: list[Counter]) -> list[Counter]:
+    """``host_packings``' maximality filter as it was (4da5eec): each pair of packings."""
+    return [
+        a for a in found if not any(b != a and all(b[k] >= v for k, v in a.items()) for b in found)
+    ]
+
+
+@pytest.mark.parametrize(
+    "speeds",
+    [
+        (1.0,) * 8,
+        (0.25, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0),
+        (0.25, 0.25, 0.5, 0.5, 1.0, 1.0, 1.0, 1.0),
+        (0.5, 1.0, 1.0, 1.0, 1.0),
+        (0.25, 0.5, 0.75),
+        (1.0,),
+    ],
+)
+def test_the_maximal_packings_are_the_pairwise_filter(speeds: tuple[float, ...]) -> None:
+    # maximal keeps the packings no other covers, all pairs at once: the same packings in the
+    # same order as the pair-by-pair loop, over every packing of a host, in any order
+    rng = np.random.default_rng(4)
+    dropped = 0
+    for degrees in ((1, 2, 4, 8), (2, 4), (1, 3)):
+        found = every_packing(speeds, degrees)
+        for order in (found, [found[i] for i in rng.permutation(len(found))]):
+            assert maximal(order) == maximal_loop(order)
+        assert host_packings(speeds, degrees) == (maximal_loop(found) or [Counter()])
+        dropped += len(found) - len(maximal(found))
+    assert dropped > 0 or len(speeds) == 1  # some packings are covered: the test sees them
