@@ -4,6 +4,8 @@ and choices, so the same bound from the same prices."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
@@ -12,6 +14,7 @@ from schedopt.problems.reconfig.generate import generate_custom
 from schedopt.problems.reconfig.pricing import (
     _caps,
     _least_cost,
+    _Runs,
     best_columns,
     cheapest_types,
     least_per_count,
@@ -19,7 +22,13 @@ from schedopt.problems.reconfig.pricing import (
     supply_value,
     unique_rows,
 )
-from schedopt.problems.reconfig.stage_bound import StageData, stage_data
+from schedopt.problems.reconfig.stage_bound import (
+    StageData,
+    every_packing,
+    host_packings,
+    maximal,
+    stage_data,
+)
 from schedopt.problems.reconfig.validate import physical_bound_us
 
 
@@ -65,6 +74,31 @@ def least_cost_loop(sd: StageData, mu: np.ndarray, caps: np.ndarray) -> tuple:
     return cost[:, L], args
 
 
+def types_loop(sd: StageData, caps: np.ndarray, args: np.ndarray, row: int) -> list[int]:
+    """``cheapest_types`` as it was (1d3dc85), over ``least_cost_loop``'s choices."""
+    p = caps.shape[1]
+    out, held = [0] * p, sd.L
+    for i in range(p - 1, -1, -1):
+        out[i] = int(args[i, row, held])
+        held = max(0, held - int(caps[row, i, out[i]]))
+    return out
+
+
+def same_choices(sd: StageData, mu: np.ndarray, caps: np.ndarray) -> bool:
+    """``_least_cost`` gives the loop's least prices bit for bit, with and without choices,
+    and the loop's cheapest types for every row of finite price."""
+    cost, args = _least_cost(sd, mu, caps, keep=True)
+    ref_cost, ref_args = least_cost_loop(sd, mu, caps)
+    assert args is not None
+    return (
+        np.array_equal(cost, ref_cost)
+        and np.array_equal(_least_cost(sd, mu, caps)[0], ref_cost)
+        and np.array_equal(args.finite, np.isfinite(ref_cost))
+        and cheapest_types(sd, caps, args, np.flatnonzero(np.isfinite(ref_cost))).tolist()
+        == [types_loop(sd, caps, ref_args, r) for r in np.flatnonzero(np.isfinite(ref_cost))]
+    )
+
+
 def per_count_loop(sd: StageData, lam: int, mu: np.ndarray) -> np.ndarray:
     best = np.full(sd.M + 1, np.inf)
     for p in sd.depths:
@@ -106,9 +140,7 @@ def test_same_capacities_rows_and_prices(case: tuple[StageData, int]) -> None:
                     got = unique_rows(rows)
                     assert np.array_equal(want[0], got[0])
                     assert np.array_equal(want[1].ravel(), got[1].ravel())
-                cost, args = _least_cost(sd, mu, new[1], keep=True)
-                ref_cost, ref_args = least_cost_loop(sd, mu, new[1])
-                assert np.array_equal(cost, ref_cost) and np.array_equal(args, ref_args)
+                assert same_choices(sd, mu, new[1])
             want_c = per_count_loop(sd, lam, mu)
             assert np.array_equal(least_per_count(sd, lam, mu), want_c)
             assert np.array_equal(least_per_count(sd, lam, mu, {}), want_c)
@@ -152,18 +184,73 @@ def test_the_types_left_out_change_no_price_and_no_choice(case: tuple[StageData,
                 found = _caps(sd, p, lam)
                 if found is None:
                     continue
-                cost, args = _least_cost(sd, mu, found[1], keep=True)
+                assert same_choices(sd, mu, found[1])
                 ref_cost, ref_args = least_cost_loop(sd, mu, found[1])
-                assert np.array_equal(cost, ref_cost) and np.array_equal(args, ref_args)
-                assert np.array_equal(_least_cost(sd, mu, found[1])[0], ref_cost)
                 m = found[0]
                 _, picked = best_columns(sd, mu, m, found[1], 8)
                 order = [int(r) for r in np.argsort(-(m - ref_cost))[:8]]
                 want = [
-                    (r, cheapest_types(sd, found[1], ref_args, r))
+                    (r, types_loop(sd, found[1], ref_args, r))
                     for r in order
                     if m[r] - ref_cost[r] > 1e-6 and np.isfinite(ref_cost[r])
                 ]
                 assert picked == want
                 checked += 1
     assert checked > 10
+
+
+def test_rows_sharing_their_first_positions_in_any_order(case: tuple[StageData, int]) -> None:
+    # _least_cost prices rows that share their first positions' capacities as one state there
+    # (consecutive rows), and only the layers held a row can still use: rows in m's order,
+    # in unique_rows' order, shuffled, repeated, and rows that share a long prefix with a
+    # changed last position give the loop's prices and choices
+    sd, base = case
+    rng = np.random.default_rng(3)
+    shared = 0
+    for lam in (int(base * 1.02), int(base * 1.3)):
+        mu = rng.uniform(0.0, 3.0, len(sd.types))
+        for p in sd.depths:
+            found = _caps(sd, p, lam)
+            if found is None:
+                continue
+            rows = found[1]
+            uniq = unique_rows(rows)[0].reshape(-1, p, len(sd.types))
+            tail = np.repeat(rows[:1], 3, axis=0)
+            tail[1, -1] = np.maximum(tail[1, -1] - 1, 1)  # the same first p - 1 positions
+            tail[2, -1] = tail[2, -1] + 2
+            for caps in (rows, uniq, rows[rng.permutation(len(rows))], rows[[0, 0, -1, 0]], tail):
+                assert same_choices(sd, mu, caps)
+            shared += int((_Runs(rows).run[0] == 0).sum() > 1)
+    assert shared > 2  # the rows share states: the test sees them
+
+
+def maximal_loop(found: list[Counter]) -> list[Counter]:
+    """``host_packings``' maximality filter as it was (4da5eec): each pair of packings."""
+    return [
+        a for a in found if not any(b != a and all(b[k] >= v for k, v in a.items()) for b in found)
+    ]
+
+
+@pytest.mark.parametrize(
+    "speeds",
+    [
+        (1.0,) * 8,
+        (0.25, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0),
+        (0.25, 0.25, 0.5, 0.5, 1.0, 1.0, 1.0, 1.0),
+        (0.5, 1.0, 1.0, 1.0, 1.0),
+        (0.25, 0.5, 0.75),
+        (1.0,),
+    ],
+)
+def test_the_maximal_packings_are_the_pairwise_filter(speeds: tuple[float, ...]) -> None:
+    # maximal keeps the packings no other covers, all pairs at once: the same packings in the
+    # same order as the pair-by-pair loop, over every packing of a host, in any order
+    rng = np.random.default_rng(4)
+    dropped = 0
+    for degrees in ((1, 2, 4, 8), (2, 4), (1, 3)):
+        found = every_packing(speeds, degrees)
+        for order in (found, [found[i] for i in rng.permutation(len(found))]):
+            assert maximal(order) == maximal_loop(order)
+        assert host_packings(speeds, degrees) == (maximal_loop(found) or [Counter()])
+        dropped += len(found) - len(maximal(found))
+    assert dropped > 0 or len(speeds) == 1  # some packings are covered: the test sees them

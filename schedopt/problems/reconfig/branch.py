@@ -65,8 +65,7 @@ def every_count(
         caps = flat.reshape(len(flat), p, -1)
         _, arg = _least_cost(sd, mu, caps, keep=True)
         assert arg is not None
-        for r in range(len(caps)):
-            seq = tuple(cheapest_types(sd, caps, arg, r))
+        for seq in map(tuple, cheapest_types(sd, caps, arg, np.arange(len(caps))).tolist()):
             if seq not in pool:
                 pool[seq] = None
                 fresh += 1

@@ -105,11 +105,12 @@ class Columns:
             cost, args = _least_cost(self.sd, mu[self.offered], caps, keep=True)
             assert args is not None
             gain = m - cost
+            rows = np.argsort(-gain)  # best first, while some gain is left (∞ cost: -∞)
+            rows = rows[np.isfinite(cost[rows]) & (gain[rows] > 1e-6)]
             seen: set[tuple[int, ...]] = set()
-            for r in np.argsort(-gain):
-                if len(seen) == PER_DEPTH or not np.isfinite(cost[r]) or gain[r] <= 1e-6:
+            for picked in cheapest_types(self.sd, caps, args, rows).tolist():
+                if len(seen) == PER_DEPTH:
                     break
-                picked = cheapest_types(self.sd, caps, args, int(r))
                 seq = tuple(int(self.offered[j]) for j in picked)
                 if seq in seen:
                     continue

@@ -31,7 +31,9 @@ RULED_OUT, CONVERGED, STOPPED = 1, 0, -1
 def _credit(sd: StageData, seqs: list[tuple[int, ...]], lam: int) -> list[int]:
     """Q8′: the most micro-batches each type sequence (first stage first) runs under ``lam``
     by Q1–Q3 (the row of Q7's program it fits; 0: none). Only the master's prices depend on
-    it, never the bound's validity."""
+    it, never the bound's validity. ``_caps``' rows run in m, and Q1's capacities only fall
+    as m grows (θ falls), so the rows a sequence fits are the first ones: the last is found
+    by bisection, every sequence of a depth at once (#17: 10 steps, not every row)."""
     by_depth: dict[int, list[int]] = {}
     for i, q in enumerate(seqs):
         by_depth.setdefault(len(q), []).append(i)
@@ -42,9 +44,15 @@ def _credit(sd: StageData, seqs: list[tuple[int, ...]], lam: int) -> list[int]:
             continue
         m, caps = found
         types = np.array([seqs[i] for i in at], dtype=np.intp)  # (sequence, position)
-        got = caps[:, np.arange(p)[None, :], types]  # (m, sequence, position): each capacity
-        ok = (got >= 1).all(axis=2) & (got.sum(axis=2) >= sd.L)
-        most = np.where(ok, m[:, None], 0).max(axis=0)  # m is ≥ 1: 0 where none fits
+        fits = np.full(len(at), -1)  # the last row each is known to fit (-1: none yet)
+        fails = np.full(len(at), len(m))  # the first row it is known not to fit
+        while (open_ := fails - fits > 1).any():
+            mid = (fits + fails) // 2
+            got = caps[mid[:, None], np.arange(p)[None, :], types]  # (sequence, position)
+            ok = (got >= 1).all(axis=1) & (got.sum(axis=1) >= sd.L)
+            fits = np.where(open_ & ok, mid, fits)
+            fails = np.where(open_ & ~ok, mid, fails)
+        most = np.where(fits >= 0, m[np.maximum(fits, 0)], 0)  # m is ≥ 1: 0 where none fits
         for i, k in zip(at, most, strict=True):
             out[i] = int(k)
     return out

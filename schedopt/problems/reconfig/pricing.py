@@ -61,16 +61,8 @@ def _capacities(sd: StageData, p: int, lam: int) -> tuple[np.ndarray, np.ndarray
     if not len(m):
         return None
     # (m, type): the layers a stage of each type holds in time, inside and as the last stage
-    inner = np.stack(
-        [np.searchsorted(sd.time_n[(t, k, False, p > 1)], tau, "right") for t, k in sd.types], 1
-    )
-    end = np.stack(
-        [np.searchsorted(sd.time_n[(t, k, True, p > 1)], tau, "right") for t, k in sd.types], 1
-    )
-    # (position, type): in memory; i = 0 the first stage (f = p), i = p − 1 the last (f = 1)
-    mem = np.array(
-        [[sd.mem_n[(t, p - i, i == 0, i == p - 1)] for t, _ in sd.types] for i in range(p)]
-    )
+    inner, end = _in_time(sd, False, p > 1, tau), _in_time(sd, True, p > 1, tau)
+    mem = _in_memory(sd, p)
     caps = np.empty((len(m), p, len(sd.types)), dtype=np.int64)
     caps[:, : p - 1, :] = inner[:, None, :] - 1
     caps[:, p - 1, :] = end - 1
@@ -83,54 +75,140 @@ def _capacities(sd: StageData, p: int, lam: int) -> tuple[np.ndarray, np.ndarray
     return m[ok], caps[ok]
 
 
+def _in_time(sd: StageData, last: bool, deep: bool, tau: np.ndarray) -> np.ndarray:
+    """(stage time, type): ``searchsorted(sd.time_n[(t, κ, last, deep)], τ, "right")`` of
+    every type at once, from a table built once per ``sd``: the stage times at which some
+    type's count steps (all of them, sorted) and each type's count at each; between two
+    steps no count changes, so a τ's counts are those of the last step at or below it."""
+    key = ("time", last, deep)
+    if key not in sd.tables:
+        times = [sd.time_n[(t, k, last, deep)] for t, k in sd.types]
+        steps = np.unique(np.concatenate(times))
+        counts = np.zeros((len(steps) + 1, len(times)), dtype=np.intp)  # below every step: 0
+        counts[1:] = np.stack([np.searchsorted(ts, steps, "right") for ts in times], 1)
+        sd.tables[key] = (steps, counts)
+    steps, counts = sd.tables[key]
+    return counts[np.searchsorted(steps, tau, "right")]
+
+
+def _in_memory(sd: StageData, p: int) -> np.ndarray:
+    """(position, type): the layers a stage of each type holds in memory at each position of
+    a ``p``-stage pipeline; i = 0 the first stage (f = p), i = p − 1 the last (f = 1). Built
+    once per ``sd`` and depth (it depends on neither Λ nor m)."""
+    key = ("memory", p)
+    if key not in sd.tables:
+        sd.tables[key] = np.array(
+            [[sd.mem_n[(t, p - i, i == 0, i == p - 1)] for t, _ in sd.types] for i in range(p)]
+        )
+    return sd.tables[key]
+
+
 def _least_cost(
     sd: StageData, mu: np.ndarray, caps: np.ndarray, keep: bool = False
-) -> tuple[np.ndarray, np.ndarray | None]:
+) -> tuple[np.ndarray, Choices | None]:
     """Q7: the least price of one pipeline per row of ``caps``: one type per position with
     ``cap ≥ 1``, the capacities summing to ≥ L; exact, by dynamic programming over the
     positions and the layers held (capped at L), for every m at once. ``keep``: also the
-    choices ``[position, row, layers held]`` (the type taken), for ``cheapest_types``.
+    choices (the type taken at each position and layers held), for ``cheapest_types``.
 
-    At each position only the types no other type beats are gathered (``_undominated``):
-    a type with at least the capacity and at most the price is never worse, so the least
-    prices and the choices are those over every type, bit for bit (#17: 5 of 16 types a
-    row and position on average at 256 GPUs)."""
-    nm, p, _ = caps.shape
+    Every number is the sum the program over every row, position, type and layers held
+    gives, in the same order, so the least prices and the choices are the same bit for bit;
+    three things are left out (#17: 2.2-2.7x less CPU on the bound's and W8's calls):
+    - the types some other type beats at a row and position (``_undominated``; 5 of 16 types
+      on average at 256 GPUs);
+    - the work of rows that share their capacities at the first positions: those rows are
+      one state there (``_Runs``; rows in ``unique_rows``' order or in m share them
+      consecutively; at 256 GPUs 42% of the row-positions);
+    - the layers held after a position that no row can use: above what its positions so far
+      hold (∞ there), and below what it still needs, ``L`` less the most its later positions
+      hold (never read again; at 256 GPUs the two leave 19% of the cells)."""
+    p = caps.shape[1]
     L = sd.L
     width = L + 1
-    cost = np.full((nm, width), np.inf)
-    cost[:, 0] = 0.0
-    order, cap, extra = _undominated(caps, np.asarray(mu, float))
-    held = np.arange(width, dtype=np.intp)
-    # (row, position, kept type, layers held): where each candidate reads the cost so far,
-    # as one flat index (each row's offset in cost added): the layers held before the position
-    at = held - cap[..., None]
-    np.maximum(at, 0, out=at)
-    at += (np.arange(nm, dtype=np.intp) * width)[:, None, None, None]
-    args = np.full((p, nm, width), -1, dtype=np.int16) if keep else None
-    for i in range(p):
-        cand = cost.ravel().take(at[:, i])  # one flat gather (2x the two-array indexing, #17)
-        cand += extra[:, i, :, None]  # a type must hold a layer; the padding is never taken
-        if args is None:
-            cost = cand.min(axis=1)
-            continue
-        best = cand.argmin(axis=1)  # the first type of least price, as over every type
-        cost = np.take_along_axis(cand, best[:, None, :], 1)[:, 0, :]
-        took = np.take_along_axis(order[:, i], best, 1)
-        took[~np.isfinite(cost)] = 0  # (argmin over every type gives the first where all are ∞)
-        args[i] = took
-    return cost[:, L], args
+    runs = _Runs(caps)
+    order, cap, extra = _undominated(runs.vectors(caps), np.asarray(mu, float), p)
+    most = caps.max(axis=2)  # (row, position): the most layers a position holds
+    upto = np.minimum(np.cumsum(most, axis=1).max(axis=0), L)  # the most held after each
+    still = np.cumsum(most[:, ::-1], axis=1)[:, ::-1]  # the most held from each on
+    need = np.full(p, L, dtype=np.int64)
+    need[:-1] = np.maximum(0, L - still[:, 1:]).min(axis=0)  # the least any row still reads
+    cost = np.full((1, width), np.inf)  # before the first position: one state, nothing held
+    cost[0, 0] = 0.0
+    taken: list[tuple[int, np.ndarray, np.ndarray]] = []
+    for i, (n, at_run, part) in enumerate(runs.positions()):
+        lo, hi = int(need[i]), max(int(upto[i]), int(need[i]) - 1)
+        held = np.arange(lo, hi + 1, dtype=np.intp)
+        # where each candidate reads the cost so far (its run's row, the layers held before)
+        at = held - cap[part, :, None]
+        np.maximum(at, 0, out=at)
+        at += (at_run * width)[:, None, None]
+        cand = cost.ravel().take(at)  # one flat gather (2x the two-array indexing, #17)
+        cand += extra[part, :, None]  # a type must hold a layer; the padding is never taken
+        cost = np.full((n, width), np.inf)
+        cost[:, lo : hi + 1] = cand.min(axis=1)
+        if keep:  # the first type of least price, as over every type (argmin's first)
+            taken.append((lo, cand.argmin(axis=1), order[part]))
+    last = cost[runs.run[p - 1], L]
+    return last, (Choices(runs.run, taken, np.isfinite(last)) if keep else None)
 
 
-def _undominated(caps: np.ndarray, price: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For the capacities ``caps[row, position, type]`` and the types' prices: (the types with
-    ``cap ≥ 1`` that no other type beats at their row and position, in index order, padded
-    to the most any keeps; their capacities; their prices, ∞ on the padding). Type ``k``
-    beats ``j`` where its capacity is at least ``j``'s and its price at most ``j``'s with
-    ``k`` first (argmin's first of a tie), or lower by more than the rounding of a sum of
-    ``p + 1`` prices can close: then its candidate is never above ``j``'s, nor equal to it
-    with ``j`` first, so leaving ``j`` out changes neither the least price nor the choice."""
-    p = caps.shape[1]
+class _Runs:
+    """Rows of ``caps`` that share their capacities at positions ``0..i`` (consecutive rows,
+    in the given order) are one state of Q7's program up to ``i``: ``run[i, row]`` is the row's
+    state there, and each state of ``i`` extends one state of ``i − 1``."""
+
+    def __init__(self, caps: np.ndarray) -> None:
+        nm, p, _ = caps.shape
+        new = np.ones((p, nm), dtype=bool)  # where a row's state differs from the row before
+        if nm > 1:
+            step = (caps[1:] != caps[:-1]).any(axis=2)  # (row, position)
+            new[:, 1:] = np.logical_or.accumulate(step, axis=1).T
+        self.run = np.cumsum(new, axis=1) - 1
+        self.firsts = [np.flatnonzero(f) for f in new]  # each state's first row
+
+    def vectors(self, caps: np.ndarray) -> np.ndarray:
+        """Each state's capacities at its position, position after position: (state, type)."""
+        return np.concatenate([caps[f, i, :] for i, f in enumerate(self.firsts)])
+
+    def positions(self) -> list[tuple[int, np.ndarray, slice]]:
+        """Per position: its states, the state before of each (the one before the first
+        position is 0), and their slice of ``vectors``."""
+        out, off = [], 0
+        for i, f in enumerate(self.firsts):
+            before = self.run[i - 1, f] if i else np.zeros(len(f), dtype=np.intp)
+            out.append((len(f), before, slice(off, off + len(f))))
+            off += len(f)
+        return out
+
+
+class Choices:
+    """Q7's program's choices (``_least_cost(keep=True)``): at each position, from its first
+    layers held kept, the index of the type taken among its state's kept types, and those
+    types; read for the rows of finite least price (the others took nothing)."""
+
+    def __init__(
+        self, run: np.ndarray, taken: list[tuple[int, np.ndarray, np.ndarray]], finite: np.ndarray
+    ) -> None:
+        self.run, self.taken, self.finite = run, taken, finite
+
+    def types_at(self, rows: np.ndarray, position: int, held: np.ndarray) -> np.ndarray:
+        """The type each of ``rows`` takes at ``position`` with ``held`` layers held there."""
+        lo, best, order = self.taken[position]
+        state = self.run[position, rows]
+        return order[state, best[state, held - lo]]
+
+
+def _undominated(
+    caps: np.ndarray, price: np.ndarray, p: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For the capacities ``caps[..., type]`` of positions of ``p``-stage pipelines and the
+    types' prices: (the types with ``cap ≥ 1`` that no other type beats at their row and
+    position, in index order, padded to the most any keeps; their capacities; their prices,
+    ∞ on the padding). Type ``k`` beats ``j`` where its capacity is at least ``j``'s and its
+    price at most ``j``'s with ``k`` first (argmin's first of a tie), or lower by more than
+    the rounding of a sum of ``p + 1`` prices can close: then its candidate is never above
+    ``j``'s, nor equal to it with ``j`` first, so leaving ``j`` out changes neither the least
+    price nor the choice."""
     idx = np.arange(len(price))
     margin = 1e-12 * (p + 1) * max(1.0, float(price.max(initial=0.0)))
     lower = price[:, None] < price[None, :] - margin
@@ -171,14 +249,19 @@ def _starts(flat: np.ndarray) -> np.ndarray:
     return new
 
 
-def cheapest_types(sd: StageData, caps: np.ndarray, args: np.ndarray, row: int) -> list[int]:
-    """The types (indices of ``sd.types``, first stage first) of row ``row``'s least price."""
+def cheapest_types(sd: StageData, caps: np.ndarray, args: Choices, rows: np.ndarray) -> np.ndarray:
+    """The types (indices of ``sd.types``, first stage first) of the least price of each of
+    ``rows`` (rows of finite least price: ``args.finite``), one row of the result each; every
+    row at once, position after position from the last."""
+    rows = np.asarray(rows, dtype=np.intp)
+    if not args.finite[rows].all():
+        raise ValueError("a row without a pipeline has no types to read")
     p = caps.shape[1]
-    out, held = [0] * p, sd.L
+    out = np.empty((len(rows), p), dtype=np.intp)
+    held = np.full(len(rows), sd.L, dtype=np.intp)
     for i in range(p - 1, -1, -1):
-        j = int(args[i, row, held])
-        out[i] = j
-        held = max(0, held - int(caps[row, i, j]))
+        out[:, i] = took = args.types_at(rows, i, held)
+        held = np.maximum(0, held - caps[rows, i, took])
     return out
 
 
@@ -198,7 +281,8 @@ def best_columns(
     few = caps[top]
     args = _least_cost(sd, mu, few, keep=True)[1]
     assert args is not None
-    return cost, [(r, cheapest_types(sd, few, args, i)) for i, r in enumerate(top)]
+    types = cheapest_types(sd, few, args, np.arange(len(top))).tolist()
+    return cost, list(zip(top, types, strict=True))
 
 
 def least_per_count(
