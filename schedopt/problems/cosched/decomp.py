@@ -169,8 +169,8 @@ def _start(
 def packing_plan(inst: CoschedInstance, options: SolveOptions, until: float) -> Solution | None:
     """The packing plan (``heuristic:packing``) by ``until`` (``time.time()``, the clock every
     process shares: the worker's start-up comes out of the packing's time, not after it):
-    ``colgen``'s seed, on a worker of its own (:class:`~schedopt.executor.aside.Aside`) while
-    the rounds run."""
+    ``colgen``'s seed, made here or on a worker of its own
+    (:class:`~schedopt.executor.aside.Aside`) while the rounds run."""
     seconds = max(0.0, until - time.time())
     return solve_packing(inst, replace(options, params={}), Deadline.after(seconds)).solution
 
@@ -273,9 +273,7 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
         # starts from the packing plan.
         seconds = share(SEED_SHARE)
         if not aside:
-            own_params = replace(options, params={})
-            seeded = solve_packing(inst, own_params, Deadline.after(seconds))
-            options = replace(options, hint=seeded.solution)
+            options = replace(options, hint=packing_plan(inst, options, time.time() + seconds))
         # auto's other two heuristics (each job alone: a pass over the jobs, 0.05 s at 200
         # jobs) are floors too, so auto is never below any of its heuristics
         floors = baselines(inst, data, Deadline.after(share(FLOOR_SHARE)))
