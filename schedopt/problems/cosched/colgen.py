@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -27,7 +28,9 @@ from .farley import LEVELS, CaseState, Combos, Stack, farley_bound
 from .greedy import Members, box_fits, boxes_of, price
 from .group_exact import schedule_exact
 from .heuristics import build
+from .refine import parallel
 from .schedule import Planned, host_counts
+from .shares import AGG_FLOOR, best_farley, scaled_aggregate
 
 if TYPE_CHECKING:
     pass
@@ -289,7 +292,16 @@ def generate(
             break
         lp, pi, y = solved
         b = None
-        proposed = price(data, combos, pi, y, levels, boxes, dl, stack, fits)
+        greedy = (data, combos, pi, y, levels, boxes, dl, stack, fits)
+        if exact and parallel(cases, state):
+            # The case models run on the workers while this process mostly waits for them:
+            # greedy pricing meanwhile, on a thread (the same groups: a pure function of the
+            # duals; proposed in the same order, greedy ones first).
+            pricing = ThreadPoolExecutor(1)
+            ahead: Future[list[Members]] | None = pricing.submit(price, *greedy)
+            proposed = []
+        else:
+            proposed, ahead = price(*greedy), None
         if exact:
             # Exact pricing at duals smoothed towards those of the best bound (Wentges):
             # fewer rounds; any duals give a valid bound.
@@ -305,6 +317,9 @@ def generate(
             b = farley_bound(data, ps, ys, dl, dl, found, combos, state, cases)
             if b is not None and (best is None or b > best):
                 best, center = b, (ps, ys)
+            if ahead is not None:
+                proposed = ahead.result()
+                pricing.shutdown()
             proposed += [tuple((j, combos[j].options[c]) for j, c in f) for f in found]
         added = 0
         for col in checked(data, proposed, dl, deterministic, executor, cases):
@@ -349,51 +364,3 @@ def generate(
         if b is not None and (best is None or b > best):
             best = b
     return Generated(best, lp, done, master.columns, trace)
-
-
-#: The scaled aggregate bound is tried when no round's bound is this many times the
-#: aggregate one (θ* = 1.26 at 656 GPUs × 40 jobs, where the rounds reach 860–880 against 649,
-#: and 1.0325 at 4,096 × 200, where they reach 2,800–2,830 against 2,797 and it gives 2,888).
-AGG_FLOOR = 1.1
-#: The aggregate shares are scaled by this before Farley's θ (capped at 1) is taken over R':
-#: above θ's own value at the shares (1.26 at 656 GPUs x 40 jobs, 1.03 at 4,096 x 200, #17).
-AGG_SCALE = 1.5
-
-
-def scaled_aggregate(
-    data: ModelData,
-    deadline: Deadline,
-    combos: list[Combos] | None = None,
-    state: CaseState | None = None,
-) -> float | None:
-    """Farley's bound at the duals ``(s π_agg, 0)``, ``s`` = :data:`AGG_SCALE`: at least the
-    aggregate bound when ``θ`` at ``(π_agg, 0)`` is 1 (its shares are dual feasible over R'),
-    and ``min(s, θ_1)`` times it in general (formulation); None if out of time."""
-    shares = aggregate_shares(data)
-    if shares is None or sum(shares) <= 0:
-        return None
-    pi = AGG_SCALE * np.array(shares)
-    return farley_bound(
-        data, pi, np.zeros(len(data.pools)), deadline, deadline, None, combos, state
-    )
-
-
-#: Weights α of the master's duals in the duals the Farley bound is tried with, the rest on
-#: the aggregate bound's shares (which alone give back the aggregate bound); first found best
-#: on 656 GPUs × 40 jobs (benchmarks/RESULTS.md, #17).
-MIXES = (0.25, 0.1, 0.5)
-
-
-def best_farley(data: ModelData, pi: np.ndarray, y: np.ndarray, deadline: Deadline) -> float | None:
-    """The best Farley bound over the duals ``α (π, y) + (1 − α) (π_agg, 0)`` of :data:`MIXES`
-    (each one is valid: Farley holds for any duals), tried while ``deadline`` allows."""
-    shares = aggregate_shares(data)
-    if shares is None:
-        return None
-    agg = np.array(shares)
-    best = None
-    for a in MIXES:
-        b = farley_bound(data, a * pi + (1 - a) * agg, a * y, deadline)
-        if b is not None and (best is None or b > best):
-            best = b
-    return best
