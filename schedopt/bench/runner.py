@@ -241,7 +241,8 @@ def run_row(job: Job) -> dict[str, Any]:
 #: (admission's "B1L", "B0k", ...), and the counts the tables of benchmarks/RESULTS.md report
 #: (finish-time fairness's LPs, column generation's columns, rounds and master LP, the rounds
 #: reconfig's physical bound priced, whether cosched's plan was polished, its case workers,
-#: its dive's plan and its ladders' sub-MIPs),
+#: its dive's plan and its ladders' sub-MIPs, whether its packing plan made aside came back
+#: and whether the starting plan or a baseline was kept over the master's),
 #: and why reconfig's decomp:physical had no template answer or where its widening stopped.
 STATS_KEPT = (
     "first_level_proven",
@@ -258,6 +259,9 @@ STATS_KEPT = (
     "polished",
     "polish_columns",
     "case_workers",
+    "packing_aside_plan",
+    "seed_kept",
+    "baseline_kept",
     "dive",
     "ladder_steps",
     "polish_ladder_steps",

@@ -264,6 +264,7 @@ def test_a_row_keeps_bounds_step_seconds_and_named_counts_of_the_stats():
             "label_s": "text",
             "bound": "B0k",
             "polished": 1.0,
+            "packing_aside_plan": 1.0,  # cosched's packing plan made aside came back (#17)
         }
     )
     assert kept == {
@@ -272,6 +273,7 @@ def test_a_row_keeps_bounds_step_seconds_and_named_counts_of_the_stats():
         "proven_over": "template plan space",
         "bound": "B0k",
         "polished": 1.0,
+        "packing_aside_plan": 1.0,
     }
 
 

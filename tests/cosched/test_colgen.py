@@ -293,3 +293,25 @@ def test_the_hints_groups_keep_each_phases_own_option() -> None:
             phases = data.jobs[j].phases
             assert len(opts) == len(phases)
             assert all(o in phases[k] for k, o in enumerate(opts)), (j, opts)
+
+
+def test_colgen_validates_its_starting_plan_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hint is validated where its groups become columns (``_hint_columns``), and that
+    answer says whether it is the seed: not a second time (#17). A valid hint is the seed (the
+    MIP's warm start) and an invalid one is not, as before."""
+    from schedopt.problems.cosched import decomp
+
+    inst = generate_custom(12, 12, 16, 16, 1, (0, 1))
+    hint = schedopt.solve(inst, "heuristic:packing", time_limit_s=5, deterministic=True).solution
+    seen: list[object] = []
+    validate = decomp.validate
+
+    def counted(inst_, plan):
+        seen.append(plan)
+        return validate(inst_, plan)
+
+    monkeypatch.setattr(decomp, "validate", counted)
+    opts = dict(time_limit_s=60, deterministic=True, params={"rounds": 2})
+    res = schedopt.solve(inst, "colgen", hint=hint, **opts)
+    assert res.solution is not None
+    assert sum(p is hint for p in seen) == 1

@@ -108,6 +108,7 @@ class _Packed:
         self.inst, self.data, self.aside = inst, data, aside
         self.plan: Solution | None = None
         self.columns: list[Column] = []
+        self.valid = False  # ``plan`` is a valid plan (validated once, by _hint_columns)
         self.elapsed_s = float("nan")
         self.taken = False
 
@@ -120,7 +121,8 @@ class _Packed:
         self.taken, self.elapsed_s = True, res.elapsed_s
         if res.ok and isinstance(res.value, Solution):
             self.plan = res.value
-            self.columns = _hint_columns(self.inst, self.data, self.plan)
+            columns = _hint_columns(self.inst, self.data, self.plan)
+            self.columns, self.valid = columns or [], columns is not None
         return self.columns
 
     def __enter__(self) -> _Packed:
@@ -130,12 +132,16 @@ class _Packed:
         self.aside.close()
 
 
-def _hint_columns(inst: CoschedInstance, data: ModelData, hint: Solution | None) -> list[Column]:
-    """The groups of ``hint`` (if it is a valid plan) as columns, as they are."""
+def _hint_columns(
+    inst: CoschedInstance, data: ModelData, hint: Solution | None
+) -> list[Column] | None:
+    """The groups of ``hint`` as columns, as they are; None if there is no hint or it is not a
+    valid plan (the one validation of the starting plan: its result also says whether the plan
+    is ``solve_colgen``'s seed, #17)."""
     out: list[Column] = []
     raw = None if hint is None or validate(inst, hint) else raw_from_solution(inst, hint)
     if raw is None:
-        return out
+        return None
     for g in raw.groups:
         members = []
         for j in g.members:
@@ -152,11 +158,12 @@ def _hint_columns(inst: CoschedInstance, data: ModelData, hint: Solution | None)
 
 def _start(
     inst: CoschedInstance, data: ModelData, options: SolveOptions, dl: Deadline
-) -> tuple[list[Column], list[Column]]:
+) -> tuple[list[Column], list[Column] | None]:
     """Scheduled groups to start from: the hint's as they are (if the hint is valid), and every
-    job alone on its cheapest plan found; and the hint's groups alone (its plan, as columns)."""
+    job alone on its cheapest plan found; and the hint's groups alone (its plan, as columns;
+    None if there is no hint or it is not valid)."""
     plan = _hint_columns(inst, data, options.hint)
-    out = list(plan)
+    out = list(plan or [])
     for job in data.jobs:
         if dl.expired():
             break
@@ -177,7 +184,7 @@ def packing_plan(inst: CoschedInstance, options: SolveOptions, until: float) -> 
 
 def _master_plan(
     master: Master,
-    seed_groups: list[Column],
+    seed_groups: list[Column] | None,
     deadline: Deadline,
     stats: dict[str, float],
     seed: int | None = None,
@@ -304,10 +311,13 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
             # its groups, if they came back after the last round (the worker is stopped at
             # the packing's deadline, long before the rounds end)
             columns += packed(wait=True)
-            seed_groups, stats["packing_aside_s"] = packed.columns, packed.elapsed_s
+            seed_groups = packed.columns if packed.valid else None
+            stats["packing_aside_s"] = packed.elapsed_s
             stats["packing_aside_plan"] = float(packed.plan is not None)
             options = replace(options, hint=packed.plan)
-    seed = options.hint if options.hint is not None and not validate(inst, options.hint) else None
+    # the starting plan, if valid: validated once, where its groups became columns
+    # (_hint_columns: in _start, or by _Packed for the plan made aside, which is then the hint)
+    seed = options.hint if seed_groups is not None else None
     master = Master.of(data, columns)
     # Keep a share back for the baselines' metrics (with_efficiency) and the validator.
     chosen, dived = _master_plan(
