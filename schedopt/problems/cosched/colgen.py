@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -28,7 +27,6 @@ from .farley import LEVELS, CaseState, Combos, Stack, farley_bound
 from .greedy import Members, box_fits, boxes_of, price
 from .group_exact import schedule_exact
 from .heuristics import build
-from .refine import parallel
 from .schedule import Planned, host_counts
 from .shares import AGG_FLOOR, best_farley, scaled_aggregate
 
@@ -292,16 +290,7 @@ def generate(
             break
         lp, pi, y = solved
         b = None
-        greedy = (data, combos, pi, y, levels, boxes, dl, stack, fits)
-        if exact and parallel(cases, state):
-            # The case models run on the workers while this process mostly waits for them:
-            # greedy pricing meanwhile, on a thread (the same groups: a pure function of the
-            # duals; proposed in the same order, greedy ones first).
-            pricing = ThreadPoolExecutor(1)
-            ahead: Future[list[Members]] | None = pricing.submit(price, *greedy)
-            proposed = []
-        else:
-            proposed, ahead = price(*greedy), None
+        proposed = price(data, combos, pi, y, levels, boxes, dl, stack, fits)
         if exact:
             # Exact pricing at duals smoothed towards those of the best bound (Wentges):
             # fewer rounds; any duals give a valid bound.
@@ -317,9 +306,6 @@ def generate(
             b = farley_bound(data, ps, ys, dl, dl, found, combos, state, cases)
             if b is not None and (best is None or b > best):
                 best, center = b, (ps, ys)
-            if ahead is not None:
-                proposed = ahead.result()
-                pricing.shutdown()
             proposed += [tuple((j, combos[j].options[c]) for j, c in f) for f in found]
         added = 0
         for col in checked(data, proposed, dl, deterministic, executor, cases):
