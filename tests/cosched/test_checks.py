@@ -15,6 +15,7 @@ from schedopt.executor import Executor, InlineExecutor, Task, TaskResult, run_ta
 from schedopt.problems.cosched import colgen, decomp, generate_custom
 from schedopt.problems.cosched.colgen import Master, check, check_batch, checked
 from schedopt.problems.cosched.heuristics import heuristic_data
+from schedopt.problems.cosched.shares import AGG_SCALE, could_raise
 
 
 class Backwards(Executor):
@@ -90,3 +91,25 @@ def test_the_checked_columns_keep_the_proposals_order() -> None:
     assert workers.ran and set(workers.ran) == {check_batch}
     assert len(inline) > len(start)
     assert [Master.key(c) for c in batched] == [Master.key(c) for c in inline]
+
+
+def test_the_scaled_aggregate_bound_is_tried_only_below_what_it_can_reach() -> None:
+    """At most s times the aggregate bound, at most the master's LP (z_R' ≤ LP), and at most
+    c(S) / π_agg(S) times the aggregate bound for any group S of R' (θ* is the least)."""
+    data, start = _setup()
+    from schedopt.problems.cosched.data import aggregate_shares
+
+    shares = aggregate_shares(data) or []
+    agg = sum(shares)
+    top = AGG_SCALE * agg
+    assert could_raise(data, None, top)
+    assert could_raise(data, 0.9 * top, top)
+    assert not could_raise(data, top, 2 * top)
+    assert not could_raise(data, 0.9 * top, 0.9 * top)
+    # a group whose cost is 1.2 times its members' shares caps θ* at 1.2
+    group = (1.2 * (shares[0] + shares[1]), [0, 1])
+    assert could_raise(data, 1.19 * agg, 2 * top, [group])
+    assert not could_raise(data, 1.21 * agg, 2 * top, [group])
+    # the starting columns are groups of R': θ* is at least 1 (the shares are dual feasible)
+    groups = [(c.cost(data), [j for j, _ in c.members]) for c in start]
+    assert could_raise(data, 0.999 * agg, 2 * top, groups)

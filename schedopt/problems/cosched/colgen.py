@@ -28,7 +28,7 @@ from .greedy import Members, box_fits, boxes_of, price
 from .group_exact import schedule_exact
 from .heuristics import build
 from .schedule import Planned, host_counts
-from .shares import AGG_FLOOR, best_farley, scaled_aggregate
+from .shares import AGG_FLOOR, best_farley, could_raise, scaled_aggregate
 
 if TYPE_CHECKING:
     pass
@@ -226,6 +226,15 @@ class Generated:
     #: per round: the master LP's value, the round's exact bound (None: a greedy round or
     #: none in time) and the columns after it
     trace: list[tuple[float, float | None, int]] = field(default_factory=list)
+    #: the scaled aggregate bound, if it was tried and ended in time
+    scaled: float | None = None
+    #: the best bound of the rounds and of the last duals, without the scaled aggregate one
+    own: float | None = None
+
+
+def _groups(master: Master) -> list[tuple[float, list[int]]]:
+    """The master's columns as (cost, member jobs): scheduled groups, so groups of R'."""
+    return [(c.cost(master.data), [j for j, _ in c.members]) for c in master.columns]
 
 
 def levels_of(data: ModelData) -> list[int]:
@@ -274,11 +283,20 @@ def generate(
     floor = None if shares is None else AGG_FLOOR * sum(shares)
     last = 0.0  # seconds the last round took
     trace: list[tuple[float, float | None, int]] = []
+    scaled: float | None = None  # the scaled aggregate bound (None: not tried, or no time)
+    tried = False
     while rounds is None or done < rounds:
         # Once exact rounds prove more than the scaled aggregate bound could add, they are the
         # bound stage itself: they run on into its time (its last duals' bound is one more).
         far = exact and best is not None and (floor is None or best >= floor)
         dl = bound_deadline if far else deadline
+        if far and not tried and rounds is None and deadline.expired() and solved is not None:
+            # The rounds enter the bound stage's time: the scaled aggregate bound first, if it
+            # could be higher (under load the rounds' 3,104-3,139 $/h stopped it where it
+            # gave 3,229-3,248 at 4,096 x 200, #17), with the case models on the workers.
+            tried = True
+            if could_raise(data, best, solved[0], _groups(master)):
+                scaled = scaled_aggregate(data, bound_deadline, combos, state.copy(), cases)
         if dl.remaining() <= (last if exact and rounds is None else 0.0):
             break  # no time for a round like the last (it would eat the bound stage's)
         began = time.perf_counter()
@@ -335,18 +353,23 @@ def generate(
         # pricing adds 8 or more groups nearly every round for the whole minute: their duals
         # give 2,524-2,593 against 2,797, #17); the aggregate shares scaled by Farley's θ over
         # R' give at least it (2,888; formulation, "Farley at the aggregate shares").
-        scaled = scaled_aggregate(data, bound_deadline, combos, state)
-        if scaled is not None and (best is None or scaled > best):
-            best = scaled
+        tried = True
+        scaled = scaled_aggregate(data, bound_deadline, combos, state, cases)
+    rounds_best = best
     # Any duals give a valid Farley bound; those of the final master give the strongest.
     solved = master.solve(bound_deadline.remaining()) or solved
     if solved is None:
-        return Generated(best, None, done, master.columns, trace)
+        best = max((b for b in (rounds_best, scaled) if b is not None), default=None)
+        return Generated(best, None, done, master.columns, trace, scaled, rounds_best)
     lp, pi, y = solved
     for b in (
         farley_bound(data, pi, y, bound_deadline, bound_deadline, None, combos, state, cases),
         best_farley(data, pi, y, bound_deadline),
     ):
-        if b is not None and (best is None or b > best):
-            best = b
-    return Generated(best, lp, done, master.columns, trace)
+        if b is not None and (rounds_best is None or b > rounds_best):
+            rounds_best = b
+    if not tried and rounds is None and could_raise(data, rounds_best, lp, _groups(master)):
+        # the bound stage's time left after the last duals' bounds (rounds stopped early)
+        scaled = scaled_aggregate(data, bound_deadline, combos, state, cases)
+    best = max((b for b in (rounds_best, scaled) if b is not None), default=None)
+    return Generated(best, lp, done, master.columns, trace, scaled, rounds_best)

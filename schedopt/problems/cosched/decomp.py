@@ -335,6 +335,10 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
         "master_lp": float("nan") if gen.lp is None else gen.lp,
         "farley_bound": float("nan") if gen.bound is None else gen.bound,
     }
+    # the scaled aggregate bound, if tried in time, and the rounds' own (the bound is the max)
+    for key, value in (("scaled_bound", gen.scaled), ("rounds_bound", gen.own)):
+        if value is not None:
+            stats[key] = value
     plan = None
     if chosen is not None:
         raw = Raw()

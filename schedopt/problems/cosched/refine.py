@@ -55,6 +55,11 @@ class CaseState:
     #: heap at the deadline, a task that did not come back (0: θ is exact over R')
     undecided: int = 0
 
+    def copy(self) -> CaseState:
+        """A state of its own for a bound aside from the rounds (its hints and proven bounds
+        start as these; what it finds does not change these)."""
+        return CaseState(self.deterministic, dict(self.hints), dict(self.proven), self.effort)
+
 
 @dataclass(frozen=True)
 class _Case:

@@ -4,9 +4,12 @@ with a master's duals (:func:`best_farley`). Each is valid (Farley holds for any
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from schedopt.core.stopping import Deadline
+from schedopt.executor import Executor
 
 from .data import ModelData, aggregate_shares
 from .farley import CaseState, Combos, farley_bound
@@ -25,17 +28,42 @@ def scaled_aggregate(
     deadline: Deadline,
     combos: list[Combos] | None = None,
     state: CaseState | None = None,
+    executor: Executor | None = None,
 ) -> float | None:
     """Farley's bound at the duals ``(s π_agg, 0)``, ``s`` = :data:`AGG_SCALE`: at least the
     aggregate bound when ``θ`` at ``(π_agg, 0)`` is 1 (its shares are dual feasible over R'),
-    and ``min(s, θ_1)`` times it in general (formulation); None if out of time."""
+    and ``min(s, θ_1)`` times it in general (formulation); None if out of time. ``executor``:
+    the case models on its workers (:func:`.refine.parallel`)."""
     shares = aggregate_shares(data)
     if shares is None or sum(shares) <= 0:
         return None
     pi = AGG_SCALE * np.array(shares)
     return farley_bound(
-        data, pi, np.zeros(len(data.pools)), deadline, deadline, None, combos, state
+        data, pi, np.zeros(len(data.pools)), deadline, deadline, None, combos, state, executor
     )
+
+
+def could_raise(
+    data: ModelData,
+    bound: float | None,
+    lp: float,
+    groups: Iterable[tuple[float, Iterable[int]]] = (),
+) -> bool:
+    """The scaled aggregate bound could be above ``bound``. It is ``min(s, θ*)`` times the
+    aggregate bound, at most ``z_R'`` (at most a restricted master's LP value ``lp``, formulation
+    "The stop rule"), and ``θ* ≤ c(S) / Σ_{j∈S} π^agg_j`` for every group ``S`` of R' (``θ*`` is
+    the least such ratio): ``groups``, (cost, member jobs) of scheduled groups, so of R'
+    (formulation, "Farley at the aggregate shares")."""
+    shares = aggregate_shares(data)
+    if shares is None or sum(shares) <= 0:
+        return False
+    theta = AGG_SCALE
+    for cost, members in groups:
+        share = sum(shares[j] for j in members)
+        if share > 1e-12:
+            theta = min(theta, cost / share)
+    top = min(theta * sum(shares), lp)
+    return bound is None or bound < (1 - 1e-4) * top
 
 
 #: Weights α of the master's duals in the duals the Farley bound is tried with, the rest on
