@@ -150,6 +150,55 @@ class Deadline:
         """Seconds for one stage: ``fraction`` of what remains after keeping ``reserve_s``."""
         return max(0.0, (self.remaining() - reserve_s) * fraction)
 
+    def cpu_share(self, fraction: float, cpu_s: float, most: float) -> CpuShare:
+        """A deadline for one stage that needs ``cpu_s`` of this process's CPU time: it ends
+        once the stage has had that much (``time.process_time()`` from now), but not before
+        ``fraction`` of the time left has passed (the stage's share of the wall, as
+        ``earlier(share(1 - fraction))``) and never after ``most`` of it (the wall deadline
+        always wins: what follows keeps ``1 - most`` of the time left). On a quiet machine
+        the wall share ends later; beside other work, where the process gets a fraction of a
+        core, the stage gets the CPU it needs before the next one takes its share (#17)."""
+        now, left = time.perf_counter(), self.remaining()
+        return CpuShare(
+            self.end - max(0.0, left * (1.0 - most)),
+            self.stretch_s,
+            self.since,
+            self.measured,
+            soft=now + max(0.0, left * min(fraction, most)),
+            cpu_s=cpu_s,
+            cpu0=time.process_time(),
+            wall0=now,
+        )
+
+
+@dataclass(frozen=True)
+class CpuShare(Deadline):
+    """A stage's deadline counted in the process's CPU time (:meth:`Deadline.cpu_share`): it
+    ends once ``cpu_s`` CPU seconds have passed since ``cpu0`` (``time.process_time()``),
+    not before the wall time ``soft``, and never after ``end`` (its wall cap). Until then
+    ``remaining`` is the wall time the CPU left takes at the rate the stage has had it so far
+    (wall over CPU since ``wall0``, at least 1), so a share of it inside the stage (a pricing
+    round's) is a share of what the stage will get."""
+
+    soft: float = 0.0
+    cpu_s: float = 0.0
+    cpu0: float = 0.0
+    wall0: float = 0.0
+
+    def _end(self) -> float:
+        cap = super()._end()
+        used = time.process_time() - self.cpu0
+        if used >= self.cpu_s:
+            return min(cap, self.soft)
+        now = time.perf_counter()
+        wall = now - self.wall0
+        per_cpu = max(1.0, wall / max(used, 1e-9)) if wall >= MIN_MEASURED_S else 1.0
+        return min(cap, max(self.soft, now + (self.cpu_s - used) * per_cpu))
+
+    def earlier(self, seconds: float) -> Deadline:
+        """A plain deadline ``seconds`` before this one's end as it stands now."""
+        return Deadline(self._end() - max(0.0, seconds))
+
 
 class Ticker:
     """Checks ``deadline`` every ``every`` calls, for loops that build data or a model: the

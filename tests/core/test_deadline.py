@@ -213,3 +213,38 @@ def test_a_model_is_not_handed_over_without_the_time_to_load_it() -> None:
     assert too_late_to_hand_over(Deadline.after(0.5), build_s=10.0) is not None
     assert "hand it to the solver" in (too_late_to_hand_over(Deadline.after(0.5), 10.0) or "")
     assert too_late_to_hand_over(Deadline.after(5.0), build_s=10.0) is None
+
+
+def test_a_cpu_share_lasts_until_its_cpu_and_never_past_its_cap(monkeypatch) -> None:
+    """A stage that needs 1.6 CPU s, with 40% of the 10 s left as its wall share and at most
+    60%: quiet it ends at its wall share; where the process gets a quarter of a core it goes
+    on past it until it has had its CPU, and never past 60% (the wall deadline wins, #17)."""
+    from schedopt.core import stopping
+
+    wall, cpu = [100.0], [10.0]
+    monkeypatch.setattr(stopping.time, "perf_counter", lambda: wall[0])
+    monkeypatch.setattr(stopping.time, "process_time", lambda: cpu[0])
+    monkeypatch.setattr(stopping, "thread_cpu_times", lambda: None)
+    outer = stopping.Deadline(110.0)
+    quiet = outer.cpu_share(0.4, 1.6, 0.6)
+    wall[0], cpu[0] = 102.0, 12.0  # quiet: its CPU by 102, the wall share still ends at 104
+    assert quiet.remaining() == pytest.approx(2.0)
+    wall[0], cpu[0] = 104.0, 14.0
+    assert quiet.expired()
+
+    wall[0], cpu[0] = 100.0, 10.0
+    slow = outer.cpu_share(0.4, 1.6, 0.6)
+    wall[0], cpu[0] = 104.5, 10.0 + 4.5 / 4  # a quarter of a core: 1.125 CPU s by the share
+    assert not slow.expired()  # (a wall share would have ended at 104)
+    # the CPU left, 0.475 s, at 4 wall s a CPU s: past the cap at 106, so the cap
+    assert slow.remaining() == pytest.approx(1.5)
+    inner = slow.earlier(0.5)  # a share inside the stage: of its end as it stands now
+    assert type(inner) is stopping.Deadline and inner.remaining() == pytest.approx(1.0)
+    wall[0], cpu[0] = 105.0, 11.6  # its CPU had: it ends (past its wall share)
+    assert slow.expired()
+    wall[0], cpu[0] = 100.0, 10.0
+    starved = outer.cpu_share(0.4, 1.6, 0.6)
+    wall[0], cpu[0] = 106.0, 10.5  # the cap: 60% of the time left, whatever CPU is missing
+    assert starved.expired()
+    with pytest.raises(stopping.DeadlineReached):
+        starved.check("pricing")

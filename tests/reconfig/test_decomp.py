@@ -106,3 +106,33 @@ def test_the_search_proves_no_plan_where_every_pipeline_would_hold_every_micro_b
     raw, bound, stats = rate.search(data, None, Deadline.after(60))
     assert raw is None and bound is None and stats.get("infeasible") == 1.0, stats
     assert time.perf_counter() - t0 < 30  # proven, not cut by the deadline
+
+
+def test_the_physical_bound_gets_its_cpu_before_widening(monkeypatch) -> None:
+    """The bound's deadline is a share of this process's CPU time as well as of the wall
+    (``Deadline.cpu_share``: BOUND_CPU_S, at least BOUND_SHARE and at most BOUND_MOST of the
+    time left), so that beside other work its rounds get their CPU before W7 takes its share
+    (#17); the wall deadline still caps it."""
+    from schedopt.core.options import SolveOptions
+    from schedopt.core.stopping import CpuShare, Deadline
+    from schedopt.problems.reconfig import decomp, price_bound
+
+    class Seen(Exception):
+        pass
+
+    got: list[Deadline] = []
+
+    def bound(inst, upper, deadline, **kwargs):  # type: ignore[no-untyped-def]
+        got.append(deadline)
+        raise Seen
+
+    monkeypatch.setattr(price_bound, "priced_bound_us", bound)
+    inst = generate_custom(4, 4, "llama2-7b", 32, 1, 2, seed=0)
+    outer = Deadline.after(60.0)
+    with pytest.raises(Seen):
+        decomp.solve_physical(inst, SolveOptions(), outer)
+    (given,) = got
+    assert isinstance(given, CpuShare) and given.cpu_s == decomp.BOUND_CPU_S
+    left = outer.remaining()
+    assert given.end <= outer.end - (1 - decomp.BOUND_MOST) * left + 1e-6  # the wall cap
+    assert given.soft - given.wall0 == pytest.approx(decomp.BOUND_SHARE * left, rel=0.05)

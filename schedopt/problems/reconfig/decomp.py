@@ -111,9 +111,20 @@ PHYSICAL = "decomp:physical"
 TEMPLATE_SHARE = 0.25
 BOUND_SHARE = 0.4
 WIDEN_SHARE = 0.95
+#: The bound's share is also one of this process's CPU time: it goes on, past BOUND_SHARE of
+#: the wall, until its rounds have had BOUND_CPU_S CPU seconds, up to BOUND_MOST of the time
+#: left (``Deadline.cpu_share``). Quiet, its 4-5 rounds end by themselves in 1.0-1.5 CPU s
+#: (256 and 1,024 GPUs, 10 s) within BOUND_SHARE; beside other work a row gets a third of a
+#: core or less, and the wall share cut the bound at 1-3 rounds while W7 took its share of
+#: the rest (W8 and Q8″ need 3; RESULTS.md, #17).
+BOUND_CPU_S = 1.6
+BOUND_MOST = 0.6
 #: Of the time left after the bound, the most its last bisection at the mean of its rounds'
-#: prices takes (Q8″, ``price_bound.mean_bound_us``; 4 probes, 0.4-0.5 s at 256 GPUs, load 2.3).
+#: prices takes (Q8″, ``price_bound.mean_bound_us``; 4 probes, 0.4-0.5 s at 256 GPUs, load 2.3),
+#: and as CPU time: up to MEAN_CPU_S (0.12-0.17 CPU s quiet), at most MEAN_MOST of the wall.
 MEAN_SHARE = 0.1
+MEAN_CPU_S = 0.2
+MEAN_MOST = 0.2
 #: With less than this left after the template answer, widening runs first (its share
 #: SHORT_WIDEN_SHARE, W7 SHORT_COLUMN_SHARE of that) and the bound gets the rest: the
 #: bound's first prices take about a second at 256 GPUs, and W6 finds plans sooner than W7.
@@ -180,7 +191,7 @@ def _widened(
                 known = priced_bound_us(
                     inst,
                     upper,
-                    deadline.earlier(deadline.share(1 - BOUND_SHARE)),
+                    deadline.cpu_share(BOUND_SHARE, BOUND_CPU_S, BOUND_MOST),
                     gathered=gathered,
                 )
             except DeadlineReached:  # its share ran out while packing the hosts
@@ -194,7 +205,7 @@ def _widened(
                     gathered,
                     lower,
                     upper,
-                    deadline.earlier(deadline.share(1 - MEAN_SHARE)),
+                    deadline.cpu_share(MEAN_SHARE, MEAN_CPU_S, MEAN_MOST),
                     known[1],
                 )
                 known = (sharper, known[1])  # (widening's targets from the search's, as before)

@@ -142,8 +142,11 @@ def widen(
     share = COLUMN_SHARE if column_share is None else column_share
     own = None if deadline is None else deadline.earlier(deadline.share(1 - share))
     from .targets import columned as search  # W7: HiGHS, on first use
+    from .targets import met
 
-    columned = search(inst, part, upper, own, lower, base)
+    # W7 only where it can gain: not once a plan (W8's) meets the bound within its tolerance
+    gain = not met(lower, round(best_val[0] * 1e6) - 1)
+    columned = search(inst, part, upper, own, lower, base) if gain else []
     for chains in columned:
         consider(chains)
     upper = round(best_val[0] * 1e6)

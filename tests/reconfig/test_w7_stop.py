@@ -1,0 +1,112 @@
+"""W7 stops where it cannot gain (#17): once the best plan meets the proven bound within its
+tolerance, and when the pass from the second start finds no better plan (columns alone no
+longer send the cycle of modes round again). Deterministic: the columns are a stand-in whose
+plans depend on the target alone (as in ``test_w7_landing.py``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from schedopt.core.stopping import Deadline
+from schedopt.problems.reconfig.design import Partitioner
+
+from .test_widen import _small
+
+BEST = 1_000_000  # the best plan the stand-in has (µs)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    value: int
+    gpus: tuple[str, ...] = ()
+
+
+def _columned(
+    monkeypatch: pytest.MonkeyPatch, lower: int, deadline: Deadline | None, own_column=False
+):
+    """W7 over the stand-in from a start of 2 x BEST: (plans found, the targets it tried, as
+    (target, each column's own all-reduce)); ``own_column``: the first target of the
+    packings' "own" pass adds a column too."""
+    from schedopt.problems.reconfig import columns, targets
+
+    tried: list[tuple[int, bool]] = []
+    seconds: list[int] = []  # the second start's targets
+    extra: list[int] = []
+
+    class Fake:
+        """BEST at every target from BEST on, nothing below; a target above the best plan
+        with the best plan's level (the second start's) adds a new column, and so does the
+        first "free" target after it (the cycle then comes back to a second start that is
+        not the same pass again)."""
+
+        def __init__(self, sd, part, groups, seqs=None) -> None:  # type: ignore[no-untyped-def]
+            self.packed, self.seqs, self.start = groups is None, seqs, None
+            self.level: int | None = None
+            self.own = False
+
+        def seq(self, ch):  # type: ignore[no-untyped-def]
+            return None
+
+        def packings_of(self, chains):  # type: ignore[no-untyped-def]
+            return None
+
+        def plan(self, lam, deadline):  # type: ignore[no-untyped-def]
+            if not self.packed:
+                return None
+            tried.append((lam, self.own))
+            if lam >= BEST and not self.own and self.level is not None:
+                self.seqs.add((len(tried),))  # a new column, no better plan
+                seconds.append(lam)
+            elif not extra and (
+                (own_column and self.own)  # the first "own" target's
+                or (seconds and self.level is None)  # or a "free" one after the second start
+            ):
+                extra.append(lam)
+                self.seqs.add((-len(tried),))
+            return [_Plan(BEST)] if lam >= BEST else None
+
+    monkeypatch.setattr(columns, "Columns", Fake)
+    monkeypatch.setattr(targets, "_plan", lambda inst, chains: chains[0])
+    monkeypatch.setattr(targets, "validate", lambda inst, plan: [])
+    monkeypatch.setattr(targets, "evaluate", lambda inst, plan: (plan.value / 1e6,))
+    inst, _ = _small()
+    part = Partitioner(inst)
+    monkeypatch.setattr(part.c, "sync_us", lambda gpus: 0)
+    found = targets.columned(inst, part, 2 * BEST, deadline, lower)
+    return found, tried
+
+
+def test_w7_stops_once_its_plan_meets_the_bound(monkeypatch) -> None:
+    from schedopt.problems.reconfig.targets import COLUMN_TOL
+
+    lower = int(BEST * (1 - COLUMN_TOL / 2))  # BEST is within W7's tolerance of the bound
+    found, tried = _columned(monkeypatch, lower, Deadline.after(30.0))
+    assert found and found[0][0].value == BEST
+    # the first target of the packings holds BEST, and nothing after it is tried
+    assert len(tried) == 1
+
+
+def test_w7_tries_below_a_plan_the_bound_is_far_from(monkeypatch) -> None:
+    found, tried = _columned(monkeypatch, int(BEST * 0.9), Deadline.after(30.0))
+    assert found and found[0][0].value == BEST
+    assert min(lam for lam, _ in tried) < BEST * 0.95  # the passes from the bound ran
+
+
+def test_w7_ends_when_the_second_start_finds_no_better_plan(monkeypatch) -> None:
+    # the second start's pass adds columns and no better plan: it ends W7 (before, the cycle
+    # of modes went round again for the columns, and again, until the deadline)
+    found, tried = _columned(monkeypatch, int(BEST * 0.9), Deadline.after(30.0))
+    assert found and found[0][0].value == BEST
+    above = [lam for lam, own in tried if lam > BEST * 1.001 and not own]
+    assert above and len(above) == len(set(above))  # one pass from the second start
+
+
+def test_w7_skips_a_pass_that_would_repeat_itself(monkeypatch) -> None:
+    # "own" adds a column, then "best" and "free" find nothing: "own" from the state its
+    # pass ended in would try the same targets with the same columns and level; skipped
+    found, tried = _columned(monkeypatch, int(BEST * 0.9), Deadline.after(30.0), True)
+    assert found and found[0][0].value == BEST
+    own = [lam for lam, o in tried if o]
+    assert own and len(own) == len(set(own))  # one "own" pass
