@@ -75,9 +75,10 @@ def _paper(gpus: int):
 
 # Small, W7 finding nothing and W6's designs held busy in the workers: the workers start
 # within seconds of the interpreter and are all busy when the signal comes, however loaded the
-# machine. W6 comes after the template answer, the bound, W8 and W7, and W7 searches for its
-# whole share of the time left (at 16 GPUs as at 256: 85 s of the 120 s limit at load 16): 0
-# workers after the test's 90 s in 3 runs of 3 beside 8 CPU burners (load 12, #17).
+# machine. W6 comes after the template answer, the bound, W8 and W7, and W7 may search for
+# its whole share of the time left (it did at 16 GPUs before 2f27605 stopped it where it cannot
+# gain: 85 s of the 120 s limit at load 16, and 0 workers after the test's 90 s in 3 runs of 3
+# beside 8 CPU burners, load 12, #17); with W7 finding nothing, W6 comes at once.
 _SCRIPT = """
 import schedopt
 from schedopt.problems.reconfig import generate_custom, physical, targets
