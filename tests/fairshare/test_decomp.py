@@ -81,9 +81,9 @@ def test_b3l_gets_time_for_its_joint_search_where_it_runs(monkeypatch, few: bool
     seen: list[tuple[int, float]] = []
     dual = join_levels.l3_dual
 
-    def recorded(data, need, floor, prices, stop, a):  # type: ignore[no-untyped-def]
+    def recorded(data, need, floor, prices, stop, a, *rest):  # type: ignore[no-untyped-def]
         seen.append((int((need > 0).sum()), stop.remaining()))
-        return dual(data, need, floor, prices, stop, a)
+        return dual(data, need, floor, prices, stop, a, *rest)
 
     monkeypatch.setattr(join_levels, "l3_dual", recorded)
     if not few:  # (the rule the joint search itself follows: l3_bound.joint_search_runs)
