@@ -21,6 +21,7 @@ import pytest
 
 import schedopt
 from tests.slower import slower_machine
+from tests.timing import promised_s
 
 from .support import spec
 
@@ -42,6 +43,8 @@ DETERMINISTIC: list[tuple[str, str, str]] = [
     ("admission", "heuristic:edf", "small"),
     ("admission", "heuristic:slack", "small"),
     ("admission", "heuristic:lns", "small"),
+    ("admission", "decomp", "medium"),
+    ("admission", "decomp:pop", "medium"),
     ("admission", "auto", "small"),
     ("fairshare", "cpsat", "small"),
     ("fairshare", "milp:highs", "small"),
@@ -93,6 +96,8 @@ SLOW: frozenset[tuple[str, str]] = frozenset(
 LONGER: frozenset[tuple[str, str]] = SLOW | {
     ("admission", "cpsat"),
     ("admission", "milp:highs"),
+    ("admission", "decomp"),
+    ("admission", "decomp:pop"),
     ("cosched", "colgen"),
     ("reconfig", "cpsat"),
 }
@@ -177,6 +182,26 @@ def test_deterministic_answer_is_the_same_in_another_process() -> None:
     assert {k for k in first if first[k] != second[k]} == set()
 
 
-def test_every_listed_pair_is_a_registered_method() -> None:
-    for problem, method, _ in DETERMINISTIC:
-        assert method == "auto" or method in spec(problem).methods, (problem, method)
+def test_the_pairs_listed_are_the_methods_registered_as_reproducible() -> None:
+    """DETERMINISTIC holds every method registered as reproducible (MethodSpec.reproducible),
+    and ``auto`` of every problem, and no other."""
+    registered = {
+        (p, m)
+        for p in schedopt.problem_names()
+        for m, s in spec(p).methods.items()
+        if s.reproducible
+    }
+    registered |= {(p, "auto") for p in schedopt.problem_names()}
+    assert {(p, m) for p, m, _ in DETERMINISTIC} == registered
+
+
+@pytest.mark.parametrize("method", ["milp:cbc", "decomp:layer"])
+def test_a_method_that_follows_the_clock_keeps_the_time_limit_and_says_so(method: str) -> None:
+    """Asked for a deterministic run, a method registered as not reproducible is run as
+    without the option (the wall-clock promise, not the runaway cap) and says so."""
+    inst = _instance("moe_placement", "small")
+    result = schedopt.solve(inst, method, time_limit_s=0.5, deterministic=True)
+    assert result.wall_s <= promised_s(0.5)
+    assert "not honoured" in str(result.stats["deterministic"])
+    plain = schedopt.solve(inst, "heuristic:eplb", time_limit_s=0.5, deterministic=True)
+    assert "deterministic" not in plain.stats
