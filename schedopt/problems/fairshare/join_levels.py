@@ -47,7 +47,7 @@ def l3_stats(
     whole: Bounds,
     stop: Deadline,
     repair_s: float = 0.0,
-    deterministic: bool = False,
+    neighbourhoods: int | None = None,
 ) -> dict[str, float | str]:
     """B2L (``l2_bound.py``) behind the joined plan's L1, then the L2 neighbourhoods guided by
     its multipliers (``l2_repair.py``), then B3L behind that plan, within B3L_MAX_S and
@@ -56,11 +56,12 @@ def l3_stats(
     exchange neighbourhood (``l3_exchange.py``) between them in time of its own.
     Both bounds are over the allocations at least as fair as the plan (``m_v(t̂)``) and, for
     B3L when t̂ is L1 of the optimum (``l1_settled``), at least its effective throughput.
-    ``deterministic`` (SolveOptions.deterministic): B2L, B3L and B3U each run to their own step
-    limits, ``stop`` only a runaway cap, and the time-boxed steps that follow them on the wall
-    clock (the repair's neighbourhoods, the L3 steps) do not run (``repair_s`` is ignored)."""
-    if deterministic:
-        repair_s = 0.0
+    ``neighbourhoods`` given (deterministic mode, SolveOptions.deterministic): B2L, B3L and
+    B3U each run to their own step limits, the L2 and L3 repairs solve that many
+    neighbourhoods each on a budget of nodes (``l2_repair.deterministic_neighbourhoods``),
+    ``stop`` only a runaway cap; the L3 steps boxed by the wall clock alone (the return, swap
+    and exchange steps) do not run."""
+    deterministic = neighbourhoods is not None
     data = state.data
     started = time.perf_counter()
     t_hat = data.min_share([float(g) for g in state.unit_gpus])
@@ -82,8 +83,18 @@ def l3_stats(
     if repair_s > 0.0:
         # the L2 neighbourhoods first (their own time, not B3L's: B3L's floor is the
         # repaired plan's L2), the L3 ones after B3L, filled by its margins
-        repair_stop = stop.earlier(finish + max(0.0, b3l_s) + l3_s)
-        out = repair_l2(state, mu, rho, repair_stop, repair_s, a, l2_bound, l3=False)
+        repair_stop = stop if deterministic else stop.earlier(finish + max(0.0, b3l_s) + l3_s)
+        out = repair_l2(
+            state,
+            mu,
+            rho,
+            repair_stop,
+            repair_s,
+            a,
+            l2_bound,
+            l3=False,
+            budget=neighbourhoods,
+        )
     left = stop.remaining() - finish - (l3_s if repair_s > 0 else 0.0)
     if joint_search_runs(need, len(data.jobs)):
         # B3L's joint search runs on these rounds only, and needs about 200 steps: under
@@ -108,7 +119,10 @@ def l3_stats(
     # B3U at B3L's (λ, μ) and along their ray, after B3L's search (not out of its time)
     b3u = unit_search(a, need, floor, dual.lam, dual.mu, stop.earlier(finish), deterministic)
     value = max(dual.value, b3u)
-    if repair_s > 0.0:
+    if repair_s > 0.0 and deterministic:
+        repair_l3(state, dual, stop, 0.0, out, a, budget=neighbourhoods)
+        stats.update(out.as_stats())
+    elif repair_s > 0.0:
         # running jobs returned as a set first (l3_return.py), then the L3 neighbourhoods in
         # what is left of their share
         l3_stop = stop.earlier(finish)
