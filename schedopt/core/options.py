@@ -50,9 +50,10 @@ class SolveOptions:
     Decompositions join their parts in the parts' order and give each a fixed budget (fair
     share's ``decomp``: its bounds' step limits, and no time-boxed L2/L3 repair after them).
     Honoured by every method except these, which still follow the wall clock
-    (``MethodSpec.reproducible`` is False; asked for a deterministic run they keep the
-    wall-clock promise instead, and ``Result.stats["deterministic"]`` says so; ``auto`` too
-    when it routes the instance to one of them):
+    (``MethodSpec.reproducible`` is False; asked for a deterministic run they run to the
+    runaway cap with shares of it, often the same answer but not guaranteed, and
+    ``Result.stats["deterministic"]`` says so; ``auto`` too when it routes the instance to one
+    of them):
 
     - every problem's ``milp:cbc``: CBC runs in a child process stopped by its own time limit,
       and no node budget is passed to it;

@@ -81,9 +81,10 @@ class MethodSpec:
     decomposition: bool = False
     #: Honours ``SolveOptions.deterministic`` (the same answer for the same input, seed and
     #: threads=1, whatever the clock or the machine's load). False for a method whose answer
-    #: still follows the wall clock: asked for a deterministic run it keeps the wall-clock
-    #: promise instead (``solve`` runs it as without the option) and its Result says so in
-    #: ``stats["deterministic"]``. SolveOptions' docstring lists them and why.
+    #: still follows the wall clock: asked for a deterministic run it runs to the runaway cap
+    #: as the others do (its shares of the clock then large), but its Result says that the
+    #: answer is not guaranteed reproducible in ``stats["deterministic"]``. SolveOptions'
+    #: docstring lists them and why.
     reproducible: bool = True
 
 

@@ -94,11 +94,11 @@ def solve(
             "load one with schedopt.load_solution(instance, path)",
         )
     # A method that cannot honour deterministic mode (MethodSpec.reproducible; auto by the
-    # method it routes this instance to) keeps the wall-clock promise instead of running to the
-    # runaway cap on a clock it follows anyway; the Result says so.
+    # method it routes this instance to) still runs to the runaway cap: its wall-clock shares
+    # of that cap let its steps run to their end where they can (the same plan inline and on
+    # a process pool, tests/moe_placement/test_process_parts.py), but nothing guarantees it:
+    # the Result says so.
     follows_clock = _follows_the_clock(spec, method, instance) if options.deterministic else None
-    if follows_clock is not None:
-        options = replace(options, deterministic=False)
     # Every method works to a deadline that keeps back what turning its answer into a Result
     # costs (validation, evaluation), so the promise holds at every instance size.
     # Deterministic mode trades the wall-clock promise for reproducible answers: the wall clock
