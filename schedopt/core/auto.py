@@ -102,8 +102,10 @@ def run_auto(
                 name,
                 instance,
                 heuristic_options,
-                # the first answer keeps the plain reserve, not the stretched one (see solve.py)
-                until if best is not None else Deadline(deadline.end),
+                # the first answer keeps the plain reserve, not the stretched one (see solve.py);
+                # in deterministic mode every heuristic works to its own budget and the
+                # deadline is only the runaway cap, never a share of it cut on a busy machine
+                until if best is not None and not det else Deadline(deadline.end),
             )
             if outcome.solution is None:
                 notes.append(f"{name}: {outcome.explanation or outcome.status.value}")

@@ -43,9 +43,27 @@ class SolveOptions:
     ``deterministic``: reproducible answers instead of the wall-clock promise — CP-SAT stops on
     its deterministic time (``max_deterministic_time`` = the limit's share, in CP-SAT's
     deterministic seconds) and heuristics do a fixed amount of work, so two runs with the same
-    input, seed and threads=1 return the same solution; the wall time may then exceed the limit.
-    Honoured by admission's ``cpsat``, heuristics and ``auto``, and by cosched's ``colgen`` (a
-    budget of rounds in place of the wall clock); other methods ignore it.
+    input, seed and threads=1 return the same solution; the wall time may then exceed the limit
+    (the wall clock only stops a runaway run, at 10 × the limit + 10 s). HiGHS has no
+    deterministic time: ``milp:highs`` then stops a MIP level on a budget of branch-and-bound
+    nodes (100 per second of its share, at least 50) and solves an LP to the end.
+    Decompositions join their parts in the parts' order and give each a fixed budget (fair
+    share's ``decomp``: its bounds' step limits, and no time-boxed L2/L3 repair after them).
+    Honoured by every method except these, which still follow the wall clock
+    (``MethodSpec.reproducible`` is False; asked for a deterministic run they run to the
+    runaway cap with shares of it, often the same answer but not guaranteed, and
+    ``Result.stats["deterministic"]`` says so; ``auto`` too when it routes the instance to one
+    of them):
+
+    - every problem's ``milp:cbc``: CBC runs in a child process stopped by its own time limit,
+      and no node budget is passed to it;
+    - admission's ``decomp:lp`` (so ``auto`` from 500 jobs): its guide LP, start plan and
+      repair stop on shares of the wall clock;
+    - moe_placement's ``decomp:layer`` (so ``auto`` past 20,000 variables) and
+      ``milp:scenario``: the split, the parts' full models, the local search and the scenario
+      MILP follow the clock;
+    - reconfig's ``decomp:rate`` and ``decomp:physical`` (so ``auto`` on large clusters): the
+      bisection's packing MILPs and the widening stop on shares of the wall clock.
     ``warm_start`` is what a method handed back last round (``Result.warm_start``: timeshare's
     simplex basis, keyed by job); a method that can resume from it does, the others ignore it.
     ``on_progress`` receives :class:`~schedopt.core.progress.Progress` events while the solve

@@ -79,6 +79,13 @@ class MethodSpec:
     #: share's 16,384 GPUs, issue #17). Unmarked, ``auto`` runs the heuristics first and
     #: hands their best plan to the routed method as a hint.
     decomposition: bool = False
+    #: Honours ``SolveOptions.deterministic`` (the same answer for the same input, seed and
+    #: threads=1, whatever the clock or the machine's load). False for a method whose answer
+    #: still follows the wall clock: asked for a deterministic run it runs to the runaway cap
+    #: as the others do (its shares of the clock then large), but its Result says that the
+    #: answer is not guaranteed reproducible in ``stats["deterministic"]``. SolveOptions'
+    #: docstring lists them and why.
+    reproducible: bool = True
 
 
 @dataclass(frozen=True)

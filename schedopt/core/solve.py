@@ -93,6 +93,12 @@ def solve(
             f"(got {type(options.hint).__name__}); "
             "load one with schedopt.load_solution(instance, path)",
         )
+    # A method that cannot honour deterministic mode (MethodSpec.reproducible; auto by the
+    # method it routes this instance to) still runs to the runaway cap: its wall-clock shares
+    # of that cap let its steps run to their end where they can (the same plan inline and on
+    # a process pool, tests/moe_placement/test_process_parts.py), but nothing guarantees it:
+    # the Result says so.
+    follows_clock = _follows_the_clock(spec, method, instance) if options.deterministic else None
     # Every method works to a deadline that keeps back what turning its answer into a Result
     # costs (validation, evaluation), so the promise holds at every instance size.
     # Deterministic mode trades the wall-clock promise for reproducible answers: the wall clock
@@ -130,7 +136,17 @@ def solve(
             )
         if outcome.status is Status.NO_SOLUTION and not options.deterministic:
             outcome = replace(outcome, explanation=_kept_back(outcome, deadline, started, options))
+        if follows_clock is not None:
+            said = f"not honoured: {follows_clock} follows the wall clock (SolveOptions)"
+            outcome = replace(outcome, stats={**outcome.stats, "deterministic": said})
         return _finish(spec, instance, name, outcome, options, started)
+
+
+def _follows_the_clock(spec: ProblemSpec, method: str, instance: Any) -> str | None:
+    """The method that would answer ``instance`` (for ``auto``, the one it routes it to) if
+    it cannot honour deterministic mode (MethodSpec.reproducible), else None."""
+    name = spec.auto_exact_for(instance) if method == AUTO else method
+    return None if spec.method(name).reproducible else name
 
 
 def _kept_back(outcome: Outcome, deadline: Deadline, started: float, options: SolveOptions) -> str:

@@ -18,6 +18,7 @@ from schedopt.backends.highs_signals import SignalGuard
 from schedopt.core.options import SolveOptions
 from schedopt.core.progress import Progress, ProgressCallback, due
 from schedopt.core.status import Status
+from schedopt.core.stopping import runaway_cap_s
 
 from .core import Model
 from .session import LevelRun
@@ -41,6 +42,19 @@ _MS = highspy.HighsModelStatus
 #: threshold the objective stays on the columns (the partition helps HiGHS propagate the
 #: objective, and costs little at 2,000 binaries).
 OBJECTIVE_ROW_MIN_INTEGERS = 2_000
+
+#: Branch-and-bound nodes a MIP level may explore per second of its share of the limit in
+#: deterministic mode (a budget of work, not a measure of time: a node of a large model takes
+#: far longer than one of a small model), at least DETERMINISTIC_MIN_NODES. HiGHS's default
+#: is no node limit.
+DETERMINISTIC_NODES_PER_S = 100
+DETERMINISTIC_MIN_NODES = 50
+_NO_NODE_LIMIT = highspy.kHighsIInf
+
+
+def deterministic_nodes(seconds: float) -> int:
+    """The node budget of a MIP level given ``seconds`` of the limit in deterministic mode."""
+    return max(DETERMINISTIC_MIN_NODES, int(DETERMINISTIC_NODES_PER_S * seconds))
 
 
 class HighsSession:
@@ -154,6 +168,14 @@ class HighsSession:
         if not self.model.num_cols:
             return self._run_empty()
         h, entered = self.highs, time.perf_counter()
+        # Deterministic mode (SolveOptions.deterministic): HiGHS has no deterministic time, so
+        # a MIP level stops on a budget of branch-and-bound nodes instead (its serial search
+        # with one seed is then reproducible), and the wall clock only caps a runaway run as
+        # CP-SAT's does. An LP (timeshare) is solved to the end.
+        nodes = deterministic_nodes(time_limit_s) if options.deterministic else _NO_NODE_LIMIT
+        h.setOptionValue("mip_max_nodes", nodes)
+        if options.deterministic:
+            time_limit_s = runaway_cap_s(time_limit_s)
         h.setOptionValue("time_limit", max(0.01, time_limit_s))
         h.setOptionValue("mip_rel_gap", options.mip_gap)
         h.setOptionValue("mip_abs_gap", 1e-9)

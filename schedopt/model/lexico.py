@@ -122,18 +122,21 @@ def solve_levels(
     integer, lb, ub = model.kinds(), model.lb, model.ub
     hint_ok = hint_on_model(model, hint, session.kind)
     fixed_left = options.time_limit_s  # deterministic mode: fixed shares of the limit
+    det = options.deterministic
     handover = 0.0
     for i, level in enumerate(levels):
         expr = level.expr_for(session.kind)
         if i and expr.is_constant:  # nothing left to decide at this level
             out.proven[i] = True
             continue
-        if options.deterministic:
+        if det:
             budget = fixed_left * shares[i]
             fixed_left -= budget
         else:  # what handing the model over took is kept back from each level
             budget = deadline.share(shares[i], reserve_s=handover)
-        if out.values is not None and budget <= max(MIN_LEVEL_S, 1.5 * handover):
+        # (in deterministic mode the shares are fixed and the handover's wall time does not
+        # decide whether a level runs)
+        if out.values is not None and budget <= max(MIN_LEVEL_S, 0.0 if det else 1.5 * handover):
             break  # the next level could not even be handed over within its share
         session.set_level(level)
         if i == 0:

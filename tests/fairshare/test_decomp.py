@@ -81,9 +81,9 @@ def test_b3l_gets_time_for_its_joint_search_where_it_runs(monkeypatch, few: bool
     seen: list[tuple[int, float]] = []
     dual = join_levels.l3_dual
 
-    def recorded(data, need, floor, prices, stop, a):  # type: ignore[no-untyped-def]
+    def recorded(data, need, floor, prices, stop, a, *rest):  # type: ignore[no-untyped-def]
         seen.append((int((need > 0).sum()), stop.remaining()))
-        return dual(data, need, floor, prices, stop, a)
+        return dual(data, need, floor, prices, stop, a, *rest)
 
     monkeypatch.setattr(join_levels, "l3_dual", recorded)
     if not few:  # (the rule the joint search itself follows: l3_bound.joint_search_runs)
@@ -122,3 +122,19 @@ def test_b2l_takes_all_its_steps_when_the_process_is_slow(monkeypatch) -> None:
     types = len(build_data(inst, check_size=False).type_capacity)
     # one evaluation at B2's prices, then per GPU type two and SCALE_STEPS more
     assert len(calls) == 1 + types * (2 + l2_bound.SCALE_STEPS)
+
+
+def test_deterministic_repair_solves_its_budget_of_neighbourhoods_on_any_clock() -> None:
+    """Deterministic mode at a limit that gives the join's repair neighbourhoods
+    (l2_repair.deterministic_neighbourhoods: one a phase at 5 s): they run on a budget of
+    nodes, so a machine emulated 4 times slower gets the same plan (#17). On 6063f10 the
+    repair's neighbourhoods were sized by the time left and the answer followed the clock."""
+    from tests.slower import slower_machine
+
+    inst = schedopt.get_problem("fairshare").generate("large", 0)
+    quiet = schedopt.solve(inst, "decomp", time_limit_s=5.0, deterministic=True)
+    assert quiet.stats["l2_repair_neighbourhoods"] >= 1
+    with slower_machine(4.0):
+        busy = schedopt.solve(inst, "decomp", time_limit_s=5.0, deterministic=True)
+    assert busy.objectives == quiet.objectives
+    assert busy.solution == quiet.solution

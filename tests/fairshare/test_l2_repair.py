@@ -140,7 +140,7 @@ def _recorded_repair(monkeypatch, answer, seconds: float = 10.0):
 
     calls: list[tuple[bool, float, float]] = []
 
-    def fake(sub, state, chosen, t_hat, secs, l2, abs_gap=0.0):
+    def fake(sub, state, chosen, t_hat, secs, l2, abs_gap=0.0, nodes=None):
         calls.append((l2, secs, abs_gap))
         return answer(sub, state, chosen, t_hat, secs, l2, abs_gap)
 

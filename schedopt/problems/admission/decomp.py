@@ -57,6 +57,9 @@ MIN_HOSTS_PER_PART = 8
 #: jobs on 1,024 GPUs the monolithic model proves L1 on a quiet machine but reports no bound
 #: at load 4; the LP bound B1 takes 0.6 s there).
 AUTO_DECOMP_JOBS = 500
+#: Deterministic mode: the share of the limit the parts' CP-SAT runs get together, in
+#: deterministic seconds (outside it they get about what the bound's 0.4 share leaves, 0.54).
+PARTS_WORK_SHARE = 0.5
 
 #: (job indices of the whole instance, capacity κ_gs of the part's hosts)
 Part = tuple[list[int], dict[tuple[str, int], int]]
@@ -122,18 +125,22 @@ def _greedy_start(part: ModelData) -> list[RawPlan] | None:
     return best
 
 
-def solve_part(part: ModelData, budget: decompose.Budget, seed: int) -> list[RawPlan]:
+def solve_part(
+    part: ModelData, budget: decompose.Budget, seed: int, work_s: float | None = None
+) -> list[RawPlan]:
     """One part: its greedy plan, improved by CP-SAT over the three levels within ``budget``
-    (module-level, picklable arguments: a process pool's task)."""
+    (module-level, picklable arguments: a process pool's task). ``work_s`` (deterministic
+    mode): CP-SAT gets that many deterministic seconds over the levels, whatever the clock
+    says, and ``budget`` is only the runaway cap."""
     deadline = budget.deadline()
-    time_limit_s = deadline.remaining()
+    time_limit_s = deadline.remaining() if work_s is None else work_s
     start = _greedy_start(part)
     if time_limit_s < 0.05 or not part.jobs:
         if start is None:
             raise RuntimeError("no time to keep the part's earlier guarantees")
         return start
     try:
-        found = _improve(part, deadline, seed, start)
+        found = _improve(part, deadline, seed, start, work_s)
     except DeadlineReached:  # no time for CP-SAT (building, emitting): the greedy plan stands
         found = None
     if found is None:
@@ -144,14 +151,22 @@ def solve_part(part: ModelData, budget: decompose.Budget, seed: int) -> list[Raw
 
 
 def _improve(
-    part: ModelData, deadline: Deadline, seed: int, start: list[RawPlan] | None
+    part: ModelData,
+    deadline: Deadline,
+    seed: int,
+    start: list[RawPlan] | None,
+    work_s: float | None = None,
 ) -> list[RawPlan] | None:
-    """CP-SAT over the part's three levels from ``start`` (None: it found nothing)."""
+    """CP-SAT over the part's three levels from ``start`` (None: it found nothing); with
+    ``work_s``, on that much deterministic time (SolveOptions.deterministic)."""
     from schedopt.model.emit_cpsat import CpsatSession  # the solver, on first use
 
     am = build_model(part, deadline=deadline)
     session = CpsatSession(am.model, AdmissionHooks.cpsat_linearization_level)
-    options = SolveOptions(time_limit_s=max(0.01, deadline.remaining()), seed=seed)
+    if work_s is None:
+        options = SolveOptions(time_limit_s=max(0.01, deadline.remaining()), seed=seed)
+    else:
+        options = SolveOptions(time_limit_s=max(0.01, work_s), seed=seed, deterministic=True)
     hint = None if start is None else encode(am, start)
     try:
         lex = solve_levels(am.model, session, options, deadline, AdmissionHooks(am), hint)
@@ -210,8 +225,13 @@ def decomposition(
     k = decompose.whole_param(options, "parts", part_count(data, hosts), 1, decompose.MAX_PARTS)
     parts = split(data, k, random, options.seed)
 
+    # deterministic mode: every part gets the same deterministic time, PARTS_WORK_SHARE of
+    # the limit shared out (the parts' budgets from the clock are then only a runaway cap)
+    work_s = PARTS_WORK_SHARE * options.time_limit_s / k if options.deterministic else None
+
     def task(p: int, budget: decompose.Budget) -> Task:
-        return Task(f"part{p}", solve_part, (part_data(data, parts[p]), budget, options.seed))
+        args = (part_data(data, parts[p]), budget, options.seed, work_s)
+        return Task(f"part{p}", solve_part, args)
 
     def bound(seconds: float) -> decompose.Bound:
         b = l1_bound(data, seconds, deadline)

@@ -35,6 +35,7 @@ from .gavel import GavelAllocation
 from .heuristics import AstraeaParams, GavelRoundParams, _State, run_gavel_round, water_fill
 from .instance import FairshareInstance
 from .join_levels import l3_stats
+from .l2_repair import deterministic_neighbourhoods
 from .lp_guide import lp_guide
 from .pool_split import _host_groups, scale_units, split
 from .restore import restore_running
@@ -68,7 +69,9 @@ Answer = tuple[str, int, bool, dict[str, int]] | None
 
 
 def solve_part(part: ModelData, budget: decompose.Budget) -> list[Answer]:
-    """gavel-round on one part within ``budget`` (module-level: a process pool's task)."""
+    """gavel-round on one part within ``budget`` (module-level: a process pool's task). In
+    deterministic mode the budget is the runaway cap (core/solve.py): the part's LP stages
+    are solved to the end and the rounding is a bounded loop, fixed work."""
     time_limit_s = budget.deadline().remaining()
     try:
         lp, keep = lp_guide(part, 0.7 * time_limit_s)
@@ -93,9 +96,14 @@ def join(
     answers: Mapping[str, Any],
     deadline: Deadline,
     whole: Bounds | None = None,
+    neighbourhoods: int | None = None,
 ) -> tuple[Any, dict[str, float | str]]:
     """The parts' placements on the whole cluster, then the idle GPUs water-filled; with the
-    whole round's bounds ``whole``, B3L behind the joined plan (:func:`l3_stats`)."""
+    whole round's bounds ``whole``, B3L behind the joined plan (:func:`l3_stats`).
+    ``neighbourhoods`` given (deterministic mode): the parts in their order (as always), the
+    water-fills and the restore run to their end (bounded loops; ``deadline`` is then the
+    runaway cap), the bounds behind the plan to their step limits, and the repair solves that
+    many neighbourhoods a phase on a budget of nodes (:func:`l3_stats`)."""
     if not answers:  # nothing of its own: the caller's heuristics answer (auto)
         return None, {"parts_missing_jobs": float(len(data.jobs))}
     started = time.perf_counter()
@@ -137,7 +145,7 @@ def join(
         "restore_s": round(restore_s, 3),
     }
     if whole is not None:
-        stats.update(l3_stats(state, whole, stop, REPAIR_MAX_S))
+        stats.update(l3_stats(state, whole, stop, REPAIR_MAX_S, neighbourhoods))
     solution = state.solution()
     # the join's own time (B3L's included), against the reserve kept for it
     stats["join_s"] = round(time.perf_counter() - started, 3)
@@ -169,14 +177,19 @@ def decomposition(
 
     timings = {"data_s": round(data_s, 3), "split_s": round(time.perf_counter() - split_started, 3)}
 
+    # deterministic mode: B2's subgradient steps all run (B2_STEPS), whatever the clock says,
+    # and the join's repair has a budget of neighbourhoods from the limit
+    det = options.deterministic
+    budget = deterministic_neighbourhoods(options.time_limit_s) if det else None
+
     def bound(seconds: float) -> decompose.Bound:
-        b = found["whole"] = bounds(data, Deadline.after(seconds))
+        b = found["whole"] = bounds(data, None if det else Deadline.after(seconds))
         return decompose.Bound(b.l1, {"L2_bound": b.l2, "L3_bound": b.l3, **timings})
 
     return decompose.Decomposition(
         part=lambda p, budget: Task(f"part{p}", solve_part, (pieces[p], budget)),
         count=k,
-        join=lambda answers, dl: join(data, job_parts, answers, dl, found.get("whole")),
+        join=lambda answers, dl: join(data, job_parts, answers, dl, found.get("whole"), budget),
         bound=bound,
         # the join costs about 1.5 data builds, which follow the machine's load; and the
         # finish once more: solve()'s reserve for it (65 us a job) was 1.5-3 s short at

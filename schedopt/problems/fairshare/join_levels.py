@@ -43,7 +43,11 @@ L2_FLOOR_TOL = 1e-9
 
 
 def l3_stats(
-    state: _State, whole: Bounds, stop: Deadline, repair_s: float = 0.0
+    state: _State,
+    whole: Bounds,
+    stop: Deadline,
+    repair_s: float = 0.0,
+    neighbourhoods: int | None = None,
 ) -> dict[str, float | str]:
     """B2L (``l2_bound.py``) behind the joined plan's L1, then the L2 neighbourhoods guided by
     its multipliers (``l2_repair.py``), then B3L behind that plan, within B3L_MAX_S and
@@ -51,7 +55,13 @@ def l3_stats(
     the L3 neighbourhoods, together in the L3 part of the repair's share ``repair_s``, with the
     exchange neighbourhood (``l3_exchange.py``) between them in time of its own.
     Both bounds are over the allocations at least as fair as the plan (``m_v(t̂)``) and, for
-    B3L when t̂ is L1 of the optimum (``l1_settled``), at least its effective throughput."""
+    B3L when t̂ is L1 of the optimum (``l1_settled``), at least its effective throughput.
+    ``neighbourhoods`` given (deterministic mode, SolveOptions.deterministic): B2L, B3L and
+    B3U each run to their own step limits, the L2 and L3 repairs solve that many
+    neighbourhoods each on a budget of nodes (``l2_repair.deterministic_neighbourhoods``),
+    ``stop`` only a runaway cap; the L3 steps boxed by the wall clock alone (the return, swap
+    and exchange steps) do not run."""
+    deterministic = neighbourhoods is not None
     data = state.data
     started = time.perf_counter()
     t_hat = data.min_share([float(g) for g in state.unit_gpus])
@@ -62,7 +72,8 @@ def l3_stats(
     need, prices = need_gpus(data, t_hat), np.asarray(whole.prices)
     a = arrays(data)  # (once for B2L, the repair and B3L: 0.1 s at 20,000 jobs)
     b2l_started = time.perf_counter()
-    l2_bound, mu, rho = l2_prices(data, need, prices, Deadline.after(min(B2L_MAX_S, left)), a)
+    b2l_stop = stop if deterministic else Deadline.after(min(B2L_MAX_S, left))
+    l2_bound, mu, rho = l2_prices(data, need, prices, b2l_stop, a)
     # (B3L's time as when B2L fits its share: what B2L takes past it is not B3L's)
     over = max(0.0, time.perf_counter() - b2l_started - B2L_SHARE * bounds_s)
     b3l_s = bounds_s - (time.perf_counter() - started) + over
@@ -72,15 +83,29 @@ def l3_stats(
     if repair_s > 0.0:
         # the L2 neighbourhoods first (their own time, not B3L's: B3L's floor is the
         # repaired plan's L2), the L3 ones after B3L, filled by its margins
-        repair_stop = stop.earlier(finish + max(0.0, b3l_s) + l3_s)
-        out = repair_l2(state, mu, rho, repair_stop, repair_s, a, l2_bound, l3=False)
+        repair_stop = stop if deterministic else stop.earlier(finish + max(0.0, b3l_s) + l3_s)
+        out = repair_l2(
+            state,
+            mu,
+            rho,
+            repair_stop,
+            repair_s,
+            a,
+            l2_bound,
+            l3=False,
+            budget=neighbourhoods,
+        )
     left = stop.remaining() - finish - (l3_s if repair_s > 0 else 0.0)
     if joint_search_runs(need, len(data.jobs)):
         # B3L's joint search runs on these rounds only, and needs about 200 steps: under
         # load it was cut (4,096 GPUs at load 4: 76,917, with B3U 77,309, where it reaches
         # 77,517 and B3U 78,174 given the time)
         b3l_s += JOINT_EXTRA_S
-    budget = Deadline.after(max(0.0, min(b3l_s, left) - search_reserve_s(len(a.unit))))
+    budget = (
+        stop
+        if deterministic
+        else Deadline.after(max(0.0, min(b3l_s, left) - search_reserve_s(len(a.unit))))
+    )
     l2 = sum(
         job.options[r.option].eff
         for job, r in zip(data.jobs, state.raw, strict=True)
@@ -90,10 +115,14 @@ def l3_stats(
     floor = l2 - L2_FLOOR_TOL * max(1.0, abs(l2)) if settled else None
     # (a valid bound for the plan the L3 neighbourhoods make too: it bounds L3*, and its
     # floor is a feasible plan's L2 at t̂ = L1*, formulations/fairshare.md, B3L Claim 1)
-    dual = l3_dual(data, need, floor, prices, budget, a)
+    dual = l3_dual(data, need, floor, prices, budget, a, deterministic)
     # B3U at B3L's (λ, μ) and along their ray, after B3L's search (not out of its time)
-    value = max(dual.value, unit_search(a, need, floor, dual.lam, dual.mu, stop.earlier(finish)))
-    if repair_s > 0.0:
+    b3u = unit_search(a, need, floor, dual.lam, dual.mu, stop.earlier(finish), deterministic)
+    value = max(dual.value, b3u)
+    if repair_s > 0.0 and deterministic:
+        repair_l3(state, dual, stop, 0.0, out, a, budget=neighbourhoods)
+        stats.update(out.as_stats())
+    elif repair_s > 0.0:
         # running jobs returned as a set first (l3_return.py), then the L3 neighbourhoods in
         # what is left of their share
         l3_stop = stop.earlier(finish)

@@ -54,6 +54,19 @@ MIN_S = 0.05
 #: gained 0.5 less L2 than one given its 0.9 s, and B3L, whose floor is the plan's L2, fell
 #: with it (L3 gap 5.0-6.1% -> 6.3-6.8% in four pairs at load 4).
 L2_GAP = 1e-6
+#: Deterministic mode (SolveOptions.deterministic): one neighbourhood of each phase per this
+#: many seconds of the limit, at most DETERMINISTIC_NEIGHBOURHOODS, each of NEIGHBOURHOOD_JOBS
+#: jobs, and the branch-and-bound nodes each MILP may explore, in place of the time shares (a
+#: budget of work: the same neighbourhoods on any machine; a 1 s limit gets none).
+DETERMINISTIC_S_PER_NEIGHBOURHOOD = 5.0
+DETERMINISTIC_NEIGHBOURHOODS = 2
+DETERMINISTIC_NODES = 200
+
+
+def deterministic_neighbourhoods(time_limit_s: float) -> int:
+    """The neighbourhoods of each phase a deterministic run of ``time_limit_s`` may solve."""
+    per = int(time_limit_s // DETERMINISTIC_S_PER_NEIGHBOURHOOD)
+    return min(DETERMINISTIC_NEIGHBOURHOODS, per)
 
 
 @dataclasses.dataclass
@@ -173,7 +186,13 @@ def l3_shortfalls(state: _State, a: Arrays, dual: L3Dual) -> tuple[np.ndarray, n
 
 
 def repair_l3(
-    state: _State, dual: L3Dual, stop: Deadline, max_s: float, out: RepairStats, a: Arrays
+    state: _State,
+    dual: L3Dual,
+    stop: Deadline,
+    max_s: float,
+    out: RepairStats,
+    a: Arrays,
+    budget: int | None = None,
 ) -> RepairStats:
     """The L3 neighbourhoods after B3L (``l3_neighbourhood``, filled by the least margin at
     B3L's multipliers), each ``min L3`` with L2 held and kept only if better, within
@@ -183,12 +202,13 @@ def repair_l3(
     inst = state.data.instance
     if inst.guarantees_hard or inst.max_preemptions is not None:
         return out
-    end = started + max(0.0, min(max_s, stop.remaining()))
+    det = budget is not None
+    end = started + max(0.0, stop.remaining() if det else min(max_s, stop.remaining()))
 
     def pick(used: set[int], size: int) -> list[int]:
         return l3_neighbourhood(state, l3_shortfalls(state, a, dual)[1], used, size)
 
-    _phase(state, pick, end, False, out)
+    _phase(state, pick, end, False, out, budget)
     out.seconds += time.perf_counter() - started
     return out
 
@@ -199,17 +219,25 @@ def _phase(
     end: float,
     l2: bool,
     out: RepairStats,
+    budget: int | None = None,
 ) -> None:
     """Neighbourhoods from ``pick(used, size)``, each solved and kept if better (``l2``: the L2
-    phase), until ``end``, until ``pick`` has none or one is not kept."""
+    phase), until ``end``, until ``pick`` has none or one is not kept. ``budget``
+    (deterministic mode): at most that many, of NEIGHBOURHOOD_JOBS jobs, each on
+    DETERMINISTIC_NODES nodes, ``end`` only a runaway cap."""
+    deterministic = budget is not None
     used: set[int] = set()
+    done = 0
     while time.perf_counter() < end - MIN_S:
-        chosen = pick(used, _size(end))
+        if budget is not None and done >= budget:
+            return
+        done += 1
+        chosen = pick(used, NEIGHBOURHOOD_JOBS if deterministic else _size(end))
         if not chosen:
             return
         used.update(chosen)
         improved = out.improved
-        _improve(state, chosen, end, l2, out)
+        _improve(state, chosen, end, l2, out, DETERMINISTIC_NODES if deterministic else None)
         if out.improved == improved:
             return
 
@@ -223,6 +251,7 @@ def repair_l2(
     a: Arrays | None = None,
     l2_bound: float = np.inf,
     l3: bool = True,
+    budget: int | None = None,
 ) -> RepairStats:
     """Neighbourhood MILPs (module docstring) until ``max_s`` or ``stop``: L2 first, in up to
     L2_PHASE of the time, until one is not kept or the plan's L2 is within L2_GAP of
@@ -230,14 +259,17 @@ def repair_l2(
     kept (``l3`` False: the L2 ones alone, in their share). ``mu``, ``rho``: B2L's
     multipliers (``l2_bound.l2_prices``); ``a``: ``l3_bound.arrays(state.data)``, if made
     already. Not with hard guarantees or a
-    preemption cap (the neighbourhood would have to carry them; ``decomp`` refuses both)."""
+    preemption cap (the neighbourhood would have to carry them; ``decomp`` refuses both).
+    ``budget`` (deterministic mode): neighbourhoods per phase, on a budget of nodes, in place
+    of ``max_s`` (``_phase``), ``stop`` only a runaway cap."""
+    deterministic = budget is not None
     started = time.perf_counter()
     out = RepairStats()
     inst = state.data.instance
     if inst.guarantees_hard or inst.max_preemptions is not None:
         return out
-    end = started + max(0.0, min(max_s, stop.remaining()))
-    l3_s = (1.0 - L2_PHASE) * (end - started)
+    end = started + max(0.0, stop.remaining() if deterministic else min(max_s, stop.remaining()))
+    l3_s = 0.0 if deterministic else (1.0 - L2_PHASE) * (end - started)
     l2_end = end - l3_s
     a = arrays(state.data) if a is None else a
 
@@ -254,12 +286,13 @@ def repair_l2(
     # (they take the largest first): at 16,384 GPUs, load 2.7, the L2 one after a first that
     # gained 23.1 gained nothing; at 4,096 GPUs, load 3.6, the three L3 ones after a first that
     # was not kept gained nothing in 0.53 s
-    _phase(state, l2_pick, l2_end, True, out)
+    _phase(state, l2_pick, l2_end, True, out, budget)
     if not l3:
         out.seconds = time.perf_counter() - started
         return out
     # the L3 neighbourhoods have their share of the time from here, not what the L2 ones left
-    _phase(state, l3_pick, min(end, time.perf_counter() + l3_s), False, out)
+    l3_end = end if deterministic else min(end, time.perf_counter() + l3_s)
+    _phase(state, l3_pick, l3_end, False, out, budget)
     out.seconds = time.perf_counter() - started
     return out
 
@@ -270,14 +303,21 @@ def _size(end: float) -> int:
     return max(MIN_JOBS, min(NEIGHBOURHOOD_JOBS, int(NEIGHBOURHOOD_JOBS * left / NEIGHBOURHOOD_S)))
 
 
-def _improve(state: _State, chosen: list[int], end: float, l2: bool, out: RepairStats) -> None:
+def _improve(
+    state: _State,
+    chosen: list[int],
+    end: float,
+    l2: bool,
+    out: RepairStats,
+    nodes: int | None = None,
+) -> None:
     """One neighbourhood's MILP, kept only if the plan gets lexicographically better."""
     data = state.data
     t_hat = data.min_share([float(g) for g in state.unit_gpus])
     before = _levels(state, chosen)
     sub = residual(state, chosen)
     gap = L2_GAP * abs(_plan_l2(state)) if l2 else 0.0
-    decided = solve(sub, state, chosen, t_hat, end - time.perf_counter(), l2, gap)
+    decided = solve(sub, state, chosen, t_hat, end - time.perf_counter(), l2, gap, nodes)
     out.neighbourhoods += 1
     if decided is None:
         return

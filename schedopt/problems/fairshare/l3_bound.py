@@ -100,12 +100,15 @@ def l3_dual(
     prices: np.ndarray,
     stop: Deadline,
     a: Arrays | None = None,
+    deterministic: bool = False,
 ) -> L3Dual:
     """B3L: the best Lagrangian value found before ``stop`` (at least B3 = the restart cost of
     the unkeepable running jobs, which μ = λ = ρ = 0 gives), with the multipliers it was found
     at (those of λ = μ = ρ = 0 when B3 is larger or there was no time). ``need``: ``m_v(t̂)``
     by unit; ``l2_floor``: λ₂ or None; ``prices``: B2's ``μ_g`` by type, in sorted type
-    order."""
+    order. ``deterministic``: every search runs to its own step or stall limit (fixed work,
+    SolveOptions.deterministic), ``stop`` only a runaway cap: the joint search is not skipped
+    for the pace measured on the wall clock."""
     b3 = restart_lower_bound(data)
     a = arrays(data) if a is None else a
     units = len(need)
@@ -171,7 +174,7 @@ def l3_dual(
     # of the moment stalls short of the LP (on 4,096 GPUs 76,917 against its 77,539; these
     # reach 77,539 in 200 steps, 0.6 s at load 4)
     counted, runs = need > 0, joint_search_runs(need, len(data.jobs))
-    if not runs or stop.remaining() < JOINT_NEED_STEPS * per_step:
+    if not runs or (not deterministic and stop.remaining() < JOINT_NEED_STEPS * per_step):
         # cut short, it spends the rest of B3L's time for little (16,384 GPUs: 0.45 s of wall
         # for +0.3% of B3L, 85 steps; 2026-12-05), so it runs only where it can converge
         return best

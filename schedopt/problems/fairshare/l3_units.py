@@ -127,10 +127,27 @@ def unit_search(
     lam: float,
     mu: np.ndarray,
     stop: Deadline,
+    deterministic: bool = False,
 ) -> float:
     """The largest B3U met at ``(λ, μ)`` (B3L's) and along ``s·(λ, μ)`` by a golden section
-    on ``s`` (-inf if there was no time for one evaluation): every point is a bound."""
+    on ``s`` (-inf if there was no time for one evaluation): every point is a bound.
+    ``deterministic``: the section's SCALE_STEPS steps, always (fixed work,
+    SolveOptions.deterministic); ``stop`` is then only a runaway cap."""
     mu = np.asarray(mu, dtype=np.float64)
+    if deterministic:
+        if stop.expired():
+            return -np.inf
+        best = unit_bound(a, need, l2_floor, lam, mu)
+        if l2_floor is None and not mu.any():
+            return best
+        value, _ = golden(
+            lambda s: unit_bound(a, need, l2_floor, s * lam, s * mu),
+            SCALE_LO,
+            SCALE_HI,
+            SCALE_STEPS,
+            stop,
+        )
+        return max(best, value)
     need_s = UNIT_S_PER_JOB * len(a.unit)
     if stop.remaining() <= need_s:
         return -np.inf

@@ -92,11 +92,13 @@ def solve(
     seconds: float,
     l2: bool,
     abs_gap: float = 0.0,
+    nodes: int | None = None,
 ) -> list[Decision] | None:
     """The neighbourhood's decisions by job, or None (no point in time): with ``l2`` max L2
     (L3 as a tie-break), else min L3 with L2 held at the plan's; from the plan (a MIP
     start), within ``seconds``; with ``l2``, done once its L2 is proven within ``abs_gap``
-    of the neighbourhood's best (HiGHS's ``mip_abs_gap``)."""
+    of the neighbourhood's best (HiGHS's ``mip_abs_gap``). ``nodes`` (deterministic mode):
+    HiGHS stops on that many branch-and-bound nodes, ``seconds`` only a runaway cap."""
     import highspy  # imported when first solved (start-up imports no solver)
 
     p = part_lp(sub)
@@ -111,6 +113,8 @@ def solve(
     integer[t_col] = False
     h = highs_of(dataclasses.replace(r, lb=lb), integer)
     h.setOptionValue("mip_rel_gap", 0.0)
+    if nodes is not None:
+        h.setOptionValue("mip_max_nodes", nodes)
     if l2 and abs_gap > 0.0:
         h.setOptionValue("mip_abs_gap", abs_gap)
     stop_at = time.perf_counter() + seconds

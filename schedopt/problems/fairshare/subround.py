@@ -11,7 +11,10 @@ from .data import JobData, ModelData
 def part_data(data: ModelData, indices: list[int], group: int, groups: dict[str, int]) -> ModelData:
     """The part as a round of its own: its hosts, its jobs (options that fit its hosts), and
     every unit's accounts scaled by its share of demand ``α_vp`` (``shares[v]``)."""
-    hosts = {h for h, p in groups.items() if p == group}
+    # the part's hosts in the round's own order, not a set's: the order of a set of names
+    # changes with the process (str hashes are salted), and the part's board, rounding and
+    # water-fill follow this order (#17: another plan from each process, same seed)
+    hosts = [h for h in data.host_type if groups.get(h) == group]
     free = {h: data.free[h] for h in hosts}
     host_type = {h: data.host_type[h] for h in hosts}
     cap: dict[str, int] = {}
@@ -29,7 +32,7 @@ def part_data(data: ModelData, indices: list[int], group: int, groups: dict[str,
         options = tuple(o for o in job.options if o.n <= fits.get(o.gpu_type, 0))
         prev = None
         kept = None if job.prev_option is None else job.options[job.prev_option]
-        if kept in options and set(job.prev_hosts) <= hosts:
+        if kept in options and set(job.prev_hosts) <= host_type.keys():
             prev = options.index(kept)
         # (JobData built directly: dataclasses.replace cost 0.8 s over 20,000 jobs)
         jobs.append(

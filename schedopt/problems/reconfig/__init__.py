@@ -42,6 +42,7 @@ SPEC = ProblemSpec(
             "fixed-time decomposition of the template model: bisection on the pipe time, "
             "packing MILPs and a rate LP bound (large clusters)",
             supports_hint=True,
+            reproducible=False,  # its bisection's MILPs stop on shares of the wall clock
         ),
         MethodSpec(
             decomp.PHYSICAL,
@@ -50,6 +51,7 @@ SPEC = ProblemSpec(
             "decomp:rate's template plan widened to the physical plan space (TP differing "
             "between stages, slow GPUs as they are), with the stage-position bound over it",
             supports_hint=True,
+            reproducible=False,  # decomp:rate's plan, then wall-clock shares of its own
         ),
         MethodSpec(
             "heuristic:megatron",

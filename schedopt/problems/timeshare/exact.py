@@ -265,6 +265,7 @@ METHODS = tuple(
         runner(b),
         f"{b.description}; LP of formulations/timeshare.md",
         supports_hint=True,
+        reproducible=b is not ExactBackend.CBC,  # CBC stops on its own wall-clock limit
     )
     for b in (ExactBackend.HIGHS, ExactBackend.CBC)
 )

@@ -1,0 +1,41 @@
+"""A machine many times slower, emulated (#17): for the tests that ``deterministic=True``
+answers do not depend on the wall clock or the machine's load.
+
+Every wall clock the library reads runs ``factor`` times faster: ``time.perf_counter`` (every
+:class:`~schedopt.core.stopping.Deadline`, every loop that stops on a share of it) and the
+solvers' own limits (CP-SAT's ``max_time_in_seconds``, HiGHS's ``time_limit``) cut by the same
+factor, as they would run out that much earlier on a machine that much slower. CP-SAT's
+deterministic time and a HiGHS node budget are work, not time: they are left alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+
+import pytest
+
+
+@contextlib.contextmanager
+def slower_machine(factor: float) -> Iterator[None]:
+    """Within the block, the wall clock runs ``factor`` times faster (see the module)."""
+    import highspy
+    from ortools.sat.python import cp_model
+
+    real, t0 = time.perf_counter, time.perf_counter()
+    solve = cp_model.CpSolver.solve
+    set_option = highspy.Highs.setOptionValue
+
+    def cpsat(self, *args, **kwargs):
+        self.parameters.max_time_in_seconds = self.parameters.max_time_in_seconds / factor
+        return solve(self, *args, **kwargs)
+
+    def highs(self, name, value):
+        return set_option(self, name, value / factor if name == "time_limit" else value)
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(time, "perf_counter", lambda: t0 + (real() - t0) * factor)
+        m.setattr(cp_model.CpSolver, "solve", cpsat)
+        m.setattr(highspy.Highs, "setOptionValue", highs)
+        yield
