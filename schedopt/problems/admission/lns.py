@@ -40,6 +40,10 @@ from .heuristics import (
 from .instance import AdmissionInstance
 from .model import build_model
 
+#: A step is started only with more than this left of the limit (the model's hand-over and a
+#: step's own minimum).
+MIN_STEP_LEFT_S = 0.2
+
 
 @dataclass(frozen=True)
 class LnsParams:
@@ -95,24 +99,25 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
         )
     steps = improved = 0
     bound: float | None = None
-    if reason is None:
+    slo = [j for j in data.jobs if j.is_slo and not j.admitted_before]
+    # deterministic mode: a fixed number of steps of fixed deterministic time (work limit)
+    max_steps = math.floor(options.time_limit_s / params.step_s) if options.deterministic else -1
+
+    def another_step() -> bool:
+        return steps < max_steps if max_steps >= 0 else stop.remaining() > MIN_STEP_LEFT_S
+
+    # No model and no solver when not one step can run: importing OR-Tools' CP-SAT (which
+    # imports pandas) costs 0.2-0.3 CPU s, more than a short limit leaves after the greedy
+    # starts (0.3 s on the shipped example: a session built, 0 steps, #17).
+    if reason is None and slo and another_step():
         am = build_model(data)
         from schedopt.model.emit_cpsat import CpsatSession  # on first use
 
         session = CpsatSession(am.model, AdmissionHooks.cpsat_linearization_level)
         session.set_level(am.model.levels[0])
-        slo = [j for j in data.jobs if j.is_slo and not j.admitted_before]
         rng = np.random.default_rng(options.seed)
         idle = 0
-        # deterministic mode: a fixed number of steps of fixed deterministic time (work limit)
-        max_steps = (
-            math.floor(options.time_limit_s / params.step_s) if options.deterministic else -1
-        )
-        while (
-            (steps < max_steps if max_steps >= 0 else stop.remaining() > 0.2)
-            and slo
-            and idle < params.patience
-        ):
+        while another_step() and idle < params.patience:
             free = set(
                 rng.choice(
                     len(slo), size=max(1, round(params.free_fraction * len(slo))), replace=False
