@@ -96,3 +96,21 @@ def test_lns_with_no_time_for_a_step_builds_no_cp_sat_model(monkeypatch) -> None
     result = schedopt.solve(inst, "heuristic:lns", time_limit_s=0.5, seed=0, deterministic=True)
     assert result.status is Status.FEASIBLE
     assert result.stats["lns_steps"] == 0
+
+
+def test_lns_counts_the_solver_import_in_the_time_for_a_step(monkeypatch) -> None:
+    """In wall-clock mode the first step also needs CP-SAT's import: one that would take longer
+    than the time left (here made to) leaves the greedy plan, with no model built."""
+    import sys
+    from pathlib import Path
+
+    from schedopt.problems.admission import lns
+
+    example = Path(__file__).resolve().parents[2] / "instances" / "admission" / "example.json"
+    inst = schedopt.load(example)
+    monkeypatch.setitem(sys.modules, "schedopt.model.emit_cpsat", None)
+    monkeypatch.setattr(lns, "build_model", None)
+    monkeypatch.setattr(lns, "_cpsat_import_s", lambda: 1e6)
+    result = schedopt.solve(inst, "heuristic:lns", time_limit_s=5, seed=0)
+    assert result.status is Status.FEASIBLE
+    assert result.stats["lns_steps"] == 0
