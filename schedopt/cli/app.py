@@ -13,6 +13,7 @@ from rich.markup import escape
 import schedopt
 from schedopt.core.errors import InvalidInstanceError, UnknownMethodError, UnknownProblemError
 
+from .clock import command_started
 from .commands import COMMANDS
 from .common import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE, CliError, err_console
 from .pipes import EXIT_BROKEN_PIPE, guarded_stdout
@@ -83,16 +84,23 @@ def _report_invalid(err: InvalidInstanceError) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the ``schedopt`` command line with ``argv`` and return the exit code. A reader of
-    stdout that stops early (``| head``) does not change it (:mod:`.pipes`)."""
+    stdout that stops early (``| head``) does not change it (:mod:`.pipes`).
+
+    ``argv`` None: this process's own command line (the ``schedopt`` script, ``python -m
+    schedopt``), whose ``--time-limit`` counts from the process's start, Python's start-up and
+    imports included (:mod:`.clock`); a list (a program or a test calling ``main``): from this
+    call."""
+    started = command_started() if argv is None else time.perf_counter()
     try:
         with guarded_stdout():
-            return _main(argv)
+            return _main(argv, started)
     except BrokenPipeError:  # a pipe other than stdout's writes (a solver's own output)
         return EXIT_BROKEN_PIPE
 
 
-def _main(argv: list[str] | None) -> int:
-    started = time.perf_counter()  # a command's --time-limit counts from here
+def _main(argv: list[str] | None, started: float) -> int:
+    """``main`` for a command whose ``--time-limit`` counts from ``started``."""
+    main_at = time.perf_counter()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -103,6 +111,7 @@ def _main(argv: list[str] | None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     args.started = started
+    args.start_s = main_at - started  # of the limit, what went before main (start-up, imports)
     try:
         run: Callable[[argparse.Namespace], int] = args.func
         with sigterm_raises():  # cleans up on the way out, as Ctrl-C does

@@ -46,9 +46,10 @@ def add_solve_arguments(p: argparse.ArgumentParser) -> None:
         type=cli_args.time_limit,
         default=10.0,
         metavar="S",
-        help="wall-clock limit in seconds for the whole command from its start (Python's own "
-        "start-up and imports excepted), loading the file included: a file too large to load "
-        "in time is refused (exit 5); > 0 and at most a week (default: 10)",
+        help="wall-clock limit in seconds for the whole command from its process's start "
+        "(Python's start-up and imports included, where the system says when that was: "
+        "Linux), loading the file included: a file too large to load in time is refused "
+        "(exit 5); > 0 and at most a week (default: 10)",
     )
     cli_args.add_seed(p, f"random seed, 0..{cli_args.MAX_SEED} (0)")
     p.add_argument(
@@ -109,26 +110,35 @@ def _stdout_to_stderr() -> Iterator[None]:
 
 
 def _loading_took_the_time(args: argparse.Namespace, why: str, load_s: float) -> int:
-    """Exit 5 (no solution) when loading the file used the time limit: said, not hidden."""
+    """Exit 5 (no solution) when starting or loading the file used the time limit: said, not
+    hidden."""
     if args.json:
-        doc = {
-            "status": Status.NO_SOLUTION.value,
-            "explanation": why,
-            "timing": {"time_limit_s": args.time_limit, "load_s": load_s},
-        }
+        timing = {"time_limit_s": args.time_limit, "start_s": _start_s(args), "load_s": load_s}
+        doc = {"status": Status.NO_SOLUTION.value, "explanation": why, "timing": timing}
         write_json(doc)
     else:
         err_console().print(f"no solution: {escape(why)}", soft_wrap=True)
     return EXIT_NO_SOLUTION
 
 
+def _start_s(args: argparse.Namespace) -> float:
+    """What went before ``main`` of the limit: Python's start-up and the imports (app.py)."""
+    return float(getattr(args, "start_s", 0.0))
+
+
 def run_solve(args: argparse.Namespace) -> int:
-    # --time-limit covers the whole command from its start (main), loading the file included;
-    # what loading took is not the solver's. Interpreter start-up and imports before main are
-    # outside it.
+    # --time-limit covers the whole command from its process's start (app.main, clock.py):
+    # Python's start-up, the imports and loading the file included; what they took is not the
+    # solver's.
     started = getattr(args, "started", time.perf_counter())
     deadline = Deadline(started + args.time_limit)
     check_outputs(args.out, args.plot)
+    if deadline.remaining() < MIN_SOLVE_S:  # the start-up alone used the limit (a busy machine)
+        why = (
+            f"Python's start-up and the imports took {_start_s(args):.1f} s of the "
+            f"{args.time_limit:g} s time limit; {args.file} was not loaded"
+        )
+        return _loading_took_the_time(args, why, time.perf_counter() - started)
     try:
         inst = load(args.file, deadline)
     except DeadlineReached as stop:
@@ -136,8 +146,9 @@ def run_solve(args: argparse.Namespace) -> int:
     load_s = time.perf_counter() - started
     if deadline.remaining() < MIN_SOLVE_S:
         why = (
-            f"loading {args.file} took {load_s:.1f} s of the {args.time_limit:g} s time limit; "
-            "no time was left to solve"
+            f"loading {args.file} took {load_s:.1f} s of the {args.time_limit:g} s time limit "
+            f"(Python's start-up and the imports {_start_s(args):.1f} s of it); no time was left "
+            "to solve"
         )
         return _loading_took_the_time(args, why, load_s)
     limit = deadline.remaining()
@@ -162,8 +173,9 @@ def run_solve(args: argparse.Namespace) -> int:
     # filled up since the check above), the answer is not lost with it.
     if args.json:
         doc = result_json(result, solution=False)
-        # The command's own limit, and what loading took of it (the solver had the rest).
-        doc["timing"].update(time_limit_s=args.time_limit, load_s=load_s)
+        # The command's own limit, and what the start-up and loading took of it, both from the
+        # process's start (the solver had the rest).
+        doc["timing"].update(time_limit_s=args.time_limit, start_s=_start_s(args), load_s=load_s)
         write_json(doc, raw={"solution": solution_json(result)})
     else:
         render_result(out_console(), spec, inst, result)

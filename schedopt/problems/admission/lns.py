@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sys
 import time
 from dataclasses import dataclass, replace
 from typing import ClassVar
@@ -22,7 +23,7 @@ import numpy as np
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline, DeadlineReached
+from schedopt.core.stopping import Deadline, DeadlineReached, cpu_share_slowdown
 
 from .assemble import assemble, guaranteed_value, raw_from_solution
 from .codec import decode, encode
@@ -39,6 +40,22 @@ from .heuristics import (
 )
 from .instance import AdmissionInstance
 from .model import build_model
+
+#: A step is started only with more than this left of the limit (the model's hand-over and a
+#: step's own minimum).
+MIN_STEP_LEFT_S = 0.2
+#: CPU seconds of a process's first import of CP-SAT (OR-Tools' ``cp_model``, which imports
+#: pandas): heuristic:lns with 0 steps took 0.20-0.24 CPU s with it, the admission package
+#: already imported (benchmarks/admission_lns_short.py, #17).
+CPSAT_IMPORT_S = 0.25
+
+
+def _cpsat_import_s() -> float:
+    """What importing CP-SAT will take here now (0 once imported): its CPU seconds times the
+    slowdown measured now (30 ms of CPU, paid only before the first import)."""
+    if "ortools.sat.python.cp_model" in sys.modules:
+        return 0.0
+    return CPSAT_IMPORT_S * cpu_share_slowdown(cap=math.inf)
 
 
 @dataclass(frozen=True)
@@ -95,24 +112,30 @@ def solve(inst: AdmissionInstance, options: SolveOptions, deadline: Deadline) ->
         )
     steps = improved = 0
     bound: float | None = None
-    if reason is None:
+    slo = [j for j in data.jobs if j.is_slo and not j.admitted_before]
+    # deterministic mode: a fixed number of steps of fixed deterministic time (work limit)
+    max_steps = math.floor(options.time_limit_s / params.step_s) if options.deterministic else -1
+
+    def another_step(before_s: float = 0.0) -> bool:
+        """Time (or, deterministic, work) for a step, after ``before_s`` of other work."""
+        if max_steps >= 0:
+            return steps < max_steps
+        return stop.remaining() > MIN_STEP_LEFT_S + before_s
+
+    # No model and no solver when not one step can run after importing the solver: OR-Tools'
+    # CP-SAT (with the pandas it imports) is 0.2-0.3 CPU s, more than a short limit leaves
+    # after the greedy starts (0.3 s on the shipped example: the import, a session, 0 steps;
+    # under load the import alone ran past the limit, #17).
+    first_step_s = 0.0 if max_steps >= 0 or not slo or reason else _cpsat_import_s()
+    if reason is None and slo and another_step(first_step_s):
         am = build_model(data)
         from schedopt.model.emit_cpsat import CpsatSession  # on first use
 
         session = CpsatSession(am.model, AdmissionHooks.cpsat_linearization_level)
         session.set_level(am.model.levels[0])
-        slo = [j for j in data.jobs if j.is_slo and not j.admitted_before]
         rng = np.random.default_rng(options.seed)
         idle = 0
-        # deterministic mode: a fixed number of steps of fixed deterministic time (work limit)
-        max_steps = (
-            math.floor(options.time_limit_s / params.step_s) if options.deterministic else -1
-        )
-        while (
-            (steps < max_steps if max_steps >= 0 else stop.remaining() > 0.2)
-            and slo
-            and idle < params.patience
-        ):
+        while another_step() and idle < params.patience:
             free = set(
                 rng.choice(
                     len(slo), size=max(1, round(params.free_fraction * len(slo))), replace=False
