@@ -74,7 +74,10 @@ def test_lns_improves_on_the_heuristics_on_a_contested_instance() -> None:
 
     inst = generate_custom(hosts=8, jobs=200, slots=12, seed=3)
     best = max(schedopt.solve(inst, h).objective for h in ("heuristic:edf", "heuristic:slack"))
-    result = schedopt.solve(inst, "heuristic:lns", time_limit_s=3, seed=0)
+    # Deterministic mode: a fixed number of steps (one per second of the limit), so the test
+    # asks what LNS finds, not how many steps a loaded machine lets it take in 3 s (on the
+    # wall clock it failed 6 of 6 runs at load 6-10, #17).
+    result = schedopt.solve(inst, "heuristic:lns", time_limit_s=3, seed=0, deterministic=True)
     assert result.status is Status.FEASIBLE  # a heuristic: no optimality claim
     assert result.objective > best
     assert result.stats["lns_improvements"] >= 1
