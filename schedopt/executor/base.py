@@ -9,6 +9,11 @@ objects back as the tasks finish; none of them knows which executor runs the tas
 The contract every executor keeps:
 
 - ``run`` yields exactly one :class:`TaskResult` per task, in the order the tasks finish.
+- ``run(..., ahead=k)`` pulls up to ``k`` tasks beyond the free workers from ``tasks`` (a
+  lazy iterator the caller feeds from the results) while the workers run, and starts them on
+  the workers freed before it yields their results: a worker does not wait while the caller
+  reads a result or makes its next task. ``ahead=0`` (the default) pulls a task only for a
+  free worker, so the caller's later results can still shape it.
 - A task's exception is a result (``error``), never raised out of ``run``.
 - At ``deadline`` the tasks still running are stopped (their worker processes killed) and
   yielded with ``timed_out=True``; tasks not started are yielded the same way, at once.
@@ -31,6 +36,7 @@ import os
 import time
 import traceback
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -96,9 +102,10 @@ class Executor(ABC):
 
     @abstractmethod
     def run(
-        self, tasks: Iterable[Task], *, deadline: Deadline | None = None
+        self, tasks: Iterable[Task], *, deadline: Deadline | None = None, ahead: int = 0
     ) -> Iterator[TaskResult]:
-        """Yield one :class:`TaskResult` per task, as each finishes."""
+        """Yield one :class:`TaskResult` per task, as each finishes (``ahead``: the module
+        docstring)."""
 
     def close(self) -> None:
         """Stop every worker this executor started. Idempotent."""
@@ -151,33 +158,52 @@ class PoolExecutor(Executor):
         """Kill every running task; their ``timed_out`` results."""
 
     def run(
-        self, tasks: Iterable[Task], *, deadline: Deadline | None = None
+        self, tasks: Iterable[Task], *, deadline: Deadline | None = None, ahead: int = 0
     ) -> Iterator[TaskResult]:
         if self.closed:
             raise RuntimeError("the executor is closed")
         pending = iter(tasks)
         exhausted = False
+        ready: deque[Task] = deque()  # pulled ahead, not started (``ahead``)
+
+        def start(pull: bool = True) -> Iterator[TaskResult]:
+            """The free workers' next tasks: those pulled ahead first, then (``pull``) new
+            ones."""
+            nonlocal exhausted
+            while (ready or (pull and not exhausted)) and self._has_room():
+                if deadline is not None and deadline.expired():
+                    return
+                task = ready.popleft() if ready else next(pending, None)
+                if task is None:
+                    exhausted = True
+                    return
+                refused = self._submit(task)
+                if refused is not None:
+                    yield refused
+
         try:
             while True:
-                while not exhausted and self._has_room():
+                yield from start()
+                while not exhausted and len(ready) < ahead:  # while the workers run
                     if deadline is not None and deadline.expired():
                         break
                     task = next(pending, None)
                     if task is None:
                         exhausted = True
-                        break
-                    refused = self._submit(task)
-                    if refused is not None:
-                        yield refused
-                if exhausted and not self._running():
+                    else:
+                        ready.append(task)
+                if exhausted and not ready and not self._running():
                     return
                 if deadline is not None and deadline.expired():
                     yield from self._stop_running()
-                    for task in pending:
+                    for task in [*ready, *pending]:
                         yield TaskResult(task.key, timed_out=True)
                     return
                 if self._running():
-                    yield from self._collect(None if deadline is None else deadline.remaining())
+                    done = list(self._collect(None if deadline is None else deadline.remaining()))
+                    # the freed workers start what was pulled ahead before the caller reads
+                    done += list(start(pull=False))
+                    yield from done
         finally:  # the caller stopped early (an exception, Ctrl-C, break): stop what runs
             for _ in self._stop_running():
                 pass
@@ -232,8 +258,9 @@ class InlineExecutor(Executor):
         super().__init__(1, threads_per_worker)
 
     def run(
-        self, tasks: Iterable[Task], *, deadline: Deadline | None = None
+        self, tasks: Iterable[Task], *, deadline: Deadline | None = None, ahead: int = 0
     ) -> Iterator[TaskResult]:
+        # one task at a time, here: nothing runs while the caller reads (``ahead`` unused)
         for task in tasks:
             if deadline is not None and deadline.expired():
                 yield TaskResult(task.key, timed_out=True, worker="inline")

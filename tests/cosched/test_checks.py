@@ -29,7 +29,7 @@ class Backwards(Executor):
         self.ran: list[object] = []
 
     def run(
-        self, tasks: Iterable[Task], *, deadline: Deadline | None = None
+        self, tasks: Iterable[Task], *, deadline: Deadline | None = None, ahead: int = 0
     ) -> Iterator[TaskResult]:
         done = []
         for t in tasks:
@@ -44,14 +44,14 @@ class Counting(InlineExecutor):
         self.ran: list[object] = []
 
     def run(
-        self, tasks: Iterable[Task], *, deadline: Deadline | None = None
+        self, tasks: Iterable[Task], *, deadline: Deadline | None = None, ahead: int = 0
     ) -> Iterator[TaskResult]:
         def seen() -> Iterator[Task]:
             for t in tasks:
                 self.ran.append(t.fn)
                 yield t
 
-        yield from super().run(seen(), deadline=deadline)
+        yield from super().run(seen(), deadline=deadline, ahead=ahead)
 
 
 @functools.cache

@@ -197,3 +197,21 @@ def test_the_packing_worker_is_stopped_when_the_rounds_fail(monkeypatch) -> None
     with pytest.raises(RuntimeError, match="the rounds failed"):
         schedopt.solve(inst, "auto", time_limit_s=60.0)
     assert not worker_pids(os.getpid())
+
+
+def test_a_freed_case_worker_starts_its_next_case_before_the_result_is_read() -> None:
+    """The refinement hands out one case beyond the free workers (refine.AHEAD), so the worker
+    whose result comes back is already running the next case while this process reads the
+    result (and maybe runs the programme); θ the same as in one process."""
+    from tests.executor.fakes import CountingPool
+
+    data = _data()
+    pi, y = _duals(0)
+    inline = farley_theta(data, pi, y, None, Deadline.after(120))
+    pool = CountingPool(2)
+    got = farley_theta(data, pi, y, None, Deadline.after(120), [], None, None, pool)
+    assert got is not None and inline is not None
+    assert got == pytest.approx(inline, rel=1e-9, abs=1e-9)
+    assert len(pool.at_yield) >= 3
+    # every result but the last two is read with both workers running
+    assert all(running == 2 for running, _ in pool.at_yield[:-2]), pool.at_yield
