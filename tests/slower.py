@@ -3,7 +3,8 @@ answers do not depend on the wall clock or the machine's load.
 
 Every wall clock the library reads runs ``factor`` times faster: ``time.perf_counter`` (every
 :class:`~schedopt.core.stopping.Deadline`, every loop that stops on a share of it) and the
-solvers' own limits (CP-SAT's ``max_time_in_seconds``, HiGHS's ``time_limit``) cut by the same
+solvers' own limits (CP-SAT's ``max_time_in_seconds``, HiGHS's ``time_limit``, CBC's ``-sec``) cut
+by the same
 factor, as they would run out that much earlier on a machine that much slower. CP-SAT's
 deterministic time and a HiGHS node budget are work, not time: they are left alone.
 """
@@ -23,6 +24,8 @@ def slower_machine(factor: float) -> Iterator[None]:
     import highspy
     from ortools.sat.python import cp_model
 
+    from schedopt.backends import cbc
+
     real, t0 = time.perf_counter, time.perf_counter()
     solve = cp_model.CpSolver.solve
     set_option = highspy.Highs.setOptionValue
@@ -34,7 +37,18 @@ def slower_machine(factor: float) -> Iterator[None]:
     def highs(self, name, value):
         return set_option(self, name, value / factor if name == "time_limit" else value)
 
+    launch = cbc._launch
+
+    def cbc_run(args: list[str]):
+        # CBC is a child process on the real clock: its own limit is cut as HiGHS's is.
+        args = list(args)
+        if "-sec" in args:
+            i = args.index("-sec") + 1
+            args[i] = f"{float(args[i]) / factor:.3f}"
+        return launch(args)
+
     with pytest.MonkeyPatch.context() as m:
+        m.setattr(cbc, "_launch", cbc_run)
         m.setattr(time, "perf_counter", lambda: t0 + (real() - t0) * factor)
         m.setattr(cp_model.CpSolver, "solve", cpsat)
         m.setattr(highspy.Highs, "setOptionValue", highs)

@@ -223,8 +223,10 @@ def classify(line: str | None, ended: str, log: _LogReader, limit_reached: bool)
     return Status.FEASIBLE if _has_incumbent(line) else Status.NO_SOLUTION
 
 
-def solve_cbc(prob, stop_at, mip_gap, threads, seed, hint, msg) -> MilpRun:
-    """Solve ``prob`` with CBC so that this call returns by ``stop_at`` (perf_counter time)."""
+def solve_cbc(prob, stop_at, mip_gap, threads, seed, hint, msg, max_nodes=None) -> MilpRun:
+    """Solve ``prob`` with CBC so that this call returns by ``stop_at`` (perf_counter time).
+    ``max_nodes``: CBC's branch-and-bound node limit (deterministic mode: a budget of work, so
+    that with one seed and no ``-threads`` the answer does not follow the clock)."""
     sweep_stale_runs()
     read_back_s = READ_BACK_S + READ_BACK_S_PER_VARIABLE * prob.numVariables()
     nonzeros = sum(len(c) for c in prob.constraints())
@@ -261,6 +263,8 @@ def solve_cbc(prob, stop_at, mip_gap, threads, seed, hint, msg) -> MilpRun:
             "-ratio",
             str(mip_gap),
         ]
+        if max_nodes is not None:
+            args += ["-maxNodes", str(max_nodes)]
         if not prob.isMIP():
             args += ["-primalTolerance", f"{LP_PRIMAL_TOLERANCE:g}"]
         args += [*_threads_args(threads), "-timeMode", "elapsed", "-solve"]

@@ -29,17 +29,19 @@ def solve_pulp(
     seed: int = 0,
     hint: Mapping[pulp.LpVariable, float] | None = None,
     msg: bool = False,
+    max_nodes: int | None = None,
 ) -> MilpRun:
     """Solve ``prob`` in place (variables get their values) and return the honest outcome.
 
     ``time_limit_s`` counts from this call, including the time to hand the model to the solver
-    and to read the answer back.
+    and to read the answer back. ``max_nodes``: CBC's node limit (deterministic mode); HiGHS
+    through PuLP takes none (deterministic HiGHS runs through ``model.emit_highs``).
     """
     time_limit_s = max(time_limit_s, 0.01)
     if solver is MilpSolver.HIGHS:
         return solve_highs(prob, time_limit_s, mip_gap, threads, seed, hint, msg)
     stop_at = time.perf_counter() + time_limit_s
-    return solve_cbc(prob, stop_at, mip_gap, threads, seed, hint, msg)
+    return solve_cbc(prob, stop_at, mip_gap, threads, seed, hint, msg, max_nodes)
 
 
 def var_value(v: pulp.LpVariable) -> float:

@@ -45,8 +45,10 @@ class SolveOptions:
     deterministic seconds) and heuristics do a fixed amount of work, so two runs with the same
     input, seed and threads=1 return the same solution; the wall time may then exceed the limit
     (the wall clock only stops a runaway run, at 10 × the limit + 10 s). HiGHS has no
-    deterministic time: ``milp:highs`` then stops a MIP level on a budget of branch-and-bound
-    nodes (100 per second of its share, at least 50) and solves an LP to the end.
+    deterministic time: ``milp:highs`` and ``milp:cbc`` then stop a MIP level on a budget of
+    branch-and-bound nodes (100 per second of its share, at least 50; CBC with its seed and no
+    ``-threads``, its serial search) and solve an LP to the end. A node of a large model costs
+    more: CBC's root alone (its cut passes) took ~2 s a level on cosched's small instance.
     Decompositions join their parts in the parts' order and give each a fixed budget (fair
     share's ``decomp``: its bounds' step limits, and no time-boxed L2/L3 repair after them).
     Honoured by every method except these, which still follow the wall clock
@@ -55,8 +57,6 @@ class SolveOptions:
     ``Result.stats["deterministic"]`` says so; ``auto`` too when it routes the instance to one
     of them):
 
-    - every problem's ``milp:cbc``: CBC runs in a child process stopped by its own time limit,
-      and no node budget is passed to it;
     - admission's ``decomp:lp`` (so ``auto`` from 500 jobs): its guide LP, start plan and
       repair stop on shares of the wall clock;
     - moe_placement's ``decomp:layer`` (so ``auto`` past 20,000 variables) and

@@ -219,3 +219,16 @@ def runaway_cap_s(time_limit_s: float) -> float:
     """The wall-clock cap of a deterministic run (SolveOptions.deterministic): 10 × the limit
     + 10 s, well beyond what the run's fixed work takes on a machine 20 × slower."""
     return 10 * time_limit_s + 10
+
+
+#: Branch-and-bound nodes a MIP level may explore per second of its share of the limit in
+#: deterministic mode (a budget of work, not a measure of time: a node of a large model takes
+#: far longer than one of a small model), at least DETERMINISTIC_MIN_NODES. HiGHS's
+#: ``mip_max_nodes`` and CBC's ``-maxNodes`` both take it (SolveOptions.deterministic).
+DETERMINISTIC_NODES_PER_S = 100
+DETERMINISTIC_MIN_NODES = 50
+
+
+def deterministic_nodes(seconds: float) -> int:
+    """The node budget of a MIP level given ``seconds`` of the limit in deterministic mode."""
+    return max(DETERMINISTIC_MIN_NODES, int(DETERMINISTIC_NODES_PER_S * seconds))

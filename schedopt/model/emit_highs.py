@@ -18,7 +18,7 @@ from schedopt.backends.highs_signals import SignalGuard
 from schedopt.core.options import SolveOptions
 from schedopt.core.progress import Progress, ProgressCallback, due
 from schedopt.core.status import Status
-from schedopt.core.stopping import runaway_cap_s
+from schedopt.core.stopping import deterministic_nodes, runaway_cap_s
 
 from .core import Model
 from .session import LevelRun
@@ -43,18 +43,7 @@ _MS = highspy.HighsModelStatus
 #: objective, and costs little at 2,000 binaries).
 OBJECTIVE_ROW_MIN_INTEGERS = 2_000
 
-#: Branch-and-bound nodes a MIP level may explore per second of its share of the limit in
-#: deterministic mode (a budget of work, not a measure of time: a node of a large model takes
-#: far longer than one of a small model), at least DETERMINISTIC_MIN_NODES. HiGHS's default
-#: is no node limit.
-DETERMINISTIC_NODES_PER_S = 100
-DETERMINISTIC_MIN_NODES = 50
 _NO_NODE_LIMIT = highspy.kHighsIInf
-
-
-def deterministic_nodes(seconds: float) -> int:
-    """The node budget of a MIP level given ``seconds`` of the limit in deterministic mode."""
-    return max(DETERMINISTIC_MIN_NODES, int(DETERMINISTIC_NODES_PER_S * seconds))
 
 
 class HighsSession:

@@ -14,6 +14,7 @@ import pulp
 
 from schedopt.backends.milp import MilpSolver, solve_pulp
 from schedopt.core.options import SolveOptions
+from schedopt.core.stopping import deterministic_nodes, runaway_cap_s
 
 from .core import Model
 from .session import LevelRun
@@ -127,12 +128,21 @@ class PulpSession:
         hint = None
         if self._hint is not None:
             hint = dict(zip(self._vars, self._hint.tolist(), strict=True))
+        # Deterministic mode (SolveOptions.deterministic), as HighsSession: a MIP level stops on
+        # CBC's node limit (the budget HiGHS gets), with one seed and no ``-threads`` (CBC's
+        # serial search); the wall clock only caps a runaway run. An LP is solved to the end.
+        max_nodes, threads = None, options.threads
+        if options.deterministic:
+            threads = 1
+            max_nodes = deterministic_nodes(time_limit_s) if self.prob.isMIP() else None
+            time_limit_s = runaway_cap_s(time_limit_s)
         run = solve_pulp(
             self.prob,
             self.solver,
             time_limit_s=max(time_limit_s, 0.01),
+            max_nodes=max_nodes,
             mip_gap=options.mip_gap,
-            threads=options.threads,
+            threads=threads,
             seed=options.seed,
             hint=hint,
             msg=options.verbose,

@@ -186,9 +186,9 @@ def exact_methods(prepare: Prepare) -> tuple[MethodSpec, ...]:
             exact_runner(prepare, b),
             b.description,
             supports_hint=True,
-            # CBC runs in a child process stopped by its own time limit: no deterministic
-            # budget is passed to it (SolveOptions.deterministic)
-            reproducible=b is not ExactBackend.CBC,
+            # every back-end honours deterministic mode: CP-SAT's deterministic time, HiGHS's
+            # and CBC's node budgets (SolveOptions.deterministic)
+            reproducible=True,
         )
         for b in ExactBackend
     )
