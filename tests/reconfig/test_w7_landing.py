@@ -6,42 +6,19 @@ plan gave a plan below it: 5.0935 s -> 5.078 s, where the bisection between the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 
-from schedopt.problems.reconfig.design import Partitioner
+from .w7_stand_in import BEST, StandInColumns, run_columned
+from .w7_stand_in import StandInPlan as _Plan
 
-from .test_widen import _small
-
-BEST = 1_000_000  # the best plan the stand-in has (µs)
 LOWERS = [int(BEST * (0.9 + 0.005 * k)) for k in range(0, 20, 2)]
 
 
-@dataclass(frozen=True)
-class _Plan:
-    value: int
-    gpus: tuple[str, ...] = ()
-
-
 def _landing(monkeypatch: pytest.MonkeyPatch, lower: int) -> int:
-    from schedopt.problems.reconfig import columns, targets
-
-    class Fake:
+    class Fake(StandInColumns):
         """Plans by target, not monotone in it: below 1.01 x BEST nothing holds; up to 1.02 x
         BEST (or with each column's own all-reduce) a plan of 1.015 x BEST; up to 1.03 x BEST,
         BEST itself; above, a plan just under the target."""
-
-        def __init__(self, sd, part, groups, seqs=None) -> None:  # type: ignore[no-untyped-def]
-            self.packed, self.seqs, self.start = groups is None, seqs, None
-            self.level: int | None = None
-            self.own = False
-
-        def seq(self, ch):  # type: ignore[no-untyped-def]
-            return None
-
-        def packings_of(self, chains):  # type: ignore[no-untyped-def]
-            return None
 
         def plan(self, lam, deadline):  # type: ignore[no-untyped-def]
             if not self.packed or lam < BEST * 1.01:
@@ -52,14 +29,7 @@ def _landing(monkeypatch: pytest.MonkeyPatch, lower: int) -> int:
                 return [_Plan(BEST)]
             return [_Plan(lam - 100)]
 
-    monkeypatch.setattr(columns, "Columns", Fake)
-    monkeypatch.setattr(targets, "_plan", lambda inst, chains: chains[0])
-    monkeypatch.setattr(targets, "validate", lambda inst, plan: [])
-    monkeypatch.setattr(targets, "evaluate", lambda inst, plan: (plan.value / 1e6,))
-    inst, _ = _small()
-    part = Partitioner(inst)
-    monkeypatch.setattr(part.c, "sync_us", lambda gpus: 0)
-    found = targets.columned(inst, part, 2 * BEST, None, lower)
+    found = run_columned(monkeypatch, Fake, lower, None)
     assert found
     return found[0][0].value
 

@@ -5,22 +5,12 @@ plans depend on the target alone (as in ``test_w7_landing.py``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 
 from schedopt.core.stopping import Deadline
-from schedopt.problems.reconfig.design import Partitioner
 
-from .test_widen import _small
-
-BEST = 1_000_000  # the best plan the stand-in has (µs)
-
-
-@dataclass(frozen=True)
-class _Plan:
-    value: int
-    gpus: tuple[str, ...] = ()
+from .w7_stand_in import BEST, StandInColumns, run_columned
+from .w7_stand_in import StandInPlan as _Plan
 
 
 def _columned(
@@ -29,28 +19,15 @@ def _columned(
     """W7 over the stand-in from a start of 2 x BEST: (plans found, the targets it tried, as
     (target, each column's own all-reduce)); ``own_column``: the first target of the
     packings' "own" pass adds a column too."""
-    from schedopt.problems.reconfig import columns, targets
-
     tried: list[tuple[int, bool]] = []
     seconds: list[int] = []  # the second start's targets
     extra: list[int] = []
 
-    class Fake:
+    class Fake(StandInColumns):
         """BEST at every target from BEST on, nothing below; a target above the best plan
         with the best plan's level (the second start's) adds a new column, and so does the
         first "free" target after it (the cycle then comes back to a second start that is
         not the same pass again)."""
-
-        def __init__(self, sd, part, groups, seqs=None) -> None:  # type: ignore[no-untyped-def]
-            self.packed, self.seqs, self.start = groups is None, seqs, None
-            self.level: int | None = None
-            self.own = False
-
-        def seq(self, ch):  # type: ignore[no-untyped-def]
-            return None
-
-        def packings_of(self, chains):  # type: ignore[no-untyped-def]
-            return None
 
         def plan(self, lam, deadline):  # type: ignore[no-untyped-def]
             if not self.packed:
@@ -67,15 +44,7 @@ def _columned(
                 self.seqs.add((-len(tried),))
             return [_Plan(BEST)] if lam >= BEST else None
 
-    monkeypatch.setattr(columns, "Columns", Fake)
-    monkeypatch.setattr(targets, "_plan", lambda inst, chains: chains[0])
-    monkeypatch.setattr(targets, "validate", lambda inst, plan: [])
-    monkeypatch.setattr(targets, "evaluate", lambda inst, plan: (plan.value / 1e6,))
-    inst, _ = _small()
-    part = Partitioner(inst)
-    monkeypatch.setattr(part.c, "sync_us", lambda gpus: 0)
-    found = targets.columned(inst, part, 2 * BEST, deadline, lower)
-    return found, tried
+    return run_columned(monkeypatch, Fake, lower, deadline), tried
 
 
 def test_w7_stops_once_its_plan_meets_the_bound(monkeypatch) -> None:
