@@ -26,6 +26,7 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 #: The ``schedopt`` script, with the moment ``main`` runs written to stderr.
@@ -121,23 +122,40 @@ def main() -> None:
         for tree in trees.values():
             importtime(tree, file)
         return
-    burners = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.burners)
-    ]
+
+    def one(run: int, name: str, tree: str) -> list[dict]:
+        rows = []
+        for limit in (float(x) for x in args.limits.split(",")):
+            row = {"tree": name, "run": run, "tag": args.tag, "burners": args.burners}
+            row["load_before"] = _load()
+            row.update(run_once(tree, file, limit, args.method))
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+        return rows
+
+    alternate(trees, args.runs, args.burners, one, args.out)
+
+
+def alternate(
+    trees: dict[str, str],
+    runs: int,
+    burners: int,
+    one: Callable[[int, str, str], list[dict]],
+    out: str | None,
+) -> None:
+    """``one(run, name, tree)`` for each run and tree in turn, beside ``burners`` CPU burners
+    (started 3 s before, killed after); its rows appended to ``out`` as JSON lines."""
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(burners)]
     try:
-        time.sleep(3 if burners else 0)
-        for run in range(args.runs):
-            for limit in (float(x) for x in args.limits.split(",")):
-                for name, tree in trees.items():
-                    row = {"tree": name, "run": run, "tag": args.tag, "burners": args.burners}
-                    row["load_before"] = _load()
-                    row.update(run_once(tree, file, limit, args.method))
-                    print(json.dumps(row), flush=True)
-                    if args.out:
-                        with open(args.out, "a") as f:
+        time.sleep(3 if procs else 0)
+        for run in range(runs):
+            for name, tree in trees.items():
+                for row in one(run, name, tree):
+                    if out:
+                        with open(out, "a") as f:
                             f.write(json.dumps(row) + "\n")
     finally:
-        for b in burners:
+        for b in procs:
             b.kill()
             b.wait()
 
