@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -99,12 +100,15 @@ def run_once(tree: str, file: str, limit: float, method: str) -> dict:
     env = {**os.environ, "PYTHONPATH": tree}
     argv = ["nice", "-n", "5", sys.executable, "-c", COMMAND, "solve", file]
     argv += ["--time-limit", f"{limit:g}", "--method", method, "--json"]
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     spawned = time.perf_counter()
     proc = subprocess.Popen(
         argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd="/tmp"
     )
     out, err = proc.communicate(timeout=600)
     wall = time.perf_counter() - spawned
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # burners are reaped only at the end
+    cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
     marks = next((json.loads(x[6:]) for x in err.splitlines() if x.startswith("MARKS ")), [])
     try:
         doc = json.loads(out)
@@ -115,6 +119,8 @@ def run_once(tree: str, file: str, limit: float, method: str) -> dict:
         "limit_s": limit,
         "exit": proc.returncode,
         "status": doc.get("status"),
+        "wall_s": round(wall, 3),
+        "cpu_s": round(cpu, 3),
         "over_s": round(wall - limit, 3),
         "timing": doc.get("timing"),
         "explanation": (doc.get("explanation") or "")[:200],
@@ -138,7 +144,8 @@ def summary(row: dict) -> str:
     for m in row["marks"]:
         v = f"={m['value']}" if "value" in m else ""
         parts.append(f"{m['name']}@{m['t']}{v}")
-    return f"{row['tree']} exit {row['exit']} over {row['over_s']:+.2f}: " + " ".join(parts)
+    head = f"{row['tree']} exit {row['exit']} over {row['over_s']:+.2f} cpu {row['cpu_s']:.2f}"
+    return f"{head}: " + " ".join(parts)
 
 
 def main() -> None:
