@@ -20,14 +20,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 # Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
-from cli_start import alternate
+from cli_start import alternate, spawn_solve
 
 #: The ``schedopt`` script with the marks (written to stderr as one ``MARKS`` JSON line).
 COMMAND = r"""
@@ -97,23 +93,8 @@ sys.exit(app.main())
 
 
 def run_once(tree: str, file: str, limit: float, method: str) -> dict:
-    env = {**os.environ, "PYTHONPATH": tree}
-    argv = ["nice", "-n", "5", sys.executable, "-c", COMMAND, "solve", file]
-    argv += ["--time-limit", f"{limit:g}", "--method", method, "--json"]
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    spawned = time.perf_counter()
-    proc = subprocess.Popen(
-        argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd="/tmp"
-    )
-    out, err = proc.communicate(timeout=600)
-    wall = time.perf_counter() - spawned
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # burners are reaped only at the end
-    cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
+    proc, err, doc, spawned, wall, cpu = spawn_solve(COMMAND, tree, file, limit, method)
     marks = next((json.loads(x[6:]) for x in err.splitlines() if x.startswith("MARKS ")), [])
-    try:
-        doc = json.loads(out)
-    except ValueError:
-        doc = {}
     started = next((m.get("started") for m in marks if m.get("started")), spawned)
     return {
         "limit_s": limit,

@@ -46,9 +46,14 @@ def _load() -> str:
     return os.getloadavg().__repr__()
 
 
-def run_once(tree: str, file: str, limit: float, method: str) -> dict:
+def spawn_solve(
+    command: str, tree: str, file: str, limit: float, method: str
+) -> tuple[subprocess.Popen, str, dict, float, float, float]:
+    """``command`` (a ``schedopt`` script) run as ``solve FILE --json`` under ``nice -n 5``:
+    (its process, its stderr, its JSON document or {}, the spawn's ``perf_counter``, its wall
+    from the spawn to the exit, its CPU seconds)."""
     env = {**os.environ, "PYTHONPATH": tree}
-    argv = ["nice", "-n", "5", sys.executable, "-c", COMMAND, "solve", file]
+    argv = ["nice", "-n", "5", sys.executable, "-c", command, "solve", file]
     argv += ["--time-limit", f"{limit:g}", "--method", method, "--json"]
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     spawned = time.perf_counter()
@@ -59,11 +64,16 @@ def run_once(tree: str, file: str, limit: float, method: str) -> dict:
     wall = time.perf_counter() - spawned
     after = resource.getrusage(resource.RUSAGE_CHILDREN)  # burners are reaped only at the end
     cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
-    main_at = next((float(x.split()[1]) for x in err.splitlines() if x.startswith("main-at")), None)
     try:
         doc = json.loads(out)
     except ValueError:
         doc = {}
+    return proc, err, doc, spawned, wall, cpu
+
+
+def run_once(tree: str, file: str, limit: float, method: str) -> dict:
+    proc, err, doc, spawned, wall, cpu = spawn_solve(COMMAND, tree, file, limit, method)
+    main_at = next((float(x.split()[1]) for x in err.splitlines() if x.startswith("main-at")), None)
     timing = doc.get("timing", {})
     return {
         "file": Path(file).name,

@@ -120,8 +120,8 @@ def fmt_gap(gap: float | None) -> str:
 
 # --- files ------------------------------------------------------------------------------------
 #: CPU seconds of importing the file functions (``schedopt.io``: pydantic and the JSON format)
-#: on first use: 0.10-0.13 s at load 5; beside 4 CPU burners (load 5-8) 2.3-3.6 s of wall,
-#: before any gate, and the limit then passed in them (#17).
+#: on first use: 0.10-0.13 s at load 5; beside 4 CPU burners (load 5-9) 0.6-3.8 s of wall
+#: with reading the file, before any gate (#17, benchmarks/RESULTS.md).
 IO_IMPORT_S = 0.15
 
 

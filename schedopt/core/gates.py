@@ -11,7 +11,7 @@ a CPU and runnable but waiting for one, since the thread started): over a young 
 life, the command line's start-up and imports, the same kind of work as the import gated, at no
 cost. The 30 ms busy-loop probe (:func:`~schedopt.core.stopping.cpu_share_slowdown`) is kept
 for an old thread (its life says little about now) and where Linux does not say: beside 4 CPU
-burners (load 5-8) it cost 0.9-1.0 s of wall a gate, and the CLI passes up to three gates.
+burners (load 5-10) it cost 0.4-1.0 s of wall a gate, and the CLI passes up to three gates.
 """
 
 from __future__ import annotations

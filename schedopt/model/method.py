@@ -95,8 +95,8 @@ def refused(reason: str | None) -> Outcome | None:
 
 #: CPU seconds of a process's first import of CP-SAT (OR-Tools' ``cp_model``, which imports
 #: pandas, and its emitter): 0.27-0.33 s at load 5 (heuristic:lns with 0 steps took 0.20-0.24
-#: with it, benchmarks/admission_lns_short.py); beside 4 CPU burners at load 5-8 it took 8-11 s
-#: of wall inside a 10 s solve, past the limit, before the deadline was next checked (#17).
+#: with it, benchmarks/admission_lns_short.py); beside 4 CPU burners at load 8-10 it and the model
+#: took 9-10 s of wall, ungated, and a 30 s limit passed in them (#17, benchmarks/RESULTS.md).
 CPSAT_IMPORT_S = 0.35
 
 
