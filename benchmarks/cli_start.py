@@ -26,6 +26,7 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 #: The ``schedopt`` script, with the moment ``main`` runs written to stderr.
@@ -45,9 +46,14 @@ def _load() -> str:
     return os.getloadavg().__repr__()
 
 
-def run_once(tree: str, file: str, limit: float, method: str) -> dict:
+def spawn_solve(
+    command: str, tree: str, file: str, limit: float, method: str
+) -> tuple[subprocess.Popen, str, dict, float, float, float]:
+    """``command`` (a ``schedopt`` script) run as ``solve FILE --json`` under ``nice -n 5``:
+    (its process, its stderr, its JSON document or {}, the spawn's ``perf_counter``, its wall
+    from the spawn to the exit, its CPU seconds)."""
     env = {**os.environ, "PYTHONPATH": tree}
-    argv = ["nice", "-n", "5", sys.executable, "-c", COMMAND, "solve", file]
+    argv = ["nice", "-n", "5", sys.executable, "-c", command, "solve", file]
     argv += ["--time-limit", f"{limit:g}", "--method", method, "--json"]
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     spawned = time.perf_counter()
@@ -58,11 +64,16 @@ def run_once(tree: str, file: str, limit: float, method: str) -> dict:
     wall = time.perf_counter() - spawned
     after = resource.getrusage(resource.RUSAGE_CHILDREN)  # burners are reaped only at the end
     cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
-    main_at = next((float(x.split()[1]) for x in err.splitlines() if x.startswith("main-at")), None)
     try:
         doc = json.loads(out)
     except ValueError:
         doc = {}
+    return proc, err, doc, spawned, wall, cpu
+
+
+def run_once(tree: str, file: str, limit: float, method: str) -> dict:
+    proc, err, doc, spawned, wall, cpu = spawn_solve(COMMAND, tree, file, limit, method)
+    main_at = next((float(x.split()[1]) for x in err.splitlines() if x.startswith("main-at")), None)
     timing = doc.get("timing", {})
     return {
         "file": Path(file).name,
@@ -121,23 +132,40 @@ def main() -> None:
         for tree in trees.values():
             importtime(tree, file)
         return
-    burners = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.burners)
-    ]
+
+    def one(run: int, name: str, tree: str) -> list[dict]:
+        rows = []
+        for limit in (float(x) for x in args.limits.split(",")):
+            row = {"tree": name, "run": run, "tag": args.tag, "burners": args.burners}
+            row["load_before"] = _load()
+            row.update(run_once(tree, file, limit, args.method))
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+        return rows
+
+    alternate(trees, args.runs, args.burners, one, args.out)
+
+
+def alternate(
+    trees: dict[str, str],
+    runs: int,
+    burners: int,
+    one: Callable[[int, str, str], list[dict]],
+    out: str | None,
+) -> None:
+    """``one(run, name, tree)`` for each run and tree in turn, beside ``burners`` CPU burners
+    (started 3 s before, killed after); its rows appended to ``out`` as JSON lines."""
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(burners)]
     try:
-        time.sleep(3 if burners else 0)
-        for run in range(args.runs):
-            for limit in (float(x) for x in args.limits.split(",")):
-                for name, tree in trees.items():
-                    row = {"tree": name, "run": run, "tag": args.tag, "burners": args.burners}
-                    row["load_before"] = _load()
-                    row.update(run_once(tree, file, limit, args.method))
-                    print(json.dumps(row), flush=True)
-                    if args.out:
-                        with open(args.out, "a") as f:
+        time.sleep(3 if procs else 0)
+        for run in range(runs):
+            for name, tree in trees.items():
+                for row in one(run, name, tree):
+                    if out:
+                        with open(out, "a") as f:
                             f.write(json.dumps(row) + "\n")
     finally:
-        for b in burners:
+        for b in procs:
             b.kill()
             b.wait()
 

@@ -16,6 +16,7 @@ from schedopt.core.errors import InvalidInstanceError, UnknownMethodError, Unkno
 from .clock import command_started
 from .commands import COMMANDS
 from .common import EXIT_INTERNAL, EXIT_INVALID, EXIT_OK, EXIT_USAGE, CliError, err_console
+from .ending import end_process
 from .pipes import EXIT_BROKEN_PIPE, guarded_stdout
 from .terminate import EXIT_TERMINATED, Terminated, sigterm_raises
 
@@ -88,14 +89,17 @@ def main(argv: list[str] | None = None) -> int:
 
     ``argv`` None: this process's own command line (the ``schedopt`` script, ``python -m
     schedopt``), whose ``--time-limit`` counts from the process's start, Python's start-up and
-    imports included (:mod:`.clock`); a list (a program or a test calling ``main``): from this
-    call."""
+    imports included (:mod:`.clock`), and the process ends once the command has its exit code
+    (:mod:`.ending`); a list (a program or a test calling ``main``): from this call, and the
+    exit code is returned."""
     started = command_started() if argv is None else time.perf_counter()
     try:
         with guarded_stdout():
-            return _main(argv, started)
+            code = _main(argv, started)
     except BrokenPipeError:  # a pipe other than stdout's writes (a solver's own output)
-        return EXIT_BROKEN_PIPE
+        code = EXIT_BROKEN_PIPE
+    # the process's own command ends here, without the interpreter's teardown (.ending)
+    return code if argv is not None else end_process(code)
 
 
 def _main(argv: list[str] | None, started: float) -> int:

@@ -12,31 +12,17 @@ now, it gives the process's age, so its start on ``time.perf_counter``'s clock. 
 
 from __future__ import annotations
 
-import os
 import time
 
-#: Field 22 of ``/proc/PID/stat`` (``starttime``), counted from the field after the command
-#: name's closing parenthesis (field 3, ``state``).
-_STARTTIME_AFTER_COMM = 22 - 3
+from schedopt.core.gates import started_ago
 
 
 def process_started() -> float | None:
     """The ``time.perf_counter()`` reading at which this process started (its fork, so a
     launcher's ``exec`` into Python is included), or None where the system does not say (no
     ``/proc``: macOS, Windows) or says something impossible."""
-    try:
-        with open("/proc/self/stat", "rb") as stat:
-            fields = stat.read().rsplit(b")", 1)[1].split()  # the name may hold spaces and ")"
-        ticks = int(fields[_STARTTIME_AFTER_COMM])
-        per_second = os.sysconf("SC_CLK_TCK")
-        since_boot = time.clock_gettime(time.CLOCK_BOOTTIME)
-        now = time.perf_counter()
-    except (OSError, ValueError, IndexError, AttributeError):
-        return None
-    age = since_boot - ticks / per_second
-    if not age >= 0.0:  # clocks that disagree: no start better than "now" is known
-        return None
-    return now - age
+    age = started_ago("/proc/self/stat")
+    return None if age is None else time.perf_counter() - age
 
 
 def command_started() -> float:

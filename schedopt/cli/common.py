@@ -16,6 +16,7 @@ from rich.markup import escape
 import schedopt
 import schedopt.cli.args as cli_args
 from schedopt.core.errors import InvalidInstanceError
+from schedopt.core.gates import import_in_time
 from schedopt.core.registry import ProblemSpec
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
@@ -118,7 +119,17 @@ def fmt_gap(gap: float | None) -> str:
 
 
 # --- files ------------------------------------------------------------------------------------
+#: CPU seconds of importing the file functions (``schedopt.io``: pydantic and the JSON format)
+#: on first use: 0.10-0.13 s at load 5; beside 4 CPU burners (load 5-9) 0.6-3.8 s of wall
+#: with reading the file, before any gate (#17, benchmarks/RESULTS.md).
+IO_IMPORT_S = 0.15
+
+
 def load(path: str, deadline: Deadline | None = None) -> Any:
+    """The instance in ``path``; with a ``deadline``, the file functions' first import is
+    refused (:class:`DeadlineReached`) when it would not end in the time left."""
+    subject = f"{Path(path).name} was not loaded: the file functions (pydantic)"
+    import_in_time("schedopt.io", IO_IMPORT_S, deadline, subject)
     try:
         return schedopt.load(path, deadline)
     except InvalidInstanceError as err:

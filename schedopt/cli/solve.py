@@ -48,7 +48,8 @@ def add_solve_arguments(p: argparse.ArgumentParser) -> None:
         metavar="S",
         help="wall-clock limit in seconds for the whole command from its process's start "
         "(Python's start-up and imports included, where the system says when that was: "
-        "Linux), loading the file included: a file too large to load in time is refused "
+        "Linux), loading the file included: a file too large to load in time, or a first "
+        "import that would not end in it (the file functions, the problem, CP-SAT), is refused "
         "(exit 5); > 0 and at most a week (default: 10)",
     )
     cli_args.add_seed(p, f"random seed, 0..{cli_args.MAX_SEED} (0)")

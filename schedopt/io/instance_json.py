@@ -7,17 +7,16 @@ ends as :class:`~schedopt.core.errors.InvalidInstanceError` naming the field pat
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from schedopt.core import files
+from schedopt.core import files, gates
 from schedopt.core.errors import InvalidInstanceError
 from schedopt.core.pydantic_errors import describe, invalid_instance_error
 from schedopt.core.registry import get_problem, problem_loaded, problem_names, problem_of
-from schedopt.core.stopping import Deadline, DeadlineReached, cpu_share_slowdown
+from schedopt.core.stopping import Deadline, DeadlineReached
 
 SCHEMA_VERSION = 1
 #: Files larger than this are refused before parsing.
@@ -31,11 +30,12 @@ LOAD_S_PER_MB = 0.1
 MEASURED_FROM_MB = 5.0
 #: CPU seconds of importing a problem's package (models, validators, solvers' wrappers) on
 #: first use: 0.30-0.45 s for the six problems at load 16 (admission the most; 0.36-0.39 s
-#: quiet). Before it, the machine's slowdown is measured (30 ms of CPU, less than a tenth of
-#: the import), and an import that would not end in the time left is refused: uncounted, it
-#: took 1.6-2.5 s at load 11 and 5.3-6.0 s at load 16, and a 0.7 MB admission file took
-#: 9-10 s to load on a 2 s limit (#17).
-IMPORT_S = 0.45
+#: quiet), and admission's 0.51-0.63 s beside 4 CPU burners at load 5-8 (a process that gets a
+#: thirtieth of a core finds its caches cold after each wait). An import that would not end in
+#: the time left at the slowdown measured now (:func:`schedopt.core.gates.gate_slowdown`) is
+#: refused: uncounted, it took 1.6-2.5 s at load 11 and 5.3-6.0 s at load 16, and a 0.7 MB
+#: admission file took 9-10 s to load on a 2 s limit (#17).
+IMPORT_S = 0.65
 
 
 def _reject_constants(token: str) -> float:
@@ -120,7 +120,7 @@ def load(path: str | Path, deadline: Deadline | None = None) -> BaseModel:
     # Uncapped: a load once started is not interrupted, so a file that cannot load in the time
     # left at the slowdown measured now is refused (capped at 3×, a 12.9 MB file went in on a
     # 5 s limit at a measured 8-12× and took 13-15 s, #17); refusing costs nothing it could do.
-    slower = cpu_share_slowdown(cap=math.inf) if megabytes >= MEASURED_FROM_MB else 1.0
+    slower = gates.gate_slowdown() if megabytes >= MEASURED_FROM_MB else 1.0
     needed = LOAD_S_PER_MB * megabytes * slower
     if needed > deadline.remaining():
         raise DeadlineReached(
@@ -139,22 +139,15 @@ def load(path: str | Path, deadline: Deadline | None = None) -> BaseModel:
 
 def _import_in_time(doc: object, file: str, deadline: Deadline) -> None:
     """Import the package of the problem ``doc`` names, if it is not yet imported, once the
-    import (:data:`IMPORT_S` quiet, times the slowdown measured now) fits in the time left;
-    refused before it starts otherwise (an import, once started, is not interrupted)."""
+    import (:data:`IMPORT_S` quiet, times the slowdown now) fits in the time left; refused
+    before it starts otherwise (an import, once started, is not interrupted)."""
     name = doc.get("problem") if isinstance(doc, dict) else None
     if not isinstance(name, str) or name not in problem_names() or problem_loaded(name):
         return  # nothing to import (a wrong name is parse_instance's to report)
-    slower = cpu_share_slowdown(cap=math.inf)
-    needed = IMPORT_S * slower
-    if needed > deadline.remaining():
-        raise DeadlineReached(
-            f"loading {file}",
-            f"{file} was not loaded: the {name} package takes about {needed:.1f} s to import "
-            f"({IMPORT_S} s quiet, this machine {slower:.1f}× slower now), more than the "
-            f"{deadline.remaining():.1f} s left of the time limit",
-        )
+    phase = f"loading {file}"
+    gates.ensure_time_for(IMPORT_S, deadline, phase, f"{file} was not loaded: the {name} package")
     get_problem(name)
-    deadline.check(f"loading {file}, after importing the {name} package")
+    deadline.check(f"{phase}, after importing the {name} package")
 
 
 def to_json(obj: BaseModel) -> str:

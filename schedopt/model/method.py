@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from schedopt.backends.milp_run import MilpSolver
+from schedopt.core.gates import import_in_time
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import MethodKind, MethodSpec, Outcome, Runner
 from schedopt.core.status import Status
@@ -92,10 +93,26 @@ def refused(reason: str | None) -> Outcome | None:
     return None if reason is None else Outcome(Status.NO_SOLUTION, explanation=reason)
 
 
-def emit(model: Model, backend: ExactBackend, options: SolveOptions, hooks: Hooks) -> Session:
-    # Each solver is imported by the first model emitted to it, not with the problem (start-up
-    # of a heuristic-only run or of the CLI; tests/test_startup.py).
+#: CPU seconds of a process's first import of CP-SAT (OR-Tools' ``cp_model``, which imports
+#: pandas, and its emitter): 0.27-0.33 s at load 5 (heuristic:lns with 0 steps took 0.20-0.24
+#: with it, benchmarks/admission_lns_short.py); beside 4 CPU burners at load 8-10 it and the model
+#: took 9-10 s of wall, ungated, and a 30 s limit passed in them (#17, benchmarks/RESULTS.md).
+CPSAT_IMPORT_S = 0.35
+
+
+def emit(
+    model: Model,
+    backend: ExactBackend,
+    options: SolveOptions,
+    hooks: Hooks,
+    deadline: Deadline | None = None,
+) -> Session:
+    """The ``backend``'s session of ``model``. Each solver is imported by the first model
+    emitted to it, not with the problem (start-up of a heuristic-only run or of the CLI;
+    tests/test_startup.py); given a ``deadline``, CP-SAT's first import is refused
+    (:class:`DeadlineReached`) when it would not end in the time left."""
     if backend is ExactBackend.CPSAT:
+        import_in_time("ortools.sat.python.cp_model", CPSAT_IMPORT_S, deadline, "the CP-SAT solver")
         from .emit_cpsat import CpsatSession
 
         return CpsatSession(model, hooks.cpsat_linearization_level)
@@ -115,7 +132,7 @@ def exact_runner(prepare: Prepare, backend: ExactBackend) -> Runner:
         if isinstance(prepared, Outcome):
             return prepared
         try:
-            session = emit(prepared.model, backend, options, prepared.hooks)
+            session = emit(prepared.model, backend, options, prepared.hooks, deadline)
         except DeadlineReached as stop:  # not emitted in time: a bound known without it stands
             bound = prepared.hooks.first_bound(backend.value, None)
             return Outcome(Status.NO_SOLUTION, bound=bound, explanation=str(stop))

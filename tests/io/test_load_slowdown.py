@@ -6,26 +6,19 @@ and took 13-15 s to load, past the promise (benchmarks/RESULTS.md)."""
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
-from schedopt.core import stopping
+from schedopt.core import gates
 from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.io import instance_json
 
 SHIPPED = Path(__file__).parents[2] / "instances" / "admission" / "small-s0.json"
 
 
-def _clock_slower(by: float) -> SimpleNamespace:
-    """``time`` for :mod:`schedopt.core.stopping` where the wall runs ``by`` times the CPU."""
-    cpu = [0.0]
-
-    def process_time() -> float:
-        cpu[0] += 1e-3
-        return cpu[0]
-
-    return SimpleNamespace(process_time=process_time, perf_counter=lambda: by * cpu[0])
+def _machine_slower(by: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gates' slowdown made ``by``, whatever the machine (schedopt.core.gates)."""
+    monkeypatch.setattr(gates, "gate_slowdown", lambda: by)
 
 
 @pytest.mark.parametrize(
@@ -41,10 +34,11 @@ def test_the_load_gate_measures_beyond_three_times(
     megabytes = SHIPPED.stat().st_size / 1e6
     monkeypatch.setattr(instance_json, "MEASURED_FROM_MB", 0.0)
     monkeypatch.setattr(instance_json, "LOAD_S_PER_MB", 1.0 / megabytes)  # 1 s to load, quiet
-    monkeypatch.setattr(stopping, "time", _clock_slower(by))
+    _machine_slower(by, monkeypatch)
+    instance_json.get_problem("admission")  # the size's gate alone: no package to import
     deadline = Deadline.after(5.0)  # 5 s: enough at 2× (or the old 3× cap), not at 10×
     if refused:
-        with pytest.raises(DeadlineReached, match="was not loaded"):
+        with pytest.raises(DeadlineReached, match=r"was not loaded: 0\.0 MB take about 10\.0 s"):
             instance_json.load(SHIPPED, deadline)
     else:
         assert instance_json.load(SHIPPED, deadline) is not None
@@ -59,7 +53,7 @@ def test_the_load_gate_counts_the_problems_import(
     monkeypatch.setattr(instance_json, "LOAD_S_PER_MB", 0.0)
     monkeypatch.setattr(instance_json, "IMPORT_S", 1.0)
     monkeypatch.setattr(instance_json, "problem_loaded", lambda name: False)
-    monkeypatch.setattr(stopping, "time", _clock_slower(by))
+    _machine_slower(by, monkeypatch)
     deadline = Deadline.after(5.0)  # enough for the import at 2×, not at 10×
     if refused:
         with pytest.raises(DeadlineReached, match="admission package takes about"):
@@ -77,5 +71,5 @@ def test_a_small_file_of_an_imported_problem_measures_nothing(
     def measured(*args: object, **kwargs: object) -> float:
         raise AssertionError("the slowdown was measured")
 
-    monkeypatch.setattr(instance_json, "cpu_share_slowdown", measured)
+    monkeypatch.setattr(gates, "gate_slowdown", measured)
     assert instance_json.load(SHIPPED, Deadline.after(60.0)) is not None

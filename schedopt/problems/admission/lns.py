@@ -20,10 +20,12 @@ from typing import ClassVar
 
 import numpy as np
 
+from schedopt.core.gates import gate_slowdown
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline, DeadlineReached, cpu_share_slowdown
+from schedopt.core.stopping import Deadline, DeadlineReached
+from schedopt.model.method import CPSAT_IMPORT_S
 
 from .assemble import assemble, guaranteed_value, raw_from_solution
 from .codec import decode, encode
@@ -44,18 +46,14 @@ from .model import build_model
 #: A step is started only with more than this left of the limit (the model's hand-over and a
 #: step's own minimum).
 MIN_STEP_LEFT_S = 0.2
-#: CPU seconds of a process's first import of CP-SAT (OR-Tools' ``cp_model``, which imports
-#: pandas): heuristic:lns with 0 steps took 0.20-0.24 CPU s with it, the admission package
-#: already imported (benchmarks/admission_lns_short.py, #17).
-CPSAT_IMPORT_S = 0.25
 
 
 def _cpsat_import_s() -> float:
     """What importing CP-SAT will take here now (0 once imported): its CPU seconds times the
-    slowdown measured now (30 ms of CPU, paid only before the first import)."""
+    slowdown now (:func:`~schedopt.core.gates.gate_slowdown`)."""
     if "ortools.sat.python.cp_model" in sys.modules:
         return 0.0
-    return CPSAT_IMPORT_S * cpu_share_slowdown(cap=math.inf)
+    return CPSAT_IMPORT_S * gate_slowdown()
 
 
 @dataclass(frozen=True)
