@@ -50,18 +50,16 @@ class SolveOptions:
     ``-threads``, its serial search) and solve an LP to the end. A node of a large model costs
     more: CBC's root alone (its cut passes) took ~2 s a level on cosched's small instance.
     Decompositions join their parts in the parts' order and give each a fixed budget (fair
-    share's ``decomp``: its bounds' step limits, and no time-boxed L2/L3 repair after them).
+    share's ``decomp``: its bounds' step limits, and no time-boxed L2/L3 repair after them;
+    admission's ``decomp:lp``: its LPs to their end, its repair in CP-SAT steps of
+    deterministic time; moe's ``decomp:layer`` and ``milp:scenario``: node budgets from the
+    limit, the local search's iterations to their end).
     Honoured by every method except these, which still follow the wall clock
     (``MethodSpec.reproducible`` is False; asked for a deterministic run they run to the
     runaway cap with shares of it, often the same answer but not guaranteed, and
     ``Result.stats["deterministic"]`` says so; ``auto`` too when it routes the instance to one
     of them):
 
-    - admission's ``decomp:lp`` (so ``auto`` from 500 jobs): its guide LP, start plan and
-      repair stop on shares of the wall clock;
-    - moe_placement's ``decomp:layer`` (so ``auto`` past 20,000 variables) and
-      ``milp:scenario``: the split, the parts' full models, the local search and the scenario
-      MILP follow the clock;
     - reconfig's ``decomp:rate`` and ``decomp:physical`` (so ``auto`` on large clusters): the
       bisection's packing MILPs and the widening stop on shares of the wall clock.
     ``warm_start`` is what a method handed back last round (``Result.warm_start``: timeshare's
