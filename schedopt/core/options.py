@@ -46,9 +46,11 @@ class SolveOptions:
     input, seed and threads=1 return the same solution; the wall time may then exceed the limit
     (the wall clock only stops a runaway run, at 10 × the limit + 10 s). HiGHS has no
     deterministic time: ``milp:highs`` and ``milp:cbc`` then stop a MIP level on a budget of
-    branch-and-bound nodes (100 per second of its share, at least 50; CBC with its seed and no
-    ``-threads``, its serial search) and solve an LP to the end. A node of a large model costs
-    more: CBC's root alone (its cut passes) took ~2 s a level on cosched's small instance.
+    branch-and-bound nodes (100 per second of its share, at least 50; CBC with its seed, no
+    ``-threads``, its serial search, and at most 20 cut passes at the root) and solve an LP to
+    the end. A node of a large model costs more, and the root is not bounded by the nodes:
+    HiGHS has no option for its root's cut rounds and sub-MIPs (2-5 CPU s on moe's small
+    instance at one node a level).
     Decompositions join their parts in the parts' order and give each a fixed budget (fair
     share's ``decomp``: its bounds' step limits, and no time-boxed L2/L3 repair after them;
     admission's ``decomp:lp``: its LPs to their end, its repair in CP-SAT steps of
