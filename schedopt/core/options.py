@@ -62,8 +62,9 @@ class SolveOptions:
     ``Result.stats["deterministic"]`` says so; ``auto`` too when it routes the instance to one
     of them):
 
-    - reconfig's ``decomp:rate`` and ``decomp:physical`` (so ``auto`` on large clusters): the
-      bisection's packing MILPs and the widening stop on shares of the wall clock.
+    - reconfig's ``decomp:physical`` (so ``auto`` on the largest clusters): its widening
+      (W6-W8) and the bound's CPU shares stop on the wall clock (``decomp:rate`` runs its
+      search, its hand-over on node budgets and its bound's rounds to their end).
     ``warm_start`` is what a method handed back last round (``Result.warm_start``: timeshare's
     simplex basis, keyed by job); a method that can resume from it does, the others ignore it.
     ``on_progress`` receives :class:`~schedopt.core.progress.Progress` events while the solve
