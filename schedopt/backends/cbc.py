@@ -66,6 +66,13 @@ GRACE_SHARE = 0.08
 MIN_GRACE_S = 0.1
 MAX_GRACE_S = 1.0
 
+#: CBC's cut passes at the root in deterministic mode (``-passCuts``; its default is 100 below
+#: 500 columns, up to 100 "if the objective still drops" below 5,000, 20 beyond). The node
+#: budget (``-maxNodes``) does not bound them: on the first level of cosched's and reconfig's
+#: small models (80 nodes) 79 and 100 passes, 6.66 and 5.22 CPU s; at 20 passes 5.94 and
+#: 3.01 CPU s, the same 13,488 and a better 1,132,677 against 1,149,538 (at 10: 4.56 and
+#: 2.62 CPU s but worse, 14,452 and 1,312,197). benchmarks/RESULTS.md, #17.
+DETERMINISTIC_CUT_PASSES = 20
 #: CLP's primal feasibility tolerance on an LP (its default 1e-7): a row may be broken by this
 #: much. At 1e-7, timeshare's level 2 broke the row fixing level 1 by 1e-7 on top of the
 #: level's own 1e-7 (L1 2e-7 below its optimum, HiGHS's point exact; #16).
@@ -226,7 +233,8 @@ def classify(line: str | None, ended: str, log: _LogReader, limit_reached: bool)
 def solve_cbc(prob, stop_at, mip_gap, threads, seed, hint, msg, max_nodes=None) -> MilpRun:
     """Solve ``prob`` with CBC so that this call returns by ``stop_at`` (perf_counter time).
     ``max_nodes``: CBC's branch-and-bound node limit (deterministic mode: a budget of work, so
-    that with one seed and no ``-threads`` the answer does not follow the clock)."""
+    that with one seed and no ``-threads`` the answer does not follow the clock), with the
+    root's cut passes bounded too (DETERMINISTIC_CUT_PASSES)."""
     sweep_stale_runs()
     read_back_s = READ_BACK_S + READ_BACK_S_PER_VARIABLE * prob.numVariables()
     nonzeros = sum(len(c) for c in prob.constraints())
@@ -264,7 +272,7 @@ def solve_cbc(prob, stop_at, mip_gap, threads, seed, hint, msg, max_nodes=None) 
             str(mip_gap),
         ]
         if max_nodes is not None:
-            args += ["-maxNodes", str(max_nodes)]
+            args += ["-maxNodes", str(max_nodes), "-passCuts", str(DETERMINISTIC_CUT_PASSES)]
         if not prob.isMIP():
             args += ["-primalTolerance", f"{LP_PRIMAL_TOLERANCE:g}"]
         args += [*_threads_args(threads), "-timeMode", "elapsed", "-solve"]

@@ -46,24 +46,25 @@ class SolveOptions:
     input, seed and threads=1 return the same solution; the wall time may then exceed the limit
     (the wall clock only stops a runaway run, at 10 × the limit + 10 s). HiGHS has no
     deterministic time: ``milp:highs`` and ``milp:cbc`` then stop a MIP level on a budget of
-    branch-and-bound nodes (100 per second of its share, at least 50; CBC with its seed and no
-    ``-threads``, its serial search) and solve an LP to the end. A node of a large model costs
-    more: CBC's root alone (its cut passes) took ~2 s a level on cosched's small instance.
+    branch-and-bound nodes (100 per second of its share, at least 50; CBC with its seed, no
+    ``-threads``, its serial search, and at most 20 cut passes at the root) and solve an LP to
+    the end. A node of a large model costs more, and the root is not bounded by the nodes:
+    HiGHS has no option for its root's cut rounds and sub-MIPs (2-5 CPU s on moe's small
+    instance at one node a level).
     Decompositions join their parts in the parts' order and give each a fixed budget (fair
-    share's ``decomp``: its bounds' step limits, and no time-boxed L2/L3 repair after them).
+    share's ``decomp``: its bounds' step limits, and no time-boxed L2/L3 repair after them;
+    admission's ``decomp:lp``: its LPs to their end, its repair in CP-SAT steps of
+    deterministic time; moe's ``decomp:layer`` and ``milp:scenario``: node budgets from the
+    limit, the local search's iterations to their end).
     Honoured by every method except these, which still follow the wall clock
     (``MethodSpec.reproducible`` is False; asked for a deterministic run they run to the
     runaway cap with shares of it, often the same answer but not guaranteed, and
     ``Result.stats["deterministic"]`` says so; ``auto`` too when it routes the instance to one
     of them):
 
-    - admission's ``decomp:lp`` (so ``auto`` from 500 jobs): its guide LP, start plan and
-      repair stop on shares of the wall clock;
-    - moe_placement's ``decomp:layer`` (so ``auto`` past 20,000 variables) and
-      ``milp:scenario``: the split, the parts' full models, the local search and the scenario
-      MILP follow the clock;
-    - reconfig's ``decomp:rate`` and ``decomp:physical`` (so ``auto`` on large clusters): the
-      bisection's packing MILPs and the widening stop on shares of the wall clock.
+    - reconfig's ``decomp:physical`` (so ``auto`` on the largest clusters): its widening
+      (W6-W8) and the bound's CPU shares stop on the wall clock (``decomp:rate`` runs its
+      search, its hand-over on node budgets and its bound's rounds to their end).
     ``warm_start`` is what a method handed back last round (``Result.warm_start``: timeshare's
     simplex basis, keyed by job); a method that can resume from it does, the others ignore it.
     ``on_progress`` receives :class:`~schedopt.core.progress.Progress` events while the solve

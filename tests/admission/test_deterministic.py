@@ -73,3 +73,27 @@ def test_a_deterministic_replay_gives_the_same_report_twice(
             _on_a_slower_machine(m, speed)
             again = replay(CLUSTER, _jobs(), cfg)
         assert _fingerprint(first) == _fingerprint(again), speed
+
+
+@pytest.mark.slow  # two runs of 5 s limits: 5-6 s
+def test_decomp_lp_runs_its_repair_steps_on_any_machine() -> None:
+    """``decomp:lp`` in deterministic mode (#17): the join's repair takes ``repair_steps`` of
+    the limit, each on CP-SAT's deterministic time, and the guide's LPs run to their end, so
+    a contested instance (its start below the bound: the repair has work) gets the same steps
+    and the same answer on a machine emulated 4 x slower (tests/slower.py)."""
+    from schedopt.problems.admission import generate_custom
+    from schedopt.problems.admission.lpdecomp import repair_steps
+    from tests.slower import slower_machine
+
+    inst = generate_custom(hosts=8, jobs=200, slots=12, seed=3)
+    limit = 5.0
+    quiet = schedopt.solve(inst, "decomp:lp", time_limit_s=limit, deterministic=True)
+    assert "deterministic" not in quiet.stats  # honoured: nothing to say
+    assert quiet.best_bound is not None and quiet.objective < quiet.best_bound  # work left
+    assert quiet.stats["repair_steps"] == repair_steps(limit) == 3
+    with slower_machine(4.0):
+        busy = schedopt.solve(inst, "decomp:lp", time_limit_s=limit, deterministic=True)
+    assert _answer(quiet) == _answer(busy)
+    assert quiet.best_bound == busy.best_bound
+    steps = ("repair_steps", "repair_improved", "repair_lp_steps", "repair_lp_rounded")
+    assert [quiet.stats[k] for k in steps] == [busy.stats[k] for k in steps]

@@ -121,18 +121,22 @@ def _by_parts(
     return L1Bound(None, use.admit, solved, seconds_used, use.run, use.tier, mean)
 
 
-def _staged(data: ModelData, seconds: float, deadline: Deadline | None) -> list[L1Bound]:
+def _staged(
+    data: ModelData, seconds: float, deadline: Deadline | None, deterministic: bool = False
+) -> list[L1Bound]:
     """The LPs of an instance small enough for one (``WHOLE_LP_COLUMNS``): the parts' first
     (``_by_parts`` with STAGE_PART_JOBS), then the whole LP in what is left of ``seconds``
     when that is WHOLE_OVER_PARTS times what the parts took. The whole LP first in the list
     when it was started (its bound, stopped or not, and its point when it has one), then the
     parts'. On a busy machine the whole LP alone did not finish in its time (256 GPUs × 800
     jobs s1, 0.85 CPU s, beside one burner: no prices, the bound fell to B0w 5,251 and the
-    start to the greedy plan, #17); the parts give B1L and priced plans at a third of it."""
+    start to the greedy plan, #17); the parts give B1L and priced plans at a third of it.
+    ``deterministic`` (SolveOptions.deterministic): the whole LP always follows the parts,
+    whatever they took on the clock (``seconds`` is then the runaway cap's share)."""
     started = time.perf_counter()
     parts = _by_parts(data, seconds, deadline, STAGE_PART_JOBS)
     took = time.perf_counter() - started
-    if seconds - took < WHOLE_OVER_PARTS * took:
+    if not deterministic and seconds - took < WHOLE_OVER_PARTS * took:
         return [parts]
     try:  # the build stops at the LP phase's end, not the solve's (module docstring)
         whole = l1_bound(data, seconds - took, _earlier(deadline, started + seconds))
@@ -158,14 +162,20 @@ class _Joined:
             self.prices.setdefault(key, []).append(v)
 
 
-def guide(data: ModelData, seconds: float, deadline: Deadline | None = None) -> Guide:
-    """The LP guide and the bound within ``seconds`` (module docstring)."""
+def guide(
+    data: ModelData, seconds: float, deadline: Deadline | None = None, deterministic: bool = False
+) -> Guide:
+    """The LP guide and the bound within ``seconds`` (module docstring); ``deterministic``:
+    no step is skipped for what an earlier one took on the clock (``_staged``)."""
     stop_at = time.perf_counter() + seconds
     whole = lp_columns(data) <= WHOLE_LP_COLUMNS
     # the rest for B1L's first evaluation (0.3-0.8 s at 3,200 jobs, load 5-7) and the rounding
     lp_s = seconds * (0.7 if whole else 0.6)
     try:
-        lps = _staged(data, lp_s, deadline) if whole else [_by_parts(data, lp_s, deadline)]
+        if whole:
+            lps = _staged(data, lp_s, deadline, deterministic)
+        else:
+            lps = [_by_parts(data, lp_s, deadline)]
     except DeadlineReached:  # the relaxation not built by the guide's end: no LP
         lps = [L1Bound(None, {}, False, seconds)]
     # the point for the rounding: the whole LP's when it has one, else the parts'

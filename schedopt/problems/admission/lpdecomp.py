@@ -45,7 +45,7 @@ from .instance import AdmissionInstance
 from .lagrange import Prices
 from .lp_round import lp_round
 from .priced import priced_plans
-from .repair import GROUP_JOBS, improve_group, repair, used_by
+from .repair import GROUP_JOBS, STEP_S, improve_group, repair, used_by
 from .tier_bound import cheap_bound, fallback_bound
 
 #: Share of the time after the bound that the parallel pass of groups gets; the rest is the
@@ -57,15 +57,33 @@ PARTS_SHARE = 0.5
 JOIN_S_PER_JOB_SLOT = 1e-5
 #: The start's candidates backfilled (the best ones before it; 0.05 s each at 3,200 jobs).
 BACKFILLED = 3
+#: Deterministic mode (SolveOptions.deterministic): the join's repair runs this share of the
+#: limit in steps of ``repair.STEP_S`` of CP-SAT's deterministic time (at least one step), in
+#: place of the time the parts and the bound leave it on the clock.
+REPAIR_WORK_SHARE = 0.4
 
 
-def solve_group(sub: ModelData, start: list[RawPlan], budget: decompose.Budget, seed: int):
+def repair_steps(time_limit_s: float) -> int:
+    """The repair's CP-SAT steps in deterministic mode (REPAIR_WORK_SHARE)."""
+    return max(1, math.floor(REPAIR_WORK_SHARE * time_limit_s / STEP_S))
+
+
+def solve_group(
+    sub: ModelData,
+    start: list[RawPlan],
+    budget: decompose.Budget,
+    seed: int,
+    work_s: float | None = None,
+):
     """A part: its group improved by CP-SAT within ``budget``, else its start (module-level,
-    picklable: a process pool's task)."""
+    picklable: a process pool's task). ``work_s`` (deterministic mode): CP-SAT's
+    deterministic time, ``budget`` then only the runaway cap."""
     seconds = budget.deadline().remaining()
     if seconds < 0.05:
         return start
     try:
+        if work_s is not None:
+            return improve_group(sub, start, work_s, seed, deterministic=True) or start
         return improve_group(sub, start, seconds, seed) or start
     except DeadlineReached:
         return start
@@ -183,13 +201,19 @@ def decomposition(
     k = len(groups)
     parts_share = PARTS_SHARE if k else 0.0
     state: dict[str, Any] = {}
+    # Deterministic mode (SolveOptions.deterministic): every step runs its fixed work (the
+    # greedy plans, the LPs to their end, B1L's steps, the rounding and backfill), a part a
+    # repair step's CP-SAT deterministic time (a group of GROUP_JOBS jobs), the join's repair
+    # ``repair_steps`` such steps; ``deadline`` is the runaway cap.
+    det = options.deterministic
+    part_work_s = STEP_S if det else None
 
     def bound(seconds: float) -> decompose.Bound:
         began = time.perf_counter()
         # without a hint, the greedy plans first: a floor however little time the LP gets
         greedy = greedy_plans(data, deadline, options.tuned) if options.hint is None else None
         guided = time.perf_counter()
-        g = guide(data, max(0.05, seconds - (guided - began)), deadline)
+        g = guide(data, max(0.05, seconds - (guided - began)), deadline, det)
         value = g.bound
         stats: dict[str, float | str] = {"bound": g.label}
         stats["guide_s"] = round(time.perf_counter() - guided, 3)
@@ -214,7 +238,7 @@ def decomposition(
         indices = groups[p]
         sub = data.subset(indices, slot_capacity=state["left"][p])
         own = [] if start is None else [start[i] for i in indices]
-        return Task(f"part{p}", solve_group, (sub, own, budget, options.seed + p))
+        return Task(f"part{p}", solve_group, (sub, own, budget, options.seed + p, part_work_s))
 
     def join(answers: Mapping[str, Any], dl: Deadline) -> tuple[Any, dict[str, float | str]]:
         start = state["start"]
@@ -228,7 +252,10 @@ def decomposition(
                     raw[i] = r
         before = guaranteed_value(data, raw)
         stop = dl.reserving(reserve)
-        raw, stats = repair(data, raw, stop, options.seed, lp=state.get("lp"))
+        steps = repair_steps(options.time_limit_s) if det else None
+        raw, stats = repair(
+            data, raw, stop, options.seed, lp=state.get("lp"), max_steps=steps, deterministic=det
+        )
         stats_out: dict[str, float | str] = {**stats, "start_value": before / 1000}
         raw = refill_best_effort(data, raw, dl.earlier(finish))
         return assemble(data, raw, optimal_admission=False), stats_out
@@ -280,8 +307,6 @@ METHOD = MethodSpec(
     # auto runs it first, with the whole limit (its own greedy floor, greedy_plans): the
     # heuristics' LNS took 2 s of 10 at 256 GPUs × 800 jobs for a hint no better than that
     decomposition=True,
-    # its guide LP, start plan and repair stop on shares of the wall clock
-    reproducible=False,
 )
 
 __all__ = [

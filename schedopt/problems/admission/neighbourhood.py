@@ -108,10 +108,14 @@ def lp_groups(
     return out
 
 
-def lp_start(sub: ModelData, start: list[RawPlan], deadline: Deadline) -> list[RawPlan]:
+def lp_start(
+    sub: ModelData, start: list[RawPlan], deadline: Deadline, deterministic: bool = False
+) -> list[RawPlan]:
     """The group's LP re-solved on its own capacity and rounded, when that is worth more
-    than ``start`` (and keeps the group's earlier guarantees), else ``start``."""
-    seconds = min(GROUP_LP_S, deadline.remaining() - 0.1)
+    than ``start`` (and keeps the group's earlier guarantees), else ``start``.
+    ``deterministic``: the LP solved to its end (``deadline`` only the runaway cap)."""
+    left = deadline.remaining() - 0.1
+    seconds = left if deterministic else min(GROUP_LP_S, left)
     if seconds < 0.02:
         return start
     try:

@@ -189,7 +189,7 @@ def repair(
             start = [current[i] for i in indices]
             hint = start
             if kind == "lp":
-                hint = lp_start(sub, start, deadline.earlier(0.1))
+                hint = lp_start(sub, start, deadline.earlier(0.1), deterministic)
                 rounded += hint is not start
                 seconds = min(seconds, deadline.remaining() - 0.1)  # the LP took its share
             try:

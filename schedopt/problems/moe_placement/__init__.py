@@ -43,7 +43,6 @@ SPEC = ProblemSpec(
             "scenario MILP (HiGHS): expected or CVaR layer time over posterior popularity "
             "scenarios (params: scenarios, risk, alpha)",
             supports_hint=True,
-            reproducible=False,  # its MILP stops on a share of the wall clock
         ),
         MethodSpec(
             "decomp:layer",  # a decomposition proves no optimum: registered as a heuristic
@@ -56,8 +55,6 @@ SPEC = ProblemSpec(
             # auto runs it first (it makes its own EPLB plan; the heuristics before it only
             # took its time)
             decomposition=True,
-            # the split, the parts' full models and the local search follow the clock
-            reproducible=False,
         ),
         MethodSpec(
             "heuristic:eplb",

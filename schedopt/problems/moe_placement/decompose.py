@@ -37,7 +37,7 @@ import numpy as np
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, runaway_cap_s
 from schedopt.executor import Executor, Task
 from schedopt.model import solve_levels
 from schedopt.model.decompose import Budget, budgets, open_executor, run_parts
@@ -99,6 +99,10 @@ class PartInput:
     part: LayerPart
     budget: Budget
     seed: int = 0
+    #: Deterministic mode (SolveOptions.deterministic): the part's share of the limit, which
+    #: sizes its HiGHS runs' node budgets and picks its stages; ``budget`` is then only the
+    #: runaway cap. None: the part follows ``budget``.
+    work_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -138,16 +142,22 @@ def _max_load(sub: ModelData, x: np.ndarray, f: np.ndarray) -> float:
     return float(sub.layer_loads(Plan([x], [f]), 0).max())
 
 
-def _solve_model(sub: ModelData, start: Plan, seconds: float, seed: int) -> Plan | None:
-    """The layer's model (model.py on ``sub``) by HiGHS from ``start``; its best point."""
+def _solve_model(
+    sub: ModelData, start: Plan, seconds: float, seed: int, deterministic: bool = False
+) -> Plan | None:
+    """The layer's model (model.py on ``sub``) by HiGHS from ``start``; its best point.
+    ``deterministic``: ``seconds`` is work (each level's node budget, emit_highs.py), the
+    wall clock only the runaway cap."""
     from schedopt.model.emit_highs import HighsSession  # on first use (highspy)
 
-    deadline = Deadline(time.perf_counter() + seconds)
+    deadline = Deadline.after(runaway_cap_s(seconds) if deterministic else seconds)
     mm = build_model(sub, deadline)
     mm.model.levels[:] = [lv for lv in mm.model.levels if lv.name in PART_LEVELS]
     session = HighsSession(mm.model)
     try:
-        options = SolveOptions(time_limit_s=max(seconds, 0.01), seed=seed)
+        options = SolveOptions(
+            time_limit_s=max(seconds, 0.01), seed=seed, deterministic=deterministic
+        )
         lex = solve_levels(
             mm.model, session, options, deadline, MoeHooks(mm, 0.0), encode(mm, start)
         )
@@ -160,6 +170,7 @@ def solve_part(inp: PartInput) -> PartAnswer | None:
     """Solve one layer (module docstring); None when not even the greedy fits its memory."""
     started = time.perf_counter()
     end = started + inp.budget.deadline().remaining()
+    work = inp.work_s  # deterministic mode: the part's work, not the clock (PartInput)
     sub, part = inp.sub, inp.part
     packed = pack_layer(
         sub.work(0),
@@ -182,14 +193,17 @@ def solve_part(inp: PartInput) -> PartAnswer | None:
         ("graph", dataclasses.replace(sub, eligible=(sub.eligible[0] & best.x,), symmetric=False))
     ]
     full_build = sub.num_variables * BUILD_S_PER_VARIABLE
-    if full_build < FULL_MODEL_BUILD_SHARE * (end - started):
+    if full_build < FULL_MODEL_BUILD_SHARE * (end - started if work is None else work):
         stages.append(("full", sub))
     for k, (how, model_data) in enumerate(stages):
-        left = end - time.perf_counter()
-        seconds = left / (len(stages) - k)
-        if seconds < 0.02:
+        if work is None:
+            seconds = (end - time.perf_counter()) / (len(stages) - k)
+        else:  # an equal share of the work each, whatever the clock says
+            seconds = work / len(stages)
+        if seconds < 0.02 or (work is not None and time.perf_counter() >= end):
             break
-        plan = _solve_model(model_data, Plan([best.x], [best.f]), seconds, inp.seed)
+        start = Plan([best.x], [best.f])
+        plan = _solve_model(model_data, start, seconds, inp.seed, work is not None)
         if plan is None or not plan.x[0].any(axis=1).all():
             continue
         f = plan.f[0] / np.maximum(plan.f[0].sum(axis=1, keepdims=True), 1e-300)
@@ -245,12 +259,17 @@ def solve_decomposed(
     data = build_data(inst, check_size=False, deadline=deadline)
     hint = hint_plan(data, options.hint)
     mark("data")
-    split = _split_in_time(data, deadline)
+    # Deterministic mode (SolveOptions.deterministic): every step runs its fixed work (the
+    # split's table, the bins' bisections, the local search's iterations, the parts' node
+    # budgets from their share of the limit) to its end; ``deadline`` is the runaway cap.
+    det = options.deterministic
+    split = _split_in_time(data, deadline, det)
     bound = max(data.lower_bound(), data.split_bound(SPLIT_CELLS) if split else -math.inf)
     mark("bound")
     build_s = time.perf_counter() - t0
     with open_executor(options) as pool:  # one pool for both rounds; closed on every path
-        binned = bins_round(data, deadline, SPLIT_CELLS if split else 0, BINS_SHARE, pool)
+        cells = SPLIT_CELLS if split else 0
+        binned = bins_round(data, deadline, cells, 1.0 if det else BINS_SHARE, pool)
         mark("bins")
         warm = hint
         if warm is None and binned is None and identical_slots(data) is None:
@@ -258,9 +277,8 @@ def solve_decomposed(
             # load 18 on the DeepSeek-V3 shape): only where the bins do not apply at all
             warm = run_eplb(data, EplbParams(), deadline)  # past the deadline: DeadlineReached
             if warm is not None:
-                warm = improve(
-                    data, warm, LocalSearchParams(), deadline.earlier(0.9 * deadline.remaining())
-                )
+                by = deadline if det else deadline.earlier(0.9 * deadline.remaining())
+                warm = improve(data, warm, LocalSearchParams(), by)
         starts = [(n, p) for n, p in (("bins", binned), ("warm start", warm)) if p is not None]
         if not starts:
             return Outcome(
@@ -278,7 +296,7 @@ def solve_decomposed(
         start_solution = data.to_solution(start)
         reserve = FINISH_CONVERSIONS * (time.perf_counter() - t1) + 0.05
         mark("start")
-        plan, ran = None, deadline.remaining() > 2 * reserve
+        plan, ran = None, det or deadline.remaining() > 2 * reserve
         if ran:
             plan, part_stats = _run_parts(data, start, options, deadline, reserve, pool)
             stats.update(part_stats)
@@ -287,7 +305,7 @@ def solve_decomposed(
         best = plan if better and plan is not None else start
         mark("parts")
         # The cross-layer step: the local search moves replicas and memory between layers.
-        end = deadline.earlier(reserve)
+        end = deadline if det else deadline.earlier(reserve)
         if not end.expired():
             best = improve(data, best, LocalSearchParams(), end)
         mark("local_search")
@@ -314,13 +332,14 @@ def solve_decomposed(
     )
 
 
-def _split_in_time(data: ModelData, deadline: Deadline) -> bool:
+def _split_in_time(data: ModelData, deadline: Deadline, deterministic: bool = False) -> bool:
     """Build the exact split of the replica slots (``budget.py``) if its table is within
-    SPLIT_CELLS, giving up after SPLIT_TIME_SHARE of the time left; True if it is built."""
+    SPLIT_CELLS, giving up after SPLIT_TIME_SHARE of the time left (``deterministic``: at
+    ``deadline``, the runaway cap); True if it is built."""
     cells = data.split_cells()
     if cells is None or cells > SPLIT_CELLS:
         return False
-    stop = Deadline(time.perf_counter() + deadline.share(SPLIT_TIME_SHARE))
+    stop = deadline if deterministic else Deadline.after(deadline.share(SPLIT_TIME_SHARE))
     return data.build_split(stop) is not None
 
 
@@ -336,11 +355,16 @@ def _run_parts(
     parts' share of the time (each part's budget its share of what is left when it is handed
     out); the join, and what became of the parts (``parts_solved``, ``parts_improved``, ...)."""
     parts = partition(data, start, warm_memory(data, start))
-    stop = Deadline.after(max(0.0, deadline.remaining() - reserve) * PARTS_SHARE)
+    if options.deterministic:  # each part PARTS_SHARE of the limit shared out, as work
+        stop = deadline
+        work_s: float | None = PARTS_SHARE * options.time_limit_s / max(1, len(parts))
+    else:
+        stop = Deadline.after(max(0.0, deadline.remaining() - reserve) * PARTS_SHARE)
+        work_s = None
 
     def tasks() -> Iterator[Task]:
         for part, budget in zip(parts, budgets(stop, len(parts), pool, 0.0), strict=True):
-            inp = PartInput(layer_data(data, part), part, budget, options.seed)
+            inp = PartInput(layer_data(data, part), part, budget, options.seed, work_s)
             yield Task(f"layer{part.layer}", solve_part, (inp,))
 
     found, stats = run_parts(pool, tasks(), stop)

@@ -155,8 +155,11 @@ def solve(inst: MoePlacementInstance, options: SolveOptions, deadline: Deadline)
     session.set_hint(encode(sm, start) if start is not None else None)
     build_s = time.perf_counter() - t0
     t1 = time.perf_counter()
+    # deterministic mode: HiGHS's node budget is sized by the limit, not by the time the clock
+    # says is left (the run's wall time is only capped by the runaway cap, emit_highs.py)
+    seconds = options.time_limit_s if options.deterministic else deadline.remaining()
     try:
-        run = session.run(max(deadline.remaining(), 0.01), options)
+        run = session.run(max(seconds, 0.01), options)
     finally:
         session.close()
     solve_s = time.perf_counter() - t1

@@ -75,7 +75,12 @@ def prologue(
             build_data(inst)  # raises ModelTooLargeError with the message
         why = f"the exact model would have {data.num_variables:,} variables"
         return data, hint, _hint_outcome(data, hint, why, deadline)
-    reason = data.too_big_for(deadline.remaining(), factor)
+    # deterministic mode (SolveOptions.deterministic): the decision rests on the limit, not
+    # on what the clock says is left, and the local search below runs its iterations out
+    deterministic = bool(getattr(options, "deterministic", False))
+    reason = data.too_big_for(
+        getattr(options, "time_limit_s", 0.0) if deterministic else deadline.remaining(), factor
+    )
     if reason:
         if hint is not None:
             return data, hint, _hint_outcome(data, hint, reason, deadline)
@@ -86,7 +91,7 @@ def prologue(
         # called directly (MIP starts matter: the LP bound of this model is weak).
         hint = run_eplb(data, EplbParams())
         if hint is not None:
-            share = Deadline(time.perf_counter() + deadline.share(0.1))
+            share = deadline if deterministic else Deadline.after(deadline.share(0.1))
             hint = improve(data, hint, LocalSearchParams(), share)
     return data, hint, None
 

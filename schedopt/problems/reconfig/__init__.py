@@ -42,7 +42,6 @@ SPEC = ProblemSpec(
             "fixed-time decomposition of the template model: bisection on the pipe time, "
             "packing MILPs and a rate LP bound (large clusters)",
             supports_hint=True,
-            reproducible=False,  # its bisection's MILPs stop on shares of the wall clock
         ),
         MethodSpec(
             decomp.PHYSICAL,

@@ -67,17 +67,21 @@ def with_stage_bound(
     outcome: Outcome,
     deadline: Deadline,
     known: tuple[int | None, dict[str, float]] | None = None,
+    deterministic: bool = False,
 ) -> Outcome:
     """The answer with Q7–Q9's proven bound over the physical plan space in its stats
     (``physical_bound_s``, ``physical_gap``; P1–P6's alone are in its metrics); ``known``: the
-    bound already computed (``priced_bound_us``'s answer), else it is computed now."""
+    bound already computed (``priced_bound_us``'s answer), else it is computed now
+    (``deterministic``: to the runaway cap, ``priced_bound_us``)."""
     if outcome.solution is None or (known is None and deadline.expired()):
         return outcome
     from .price_bound import priced_bound_us  # HiGHS, on first use
 
     upper = round(evaluate(inst, outcome.solution)[0] * 1e6)
     try:
-        q_us, counts = known if known is not None else priced_bound_us(inst, upper, deadline)
+        if known is None:
+            known = priced_bound_us(inst, upper, deadline, deterministic=deterministic)
+        q_us, counts = known
     except DeadlineReached:  # out of time while packing the hosts: the answer as it is
         return outcome
     stats: dict[str, object] = {**outcome.stats, **counts}
@@ -99,8 +103,12 @@ def with_stage_bound(
 
 
 def solve(inst: ReconfigInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
-    """``decomp:rate``: the template answer, then Q7–Q9's bound over the physical space."""
-    return with_stage_bound(inst, solve_templates(inst, options, deadline), deadline)
+    """``decomp:rate``: the template answer, then Q7–Q9's bound over the physical space.
+    Deterministic mode (SolveOptions.deterministic): the search's MILPs and LPs, the
+    hand-over's levels (their node budgets from the limit) and the bound's rounds run to
+    their end, ``deadline`` only the runaway cap."""
+    det = options.deterministic
+    return with_stage_bound(inst, solve_templates(inst, options, deadline), deadline, None, det)
 
 
 PHYSICAL = "decomp:physical"
@@ -269,7 +277,11 @@ def solve_templates(
     start = warm_start(data, options.hint, deadline)
     build_s = time.perf_counter() - t0
     by = deadline if search_by is None else search_by
-    raw, bound_us, counts = search(data, start, by.earlier(by.share(1 - SEARCH_SHARE)))
+    # deterministic mode: the search runs to its end (its steps' LPs and MILPs solved)
+    det = options.deterministic
+    raw, bound_us, counts = search(
+        data, start, by if det else by.earlier(by.share(1 - SEARCH_SHARE))
+    )
     stats = {**counts, "templates": float(len(data.templates)), "kept_kinds": float(len(data.kept))}
     if counts.get("infeasible"):  # R2 over every kind proven infeasible
         return finish(inst, Outcome(Status.INFEASIBLE, explanation=INFEASIBLE, stats=stats))
@@ -294,7 +306,7 @@ def solve_templates(
         theirs = exact_runner(mono, ExactBackend.HIGHS)(
             inst,
             dataclasses.replace(options, hint=sol),
-            deadline.earlier(deadline.share(PHYSICAL_SHARE)),
+            deadline if det else deadline.earlier(deadline.share(PHYSICAL_SHARE)),
         )
     except DeadlineReached:
         return finish(inst, ours)

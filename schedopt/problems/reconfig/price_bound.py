@@ -135,6 +135,7 @@ def priced_bound_us(
     counts: bool = True,
     columns: bool = True,
     gathered: Gathered | None = None,
+    deterministic: bool = False,
 ) -> tuple[int | None, dict[str, float]]:
     """Q7–Q9: from P1–P6's bound, prices at 10% above it (Q8′'s master over pipeline columns,
     or Q4's LP without ``columns`` or when Q8′ gives none), then a bisection over
@@ -143,7 +144,9 @@ def priced_bound_us(
     reached, its columns kept, priced over every m until the probe is ruled out or the master
     is solved, each followed by the bisection with its prices, while time is left.
     Anytime: each probe covers every number of pipelines at once, so the bound is valid
-    whenever the deadline stops it. (None, …): no physical plan exists."""
+    whenever the deadline stops it. (None, …): no physical plan exists. ``deterministic``
+    (SolveOptions.deterministic): Q10's pricing runs to ``deadline`` itself (the runaway cap),
+    not to a share of what the clock says is left, so its rounds end by themselves."""
     stats: dict[str, float] = {"q_lps": 0.0, "q_priced": 0.0}
     sd = stage_data(inst, True, deadline)
     if sd is None:
@@ -167,7 +170,10 @@ def priced_bound_us(
     for _ in range(PRICE_ROUNDS):
         if deadline is not None and deadline.expired():
             break
-        pricing = None if deadline is None else deadline.earlier(deadline.share(1 - CG_SHARE))
+        if deadline is None or deterministic:
+            pricing = deadline
+        else:
+            pricing = deadline.earlier(deadline.share(1 - CG_SHARE))
         if not columns:
             mu, ended = None, STOPPED
         elif not stats["q_lps"]:  # Q8′: the first prices, on the grid
