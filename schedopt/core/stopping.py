@@ -232,3 +232,13 @@ DETERMINISTIC_MIN_NODES = 50
 def deterministic_nodes(seconds: float) -> int:
     """The node budget of a MIP level given ``seconds`` of the limit in deterministic mode."""
     return max(DETERMINISTIC_MIN_NODES, int(DETERMINISTIC_NODES_PER_S * seconds))
+
+
+def level_limits(time_limit_s: float, deterministic: bool) -> tuple[int | None, float]:
+    """(node budget, wall-clock limit) of a MIP level given ``time_limit_s``: in deterministic
+    mode (SolveOptions.deterministic) :func:`deterministic_nodes` and :func:`runaway_cap_s`
+    (the level stops on its budget of work; the wall clock only caps a runaway run), else no
+    node budget and the limit itself. HiGHS's and CBC's sessions both take them."""
+    if not deterministic:
+        return None, time_limit_s
+    return deterministic_nodes(time_limit_s), runaway_cap_s(time_limit_s)

@@ -13,7 +13,13 @@ from schedopt.core import registry
 from schedopt.core.errors import ModelTooLargeError
 from schedopt.core.registry import MethodKind, MethodSpec, Outcome
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline, DeadlineReached, Ticker, thread_cpu_times
+from schedopt.core.stopping import (
+    Deadline,
+    DeadlineReached,
+    Ticker,
+    level_limits,
+    thread_cpu_times,
+)
 from schedopt.problems.admission import generate, generate_custom
 from schedopt.problems.admission.data import build_data, estimate_num_variables
 from tests.timing import promised_s
@@ -248,3 +254,12 @@ def test_a_cpu_share_lasts_until_its_cpu_and_never_past_its_cap(monkeypatch) -> 
     assert starved.expired()
     with pytest.raises(stopping.DeadlineReached):
         starved.check("pricing")
+
+
+def test_a_deterministic_level_gets_a_node_budget_and_the_runaway_cap() -> None:
+    """HiGHS's and CBC's sessions take their deterministic limits from one place: the node
+    budget (100 a second, at least 50) and 10 x the limit + 10 s of wall; outside
+    deterministic mode no budget and the limit itself."""
+    assert level_limits(2.0, True) == (200, 30.0)
+    assert level_limits(0.1, True) == (50, 11.0)
+    assert level_limits(2.0, False) == (None, 2.0)
