@@ -28,6 +28,8 @@ import sys
 import time
 from pathlib import Path
 
+from common import print_row
+
 #: The ``schedopt`` script, with the moment ``main`` runs written to stderr.
 COMMAND = """\
 import sys, time
@@ -132,10 +134,7 @@ def main() -> None:
                     row = {"tree": name, "run": run, "tag": args.tag, "burners": args.burners}
                     row["load_before"] = _load()
                     row.update(run_once(tree, file, limit, args.method))
-                    print(json.dumps(row), flush=True)
-                    if args.out:
-                        with open(args.out, "a") as f:
-                            f.write(json.dumps(row) + "\n")
+                    print_row(row, args.out)
     finally:
         for b in burners:
             b.kill()
