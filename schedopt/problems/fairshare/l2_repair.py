@@ -27,10 +27,10 @@ import numpy as np
 
 from schedopt.core.stopping import Deadline
 
-from .heuristics import _State
 from .l3_lagrangian import L3Dual
 from .neighbourhood import L2_HOLD, Decision, residual, solve
 from .option_arrays import Arrays, arrays
+from .plan import Plan
 
 #: Jobs in one neighbourhood (its MILP on 4,096 GPUs: 600 jobs, 2,500 columns, 0.2-0.9 s at
 #: load 4-7), and the seconds such a neighbourhood is given: with less time left, it has
@@ -87,7 +87,7 @@ class RepairStats:
         }
 
 
-def _job_rows(state: _State) -> tuple[list[int], np.ndarray, np.ndarray]:
+def _job_rows(state: Plan) -> tuple[list[int], np.ndarray, np.ndarray]:
     """The jobs with options (``arrays``'s rows, by job index), and a shortfall of 0 and a
     margin of +inf for every job: what a job without options keeps."""
     data = state.data
@@ -96,7 +96,7 @@ def _job_rows(state: _State) -> tuple[list[int], np.ndarray, np.ndarray]:
 
 
 def losses(
-    state: _State, a: Arrays, mu: np.ndarray, rho: np.ndarray
+    state: Plan, a: Arrays, mu: np.ndarray, rho: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Every job's shortfall at ``(μ, ρ)`` (module docstring) and its margin (``|π|`` of its
     choice, or of its best option when idle), by job index; ``a``: ``arrays(state.data)``.
@@ -130,7 +130,7 @@ def l2_neighbourhood(loss: np.ndarray, margin: np.ndarray, used: set[int], size:
     return sorted(int(i) for i in np.concatenate([short, rest]))
 
 
-def l3_neighbourhood(state: _State, margin: np.ndarray, used: set[int], size: int) -> list[int]:
+def l3_neighbourhood(state: Plan, margin: np.ndarray, used: set[int], size: int) -> list[int]:
     """Up to ``size`` jobs not in ``used``: running jobs that restart though they could be
     kept (highest restart cost first) with the jobs on their previous hosts, up to half of
     ``size``; then the jobs with the least margin. None without such a running job."""
@@ -160,7 +160,7 @@ def l3_neighbourhood(state: _State, margin: np.ndarray, used: set[int], size: in
     return sorted(chosen | {int(i) for i in rest})
 
 
-def l3_shortfalls(state: _State, a: Arrays, dual: L3Dual) -> tuple[np.ndarray, np.ndarray]:
+def l3_shortfalls(state: Plan, a: Arrays, dual: L3Dual) -> tuple[np.ndarray, np.ndarray]:
     """Every job's L3 shortfall at B3L's multipliers (``a_j,now − min(0, min_o a_jo)``, ``a``
     of Claim 2; a running job on its previous option not kept pays ``c_j`` more) and its
     margin (``|a|`` of its choice, or of its best when idle), by job index. Their sum with
@@ -186,7 +186,7 @@ def l3_shortfalls(state: _State, a: Arrays, dual: L3Dual) -> tuple[np.ndarray, n
 
 
 def repair_l3(
-    state: _State,
+    state: Plan,
     dual: L3Dual,
     stop: Deadline,
     max_s: float,
@@ -214,7 +214,7 @@ def repair_l3(
 
 
 def _phase(
-    state: _State,
+    state: Plan,
     pick: Callable[[set[int], int], list[int]],
     end: float,
     l2: bool,
@@ -243,7 +243,7 @@ def _phase(
 
 
 def repair_l2(
-    state: _State,
+    state: Plan,
     mu: np.ndarray,
     rho: np.ndarray,
     stop: Deadline,
@@ -304,7 +304,7 @@ def _size(end: float) -> int:
 
 
 def _improve(
-    state: _State,
+    state: Plan,
     chosen: list[int],
     end: float,
     l2: bool,
@@ -336,7 +336,7 @@ def _improve(
         _put_back(state, chosen, old)
 
 
-def _plan_l2(state: _State) -> float:
+def _plan_l2(state: Plan) -> float:
     """The whole plan's L2."""
     jobs = state.data.jobs
     return sum(
@@ -344,7 +344,7 @@ def _plan_l2(state: _State) -> float:
     )
 
 
-def _levels(state: _State, chosen: list[int]) -> tuple[float, float]:
+def _levels(state: Plan, chosen: list[int]) -> tuple[float, float]:
     """(L2, L3) of the chosen jobs' part of the plan (L3 less its constant). A running job
     placed as before is not restarted, kept or not (as the validator counts it: a
     neighbourhood that only marks such a job kept saves nothing)."""
@@ -361,7 +361,7 @@ def _levels(state: _State, chosen: list[int]) -> tuple[float, float]:
     return l2, l3
 
 
-def _apply(state: _State, chosen: list[int], options: list[Any], decided: list[Decision]) -> bool:
+def _apply(state: Plan, chosen: list[int], options: list[Any], decided: list[Decision]) -> bool:
     """The neighbourhood's decisions on the board (``options``: each job's options in the
     neighbourhood): kept jobs first, then the others largest first (best fit, as
     ``placement.assemble``); False, and the plan as it was, if a job does not fit."""
@@ -382,15 +382,14 @@ def _apply(state: _State, chosen: list[int], options: list[Any], decided: list[D
     return True
 
 
-def _put_back(state: _State, chosen: list[int], old: list[tuple[Any, dict[str, int]]]) -> None:
+def _put_back(state: Plan, chosen: list[int], old: list[tuple[Any, dict[str, int]]]) -> None:
     """The chosen jobs as they were (``old``: their decisions and hosts)."""
     data = state.data
     for i in chosen:
         state.unset(data.jobs[i])
     for i, (r, hosts) in zip(chosen, old, strict=True):
         if r.option is not None:
-            state.board.keep(hosts)
-            state._set(data.jobs[i], r.option, hosts, keep=r.keep)
+            state.assign(data.jobs[i], r.option, hosts, keep=r.keep)
 
 
 __all__ = [

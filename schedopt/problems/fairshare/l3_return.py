@@ -29,10 +29,10 @@ import numpy as np
 
 from schedopt.model.lp_bound import Relaxation, highs_of
 
-from .heuristics import _State
 from .l1_fix import need_gpus
 from .l2_repair import COST_TOL, RepairStats, _levels, _put_back
 from .neighbourhood import L2_HOLD
+from .plan import Plan
 from .restore import restarting
 
 #: Fewest seconds the MILP is started with.
@@ -41,7 +41,7 @@ MIN_S = 0.02
 MAX_TRIES = 3
 
 
-def return_running(state: _State, seconds: float, out: RepairStats) -> RepairStats:
+def return_running(state: Plan, seconds: float, out: RepairStats) -> RepairStats:
     """The return step (module docstring) within ``seconds``; its effect added to ``out``."""
     started = time.perf_counter()
     end = started + seconds
@@ -65,7 +65,7 @@ def return_running(state: _State, seconds: float, out: RepairStats) -> RepairSta
     return out
 
 
-def _choose(state: _State, banned: set[int], end: float) -> list[int]:
+def _choose(state: Plan, banned: set[int], end: float) -> list[int]:
     """The MILP of the module docstring: the candidates to return, or none."""
     data = state.data
     phi = data.frag_cost
@@ -133,7 +133,7 @@ Rows = list[tuple[float, dict[int, float]]]  # (upper bound, coefficients): "≤
 
 
 def step_model(
-    state: _State,
+    state: Plan,
     save: list[float],
     rows: Rows,
     by_type: dict[str, dict[int, float]],
@@ -176,7 +176,7 @@ def step_model(
     )
 
 
-def _apply(state: _State, chosen: list[int], out: RepairStats) -> int | None:
+def _apply(state: Plan, chosen: list[int], out: RepairStats) -> int | None:
     """The chosen jobs kept on their previous hosts, the jobs not kept there placed again on
     their options, kept only if better (counted in ``out``); None, or a chosen job whose
     hosts could not be freed (the plan as it was)."""
@@ -217,7 +217,7 @@ def _apply(state: _State, chosen: list[int], out: RepairStats) -> int | None:
     return None
 
 
-def _gpus(state: _State, i: int, o: int | None) -> int:
+def _gpus(state: Plan, i: int, o: int | None) -> int:
     return 0 if o is None else state.data.jobs[i].options[o].n
 
 

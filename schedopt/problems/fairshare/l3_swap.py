@@ -36,11 +36,11 @@ import time
 from typing import Any
 
 from .data import JobData
-from .heuristics import _State
 from .l2_repair import COST_TOL, RepairStats, _levels, _put_back
 from .l3_idle import Leg, idle_legs
 from .l3_pairs import Move, Tables, candidates, matched, pools
 from .option_arrays import Arrays, arrays
+from .plan import Plan
 from .restore import restarting
 
 #: Seconds ``decomp`` gives the step at least (at 16,384 GPUs × 20,000 jobs: about 0.1 s
@@ -57,7 +57,7 @@ BANK_TOL = 1e-12
 
 
 def swap_returns(
-    state: _State,
+    state: Plan,
     seconds: float,
     out: RepairStats,
     a: Arrays | None = None,
@@ -143,7 +143,7 @@ def swap_returns(
     return out
 
 
-def _returning(state: _State) -> list[JobData]:
+def _returning(state: Plan) -> list[JobData]:
     """The restarting jobs (``restore.restarting``) whose previous hosts have room beside
     the kept jobs (``f_h − K_h``)."""
     data = state.data
@@ -156,7 +156,7 @@ def _returning(state: _State) -> list[JobData]:
 
 
 def _try(
-    state: _State,
+    state: Plan,
     moves: list[Move],
     t_hat: float,
     bank: float,
@@ -206,7 +206,7 @@ def _try(
     return None
 
 
-def _gpus(state: _State, i: int, o: int | str | None) -> int:
+def _gpus(state: Plan, i: int, o: int | str | None) -> int:
     return state.data.jobs[i].options[o].n if isinstance(o, int) else 0
 
 
