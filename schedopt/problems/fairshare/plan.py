@@ -8,6 +8,9 @@ from .data import JobData, ModelData
 from .placement import Board, Raw
 from .solution import Allocation, FairshareSolution
 
+#: A job's decision and hosts, as :meth:`Plan.saved` keeps them.
+Saved = tuple[Raw, dict[str, int]]
+
 
 class Plan:
     """The plan being built: the board's free GPUs, each job's decision and hosts, and the
@@ -62,6 +65,42 @@ class Plan:
         self.raw[job.index] = Raw()
         self.hosts[job.index] = {}
 
+    def l2(self) -> float:
+        """The whole plan's L2."""
+        jobs = self.data.jobs
+        return sum(
+            jobs[i].options[r.option].eff for i, r in enumerate(self.raw) if r.option is not None
+        )
+
+    def levels(self, chosen: list[int]) -> tuple[float, float]:
+        """(L2, L3) of the chosen jobs' part of the plan (L3 less its constant). A running job
+        placed as before is not restarted, kept or not (as the validator counts it: a
+        neighbourhood that only marks such a job kept saves nothing)."""
+        data = self.data
+        l2 = l3 = 0.0
+        for i in chosen:
+            job, r = data.jobs[i], self.raw[i]
+            if r.option is None:
+                continue
+            opt = job.options[r.option]
+            l2 += opt.eff
+            stays = r.keep or (r.option == job.prev_option and self.hosts[i] == job.prev_hosts)
+            l3 += data.frag_cost * opt.extra_hosts - (job.restart_cost if stays else 0.0)
+        return l2, l3
+
+    def saved(self, chosen: list[int]) -> list[Saved]:
+        """The chosen jobs' decisions and hosts as they are now (for :meth:`put_back`)."""
+        return [(self.raw[i], dict(self.hosts[i])) for i in chosen]
+
+    def put_back(self, chosen: list[int], old: list[Saved]) -> None:
+        """The chosen jobs as they were (``old``: :meth:`saved` of them then)."""
+        jobs = self.data.jobs
+        for i in chosen:
+            self.unset(jobs[i])
+        for i, (r, hosts) in zip(chosen, old, strict=True):
+            if r.option is not None:
+                self.assign(jobs[i], r.option, hosts, keep=r.keep)
+
     def solution(self) -> FairshareSolution:
         allocations = []
         for job, r in zip(self.data.jobs, self.raw, strict=True):
@@ -75,4 +114,4 @@ class Plan:
         return FairshareSolution(allocations=tuple(allocations))
 
 
-__all__ = ["Plan"]
+__all__ = ["Plan", "Saved"]
