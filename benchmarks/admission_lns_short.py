@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from common import print_row
+
 CHILD = """\
 import json, sys, time
 import schedopt
@@ -57,10 +59,7 @@ def main() -> None:
                 )
                 row = {"tree": name, "run": run, "limit_s": float(limit), "load": os.getloadavg()}
                 row.update(json.loads(done.stdout))
-                print(json.dumps(row), flush=True)
-                if args.out:
-                    with open(args.out, "a") as f:
-                        f.write(json.dumps(row) + "\n")
+                print_row(row, args.out)
 
 
 if __name__ == "__main__":

@@ -93,6 +93,17 @@ def append_rows(name: str, rows: Sequence[dict[str, Any]], argv: Sequence[str] |
     return path
 
 
+def print_row(row: dict[str, Any], out: str | Path | None) -> None:
+    """``row`` as one JSON line on stdout and, if ``out`` names a file, appended to it: the
+    scripts that print each row as they measure it (admission_lns_short.py, det_wall.py,
+    cli_start.py, fairshare_digest.py, reconfig_data_once.py)."""
+    line = json.dumps(row)
+    print(line, flush=True)
+    if out:
+        with open(out, "a") as f:
+            f.write(line + "\n")
+
+
 def key(*parts: object) -> str:
     """A row's key from the values that define it."""
     return "/".join(str(p) for p in parts)

@@ -61,6 +61,10 @@ def table(out: Path, tag: str) -> None:
         k += 1
 
 
+def _whole(path: str | None) -> str | None:
+    return None if path is None else os.path.abspath(path)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--old", help="the old checkout (its root)")
@@ -73,6 +77,8 @@ def main() -> None:
     ap.add_argument("--table", action="store_true", help="only print the table")
     ap.add_argument("extra", nargs="*", help="after --: arguments for schedopt bench")
     a = ap.parse_args()
+    # each run's working directory is its checkout: paths given relative to this one, made whole
+    a.out, a.old, a.new = a.out.resolve(), _whole(a.old), _whole(a.new)
     a.out.mkdir(parents=True, exist_ok=True)
     if not a.table:
         for k in range(a.first, a.first + a.pairs):

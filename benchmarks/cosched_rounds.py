@@ -85,6 +85,9 @@ def main() -> None:
 
     colgen.farley_bound = traced_bound
     colgen.Master.solve = traced_solve  # type: ignore[method-assign]
+    # counted here because no case workers are given: ``colgen.checked`` then runs each
+    # group's ``colgen.check`` as a task of the inline executor below, in this process (with
+    # case workers it would send ``check_batch`` tasks to them, past this patch)
     colgen.check = traced_check
     data = heuristic_data(inst)
     start, _ = decomp._start(

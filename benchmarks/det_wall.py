@@ -10,9 +10,10 @@ amount of work derived from the limit; this shows how far from the limit that wo
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
+
+from common import print_row
 
 import schedopt
 from schedopt.bench.suites import all_suites
@@ -49,10 +50,7 @@ def main() -> None:
                 "objectives": r.objectives,
                 "bound": r.best_bound,
             }
-            print(json.dumps(row), flush=True)
-            if a.out:
-                with open(a.out, "a") as f:
-                    f.write(json.dumps(row) + "\n")
+            print_row(row, a.out)
 
 
 if __name__ == "__main__":

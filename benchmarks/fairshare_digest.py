@@ -74,6 +74,9 @@ def main() -> None:
             sys.exit("--counted-clock: set PYTHONHASHSEED (string sets iterate in its order)")
         count_the_clocks(args.counted_clock)
 
+    # (after the clocks: common imports schedopt)
+    from common import print_row
+
     import schedopt
     from schedopt.bench.suites import all_suites
     from schedopt.core.checksum import instance_checksum
@@ -99,9 +102,7 @@ def main() -> None:
             "solution_sha256": sha256(sol),
             "stats_sha256": sha256(res.stats),
         }
-        print(json.dumps(row), flush=True)
-        with OUT.open("a") as f:
-            f.write(json.dumps(row) + "\n")
+        print_row(row, OUT)
 
 
 if __name__ == "__main__":

@@ -34,11 +34,11 @@ _improve = repair._improve
 
 
 def _traced(state, chosen, end, l2, out, *rest):  # type: ignore[no-untyped-def]
-    before = repair._levels(state, chosen)
+    before = state.levels(chosen)
     kept, given, w = out.improved, end - time.perf_counter(), time.perf_counter()
     LAST.clear()
     _improve(state, chosen, end, l2, out, *rest)
-    after = repair._levels(state, chosen)
+    after = state.levels(chosen)
     info = LAST[0].getInfo() if LAST else None
     row = {
         "phase": "L2" if l2 else "L3",

@@ -11,11 +11,12 @@ a module holds them)."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 from pathlib import Path
+
+from common import print_row
 
 import schedopt
 from schedopt.problems.reconfig import (
@@ -80,9 +81,7 @@ def main() -> None:
         "load_before": load,
         "load_after": os.getloadavg()[0],
     }
-    print(json.dumps(row))
-    with OUT.open("a") as f:
-        f.write(json.dumps(row) + "\n")
+    print_row(row, OUT)
 
 
 if __name__ == "__main__":

@@ -215,6 +215,21 @@ class Ticker:
             self._deadline.check(self._phase)
 
 
+def too_slow_to_build(
+    num_variables: int, s_per_variable: float, seconds: float, factor: float = 1.0
+) -> str | None:
+    """Why an exact model of ``num_variables`` variables, each about ``s_per_variable`` (times
+    ``factor``) to build, would not be built in ``seconds`` (None: it would): a problem's
+    ``too_big_for``, asked before building."""
+    estimate = num_variables * s_per_variable * factor
+    if estimate < seconds:
+        return None
+    return (
+        f"not enough time to build the exact model ({num_variables:,} variables, "
+        f"about {estimate:.1f} s to build; {seconds:.1f} s left)"
+    )
+
+
 def runaway_cap_s(time_limit_s: float) -> float:
     """The wall-clock cap of a deterministic run (SolveOptions.deterministic): 10 × the limit
     + 10 s, well beyond what the run's fixed work takes on a machine 20 × slower."""
@@ -232,3 +247,13 @@ DETERMINISTIC_MIN_NODES = 50
 def deterministic_nodes(seconds: float) -> int:
     """The node budget of a MIP level given ``seconds`` of the limit in deterministic mode."""
     return max(DETERMINISTIC_MIN_NODES, int(DETERMINISTIC_NODES_PER_S * seconds))
+
+
+def level_limits(time_limit_s: float, deterministic: bool) -> tuple[int | None, float]:
+    """(node budget, wall-clock limit) of a MIP level given ``time_limit_s``: in deterministic
+    mode (SolveOptions.deterministic) :func:`deterministic_nodes` and :func:`runaway_cap_s`
+    (the level stops on its budget of work; the wall clock only caps a runaway run), else no
+    node budget and the limit itself. HiGHS's and CBC's sessions both take them."""
+    if not deterministic:
+        return None, time_limit_s
+    return deterministic_nodes(time_limit_s), runaway_cap_s(time_limit_s)

@@ -166,16 +166,21 @@ class PoolExecutor(Executor):
         exhausted = False
         ready: deque[Task] = deque()  # pulled ahead, not started (``ahead``)
 
-        def start(pull: bool = True) -> Iterator[TaskResult]:
-            """The free workers' next tasks: those pulled ahead first, then (``pull``) new
-            ones."""
+        def pull() -> Task | None:
+            """The caller's next task; None, and ``exhausted``, when there are no more."""
             nonlocal exhausted
-            while (ready or (pull and not exhausted)) and self._has_room():
+            task = next(pending, None)
+            exhausted = task is None
+            return task
+
+        def start(new: bool = True) -> Iterator[TaskResult]:
+            """The free workers' next tasks: those pulled ahead first, then (``new``) new
+            ones."""
+            while (ready or (new and not exhausted)) and self._has_room():
                 if deadline is not None and deadline.expired():
                     return
-                task = ready.popleft() if ready else next(pending, None)
+                task = ready.popleft() if ready else pull()
                 if task is None:
-                    exhausted = True
                     return
                 refused = self._submit(task)
                 if refused is not None:
@@ -187,10 +192,8 @@ class PoolExecutor(Executor):
                 while not exhausted and len(ready) < ahead:  # while the workers run
                     if deadline is not None and deadline.expired():
                         break
-                    task = next(pending, None)
-                    if task is None:
-                        exhausted = True
-                    else:
+                    task = pull()
+                    if task is not None:
                         ready.append(task)
                 if exhausted and not ready and not self._running():
                     return
@@ -202,7 +205,7 @@ class PoolExecutor(Executor):
                 if self._running():
                     done = list(self._collect(None if deadline is None else deadline.remaining()))
                     # the freed workers start what was pulled ahead before the caller reads
-                    done += list(start(pull=False))
+                    done += list(start(new=False))
                     yield from done
         finally:  # the caller stopped early (an exception, Ctrl-C, break): stop what runs
             for _ in self._stop_running():

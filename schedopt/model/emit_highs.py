@@ -18,7 +18,7 @@ from schedopt.backends.highs_signals import SignalGuard
 from schedopt.core.options import SolveOptions
 from schedopt.core.progress import Progress, ProgressCallback, due
 from schedopt.core.status import Status
-from schedopt.core.stopping import deterministic_nodes, runaway_cap_s
+from schedopt.core.stopping import level_limits
 
 from .core import Model
 from .session import LevelRun
@@ -161,10 +161,8 @@ class HighsSession:
         # a MIP level stops on a budget of branch-and-bound nodes instead (its serial search
         # with one seed is then reproducible), and the wall clock only caps a runaway run as
         # CP-SAT's does. An LP (timeshare) is solved to the end.
-        nodes = deterministic_nodes(time_limit_s) if options.deterministic else _NO_NODE_LIMIT
-        h.setOptionValue("mip_max_nodes", nodes)
-        if options.deterministic:
-            time_limit_s = runaway_cap_s(time_limit_s)
+        nodes, time_limit_s = level_limits(time_limit_s, options.deterministic)
+        h.setOptionValue("mip_max_nodes", _NO_NODE_LIMIT if nodes is None else nodes)
         h.setOptionValue("time_limit", max(0.01, time_limit_s))
         h.setOptionValue("mip_rel_gap", options.mip_gap)
         h.setOptionValue("mip_abs_gap", 1e-9)

@@ -14,7 +14,7 @@ import pulp
 
 from schedopt.backends.milp import MilpSolver, solve_pulp
 from schedopt.core.options import SolveOptions
-from schedopt.core.stopping import deterministic_nodes, runaway_cap_s
+from schedopt.core.stopping import level_limits
 
 from .core import Model
 from .session import LevelRun
@@ -131,11 +131,9 @@ class PulpSession:
         # Deterministic mode (SolveOptions.deterministic), as HighsSession: a MIP level stops on
         # CBC's node limit (the budget HiGHS gets), with one seed and no ``-threads`` (CBC's
         # serial search); the wall clock only caps a runaway run. An LP is solved to the end.
-        max_nodes, threads = None, options.threads
-        if options.deterministic:
-            threads = 1
-            max_nodes = deterministic_nodes(time_limit_s) if self.prob.isMIP() else None
-            time_limit_s = runaway_cap_s(time_limit_s)
+        nodes, time_limit_s = level_limits(time_limit_s, options.deterministic)
+        max_nodes = nodes if self.prob.isMIP() else None
+        threads = 1 if options.deterministic else options.threads
         run = solve_pulp(
             self.prob,
             self.solver,

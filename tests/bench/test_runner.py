@@ -22,6 +22,7 @@ from schedopt.core.registry import get_problem
 from schedopt.core.stopping import Deadline
 from schedopt.executor import Executor, InlineExecutor, Task, TaskResult, make_executor
 from tests.bench.tiny import TINY
+from tests.executor.contract import assert_keeps_contract
 
 INF = math.inf
 
@@ -62,14 +63,18 @@ class _Flaky(Executor):
         self.lose, self.ran = lose, []
 
     def run(
-        self, tasks: Iterable[Task], *, deadline: Deadline | None = None
+        self, tasks: Iterable[Task], *, deadline: Deadline | None = None, ahead: int = 0
     ) -> Iterator[TaskResult]:
-        for task in tasks:
+        for task in tasks:  # one at a time, as InlineExecutor: nothing to pull ahead
             self.ran.append(task.key)
             if task.key in self.lose:
                 yield TaskResult(task.key, error="WorkerLost: killed", lost=True)
             else:
                 yield from InlineExecutor().run([task])
+
+
+def test_the_flaky_executor_keeps_the_executor_contract():
+    assert_keeps_contract(_Flaky(set()))
 
 
 def test_resume_skips_finished_rows_and_repeats_lost_ones(tmp_path):

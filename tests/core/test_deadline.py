@@ -13,7 +13,14 @@ from schedopt.core import registry
 from schedopt.core.errors import ModelTooLargeError
 from schedopt.core.registry import MethodKind, MethodSpec, Outcome
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline, DeadlineReached, Ticker, thread_cpu_times
+from schedopt.core.stopping import (
+    Deadline,
+    DeadlineReached,
+    Ticker,
+    level_limits,
+    thread_cpu_times,
+    too_slow_to_build,
+)
 from schedopt.problems.admission import generate, generate_custom
 from schedopt.problems.admission.data import build_data, estimate_num_variables
 from tests.timing import promised_s
@@ -248,3 +255,23 @@ def test_a_cpu_share_lasts_until_its_cpu_and_never_past_its_cap(monkeypatch) -> 
     assert starved.expired()
     with pytest.raises(stopping.DeadlineReached):
         starved.check("pricing")
+
+
+def test_a_deterministic_level_gets_a_node_budget_and_the_runaway_cap() -> None:
+    """HiGHS's and CBC's sessions take their deterministic limits from one place: the node
+    budget (100 a second, at least 50) and 10 x the limit + 10 s of wall; outside
+    deterministic mode no budget and the limit itself."""
+    assert level_limits(2.0, True) == (200, 30.0)
+    assert level_limits(0.1, True) == (50, 11.0)
+    assert level_limits(2.0, False) == (None, 2.0)
+
+
+def test_a_model_too_slow_to_build_is_refused_with_its_estimate() -> None:
+    """Admission's, fair share's and MoE placement's ``too_big_for``: the variables times the
+    seconds each (times ``factor``) against the time left."""
+    assert too_slow_to_build(1000, 1e-3, 2.0) is None
+    assert too_slow_to_build(1000, 1e-3, 2.0, factor=3.0) == (
+        "not enough time to build the exact model (1,000 variables, about 3.0 s to build; "
+        "2.0 s left)"
+    )
+    assert too_slow_to_build(1000, 1e-3, 1.0) is not None  # not strictly less: refused

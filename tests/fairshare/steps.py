@@ -12,9 +12,10 @@ from hypothesis import HealthCheck, settings
 
 from schedopt.core.stopping import Deadline
 from schedopt.problems.fairshare.data import build_data
-from schedopt.problems.fairshare.heuristics import AstraeaParams, _State, run_astraea
+from schedopt.problems.fairshare.heuristics import AstraeaParams, run_astraea
 from schedopt.problems.fairshare.l2_repair import RepairStats
 from schedopt.problems.fairshare.l3_return import return_running
+from schedopt.problems.fairshare.plan import Plan
 from schedopt.problems.fairshare.restore import restore_running
 from schedopt.problems.fairshare.validate import evaluate, validate
 
@@ -26,7 +27,7 @@ STEP_SETTINGS = settings(
 
 def check_step(
     inst,
-    step: Callable[[_State, RepairStats], object],
+    step: Callable[[Plan, RepairStats], object],
     *,
     restore: bool = False,
     returned: bool = False,

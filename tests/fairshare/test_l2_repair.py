@@ -188,8 +188,8 @@ def test_an_l2_neighbourhood_stops_within_its_share_of_the_plans_l2(monkeypatch)
 def test_the_l3_shortfalls_add_up_to_the_plans_distance_from_b3l() -> None:
     # Σ shortfalls + the relaxed rows' slacks times their multipliers = L3(plan) − B3L's
     # value at those multipliers: the shortfalls say where the plan loses L3 to the bound
-    from schedopt.problems.fairshare.l2_repair import l3_shortfalls
     from schedopt.problems.fairshare.l3_bound import arrays, at_point, l3_dual
+    from schedopt.problems.fairshare.repair_choice import l3_shortfalls
 
     inst = generate_custom(gpus=512, tenants=10, jobs=700, seed=3)
     data, state = _plan(inst, 1)

@@ -15,11 +15,11 @@ from schedopt.problems.fairshare.gavel import solve_data
 from schedopt.problems.fairshare.heuristics import (
     AstraeaParams,
     GavelRoundParams,
-    _State,
     _unit_key,
     run_gavel_round,
     water_fill,
 )
+from schedopt.problems.fairshare.plan import Plan
 from schedopt.problems.fairshare.strategies import instances
 from schedopt.problems.fairshare.units import UnitData
 
@@ -29,7 +29,7 @@ def _score(job: JobData, opt: Option, size_penalty: float) -> tuple[float, int]:
     return (opt.eff - size_penalty * opt.n / top, -opt.n)
 
 
-def _give(state: _State, job: JobData, p: AstraeaParams) -> bool:
+def _give(state: Plan, job: JobData, p: AstraeaParams) -> bool:
     if p.keep_running and state.keep(job):
         return True
     order = sorted(
@@ -41,7 +41,7 @@ def _give(state: _State, job: JobData, p: AstraeaParams) -> bool:
 
 
 def reference_water_fill(
-    state: _State,
+    state: Plan,
     p: AstraeaParams,
     *,
     units: Sequence[UnitData] | None = None,
@@ -74,7 +74,7 @@ def reference_water_fill(
             heapq.heappush(heap, (_unit_key(data, data.units[v], gpus[v], p), v))
 
 
-def _plan(state: _State) -> list[tuple[int | None, bool, dict[str, int]]]:
+def _plan(state: Plan) -> list[tuple[int | None, bool, dict[str, int]]]:
     return [(r.option, r.keep, dict(h)) for r, h in zip(state.raw, state.hosts, strict=True)]
 
 
@@ -91,7 +91,7 @@ params = st.builds(
 @given(inst=instances(max_jobs=8, max_tenants=3, max_hosts=4), p=params, half=st.booleans())
 def test_the_water_fill_gives_the_reference_plan(inst, p: AstraeaParams, half: bool) -> None:
     data = build_data(inst, check_size=False)
-    new, old = _State(data), _State(data)
+    new, old = Plan(data), Plan(data)
     # from an empty board, or after the gavel-round's rounding (its keeps and placements)
     if half:
         lp = solve_data(data, 10.0)

@@ -110,6 +110,27 @@ def gang_size(row: Row, skipped: dict[str, int], adjusted: dict[str, int]) -> in
     return num_gpu
 
 
+def gang_rows(
+    path: Path,
+    columns: Sequence[str],
+    limit: int | None,
+    skipped: dict[str, int],
+    adjusted: dict[str, int],
+) -> Iterator[tuple[Row, int]]:
+    """The rows of ``path`` (``read_rows``) of jobs with GPUs, each with its gang size
+    (``gang_size``, which counts the others in ``skipped``), until ``limit`` have been taken:
+    a trace loader makes one job of each row, or raises."""
+    taken = 0
+    for row in read_rows(path, columns):
+        if limit is not None and taken >= limit:
+            return
+        num_gpu = gang_size(row, skipped, adjusted)
+        if num_gpu is None:
+            continue
+        taken += 1
+        yield row, num_gpu
+
+
 def round_up_pow2(n: int) -> int:
     """The smallest power of two >= n (n >= 1)."""
     return 1 << (n - 1).bit_length()

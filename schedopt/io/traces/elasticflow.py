@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._csv import gang_size, read_rows
+from ._csv import gang_rows
 from .record import TraceJob, TraceLoad
 
 COLUMNS = ("job_id", "submission_time", "duration", "num_gpu")
@@ -55,12 +55,7 @@ def load_elasticflow(
     jobs: list[TraceJob] = []
     skipped: dict[str, int] = {}
     adjusted: dict[str, int] = {}
-    for row in read_rows(path, COLUMNS):
-        if limit is not None and len(jobs) >= limit:
-            break
-        num_gpu = gang_size(row, skipped, adjusted)
-        if num_gpu is None:
-            continue
+    for row, num_gpu in gang_rows(path, COLUMNS, limit, skipped, adjusted):
         submit = row.number("submission_time")
         if submit < 0:
             raise row.error("submission_time", f"must be >= 0 (got {submit:g})")

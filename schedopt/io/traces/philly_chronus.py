@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ._csv import Row, gang_size, read_rows
+from ._csv import Row, gang_rows
 from .record import TraceJob, TraceLoad
 
 COLUMNS = (
@@ -62,12 +62,7 @@ def load_philly_chronus(path: str | Path, limit: int | None = None) -> TraceLoad
     jobs: list[TraceJob] = []
     skipped: dict[str, int] = {}
     adjusted: dict[str, int] = {}
-    for row in read_rows(path, COLUMNS):
-        if limit is not None and len(jobs) >= limit:
-            break
-        num_gpu = gang_size(row, skipped, adjusted)
-        if num_gpu is None:
-            continue
+    for row, num_gpu in gang_rows(path, COLUMNS, limit, skipped, adjusted):
         jobs.append(_job(row, num_gpu))
     return TraceLoad(jobs, skipped, adjusted)
 

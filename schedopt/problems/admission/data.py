@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import cast
 
 from schedopt.core.errors import ModelTooLargeError
-from schedopt.core.stopping import Deadline, Ticker
+from schedopt.core.stopping import Deadline, Ticker, too_slow_to_build
 
 from .instance import AdmissionInstance, JobKind
 from .scales import PROGRESS_SCALE, VALUE_SCALE
@@ -156,13 +156,7 @@ class ModelData:
 
     def too_big_for(self, seconds: float) -> str | None:
         """Why building the exact model would not fit in ``seconds`` (None: it fits)."""
-        estimate = self.num_variables * BUILD_S_PER_VARIABLE
-        if estimate < seconds:
-            return None
-        return (
-            f"not enough time to build the exact model ({self.num_variables:,} variables, "
-            f"about {estimate:.1f} s to build; {seconds:.1f} s left)"
-        )
+        return too_slow_to_build(self.num_variables, BUILD_S_PER_VARIABLE, seconds)
 
     @cached_property
     def num_variables(self) -> int:

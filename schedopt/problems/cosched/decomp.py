@@ -107,8 +107,9 @@ class _Packed:
     def __init__(self, inst: CoschedInstance, data: ModelData, aside: Aside):
         self.inst, self.data, self.aside = inst, data, aside
         self.plan: Solution | None = None
-        self.columns: list[Column] = []
-        self.valid = False  # ``plan`` is a valid plan (validated once, by _hint_columns)
+        #: ``plan``'s groups as columns; None until it is back, or if it is not a valid plan
+        #: (validated once, by _hint_columns)
+        self.columns: list[Column] | None = None
         self.elapsed_s = float("nan")
         self.taken = False
 
@@ -121,9 +122,8 @@ class _Packed:
         self.taken, self.elapsed_s = True, res.elapsed_s
         if res.ok and isinstance(res.value, Solution):
             self.plan = res.value
-            columns = _hint_columns(self.inst, self.data, self.plan)
-            self.columns, self.valid = columns or [], columns is not None
-        return self.columns
+            self.columns = _hint_columns(self.inst, self.data, self.plan)
+        return self.columns or []
 
     def __enter__(self) -> _Packed:
         return self
@@ -311,7 +311,7 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
             # its groups, if they came back after the last round (the worker is stopped at
             # the packing's deadline, long before the rounds end)
             columns += packed(wait=True)
-            seed_groups = packed.columns if packed.valid else None
+            seed_groups = packed.columns
             stats["packing_aside_s"] = packed.elapsed_s
             stats["packing_aside_plan"] = float(packed.plan is not None)
             options = replace(options, hint=packed.plan)

@@ -32,11 +32,12 @@ from .bound import Bounds, bounds
 from .data import ModelData, build_data, finish_reserve_s
 from .explain import with_fairness_note
 from .gavel import GavelAllocation
-from .heuristics import AstraeaParams, GavelRoundParams, _State, run_gavel_round, water_fill
+from .heuristics import AstraeaParams, GavelRoundParams, run_gavel_round, water_fill
 from .instance import FairshareInstance
 from .join_levels import l3_stats
 from .l2_repair import deterministic_neighbourhoods
 from .lp_guide import lp_guide
+from .plan import Plan
 from .pool_split import _host_groups, scale_units, split
 from .restore import restore_running
 from .subround import part_data
@@ -107,7 +108,7 @@ def join(
     if not answers:  # nothing of its own: the caller's heuristics answer (auto)
         return None, {"parts_missing_jobs": float(len(data.jobs))}
     started = time.perf_counter()
-    state = _State(data)
+    state = Plan(data)
     missing = 0
     for p, indices in enumerate(parts):
         got = answers.get(f"part{p}")
@@ -120,8 +121,7 @@ def join(
             job = data.jobs[i]
             g, n, keep, hosts = answer
             o = next(k for k, opt in enumerate(job.options) if (opt.gpu_type, opt.n) == (g, n))
-            state.board.keep(hosts)
-            state._set(job, o, hosts, keep=keep)
+            state.assign(job, o, hosts, keep=keep)
     before = sum(state.unit_gpus)
     # the parts left GPUs: water-fill them until the time kept for writing the solution
     stop = deadline.earlier(SOLUTION_S_PER_JOB * len(data.jobs))

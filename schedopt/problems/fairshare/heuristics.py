@@ -33,8 +33,8 @@ from .data import JobData, ModelData, build_data
 from .explain import with_fairness_note
 from .gavel import STAGE1_TOL, GavelAllocation, solve_data
 from .instance import FairshareInstance
-from .placement import Board, Raw
-from .solution import Allocation, FairshareSolution
+from .placement import Raw
+from .plan import Plan
 from .units import UnitData
 
 #: The Gavel LP (PuLP build + HiGHS set-up and solve) takes about this long per variable
@@ -83,64 +83,7 @@ class GavelRoundParams:
     }
 
 
-class _State:
-    def __init__(self, data: ModelData):
-        self.data = data
-        self.board = Board(data)
-        self.raw = [Raw() for _ in data.jobs]
-        self.hosts: list[dict[str, int]] = [{} for _ in data.jobs]
-        self.unit_gpus = [0] * len(data.units)  # g_v
-        self.tenant_gpus = [0] * len(data.tenants)  # g_u (C5)
-
-    def done(self, job: JobData) -> bool:
-        return self.raw[job.index].option is not None
-
-    def keep(self, job: JobData) -> bool:
-        if job.prev_option is None or not self.board.can_keep(job.prev_hosts):
-            return False
-        self.board.keep(job.prev_hosts)
-        self._set(job, job.prev_option, dict(job.prev_hosts), keep=True)
-        return True
-
-    def place(self, job: JobData, o: int) -> bool:
-        opt = job.options[o]
-        got = self.board.place(opt.gpu_type, opt.n)
-        if got is None:
-            return False
-        self._set(job, o, got, keep=False)
-        return True
-
-    def _set(self, job: JobData, o: int, hosts: dict[str, int], keep: bool) -> None:
-        self.raw[job.index] = Raw(o, keep)
-        self.hosts[job.index] = hosts
-        self.unit_gpus[job.unit] += job.options[o].n
-        self.tenant_gpus[job.tenant] += job.options[o].n
-
-    def unset(self, job: JobData) -> None:
-        """Stop ``job``: its GPUs back to the board, it idle."""
-        r = self.raw[job.index]
-        if r.option is None:
-            return
-        self.board.release(self.hosts[job.index])
-        self.unit_gpus[job.unit] -= job.options[r.option].n
-        self.tenant_gpus[job.tenant] -= job.options[r.option].n
-        self.raw[job.index] = Raw()
-        self.hosts[job.index] = {}
-
-    def solution(self) -> FairshareSolution:
-        allocations = []
-        for job, r in zip(self.data.jobs, self.raw, strict=True):
-            if r.option is None:
-                allocations.append(Allocation(job_id=job.id))
-            else:
-                g = job.options[r.option].gpu_type
-                allocations.append(
-                    Allocation(job_id=job.id, gpu_type=g, hosts=self.hosts[job.index])
-                )
-        return FairshareSolution(allocations=tuple(allocations))
-
-
-def _keep_for_cap(state: _State) -> str | None:
+def _keep_for_cap(state: Plan) -> str | None:
     """C6: keep the |J^P| − π running jobs with the highest restart cost where they are."""
     data = state.data
     cap = data.instance.max_preemptions
@@ -170,7 +113,7 @@ def _option_order(job: JobData, size_penalty: float) -> list[int]:
     return sorted(range(len(scores)), key=scores.__getitem__, reverse=True)
 
 
-def _give(state: _State, job: JobData, p: AstraeaParams) -> bool:
+def _give(state: Plan, job: JobData, p: AstraeaParams) -> bool:
     """Give ``job`` GPUs: its previous allocation if kept, else its best option that fits."""
     if p.keep_running and state.keep(job):
         return True
@@ -186,13 +129,13 @@ def _unit_key(data: ModelData, v: UnitData, gpus: int, p: AstraeaParams) -> tupl
 
 
 def water_fill(
-    state: _State,
+    state: Plan,
     p: AstraeaParams,
     *,
     units: Sequence[UnitData] | None = None,
     wants: Callable[[UnitData], bool] | None = None,
     job_order: Callable[[JobData], tuple] | None = None,
-    give: Callable[[_State, JobData], bool] | None = None,
+    give: Callable[[Plan, JobData], bool] | None = None,
 ) -> None:
     """Give GPUs job by job to the worst-off fairness unit until no job fits (or ``wants`` is
     false for every unit left). ``job_order`` and ``give`` replace the order of a unit's jobs
@@ -205,7 +148,7 @@ def water_fill(
 
     if give is None:
 
-        def give(state: _State, job: JobData) -> bool:
+        def give(state: Plan, job: JobData) -> bool:
             return _give(state, job, p)
 
     queues: dict[int, list[JobData]] = {}
@@ -230,7 +173,7 @@ def water_fill(
             heapq.heappush(heap, (_unit_key(data, data.units[v], gpus[v], p), v))
 
 
-def _guarantees(state: _State, p: AstraeaParams) -> str | None:
+def _guarantees(state: Plan, p: AstraeaParams) -> str | None:
     """C5: the units of each tenant with a hard guarantee, lowest first, until it holds."""
     data = state.data
     need = {u.index: u.guarantee for u in data.tenants if u.guarantee}
@@ -255,8 +198,8 @@ def _guarantees(state: _State, p: AstraeaParams) -> str | None:
     return None
 
 
-def run_astraea(data: ModelData, p: AstraeaParams) -> tuple[_State, str | None]:
-    state = _State(data)
+def run_astraea(data: ModelData, p: AstraeaParams) -> tuple[Plan, str | None]:
+    state = Plan(data)
     problem = _keep_for_cap(state) or _guarantees(state, p)
     if problem:
         return state, problem
@@ -266,11 +209,11 @@ def run_astraea(data: ModelData, p: AstraeaParams) -> tuple[_State, str | None]:
 
 def run_gavel_round(
     data: ModelData, p: GavelRoundParams, lp: GavelAllocation, keep_first: Sequence[int] = ()
-) -> tuple[_State, str | None]:
+) -> tuple[Plan, str | None]:
     """gavel-round on ``data``; ``keep_first``: running jobs (indices) kept where they are
     before anything is placed, so that no job placed before them takes their hosts (the
     decomposition passes those its LP keeps)."""
-    state = _State(data)
+    state = Plan(data)
     problem = _keep_for_cap(state)
     if problem:
         return state, problem
@@ -293,7 +236,7 @@ def run_gavel_round(
         def lp_order(j: JobData) -> tuple:
             return (-top[j.index], j.index)
 
-        def lp_give(state: _State, job: JobData) -> bool:
+        def lp_give(state: Plan, job: JobData) -> bool:
             options = ranked[job.index]
             if not options:
                 return False
@@ -377,7 +320,7 @@ def complete(data: ModelData, raw: list[Raw]) -> list[Raw]:
     """``raw`` plus GPUs left idle, water-filled onto idle jobs: never lowers any tenant's GPUs
     nor adds a preemption, so it keeps every constraint and the exact models' L1 fix. The exact
     models use it to warm-start L2 from the L1 solution."""
-    state = _State(data)
+    state = Plan(data)
     for job, r in zip(data.jobs, raw, strict=True):
         if r.option is not None and r.keep and not state.keep(job):
             return raw

@@ -14,7 +14,6 @@ from schedopt.core.stopping import Deadline
 
 from .bound import Bounds
 from .data import finish_reserve_s
-from .heuristics import _State
 from .l1_fix import l1_settled, need_gpus
 from .l2_bound import l2_prices
 from .l2_repair import L2_PHASE, RepairStats, repair_l2, repair_l3
@@ -24,6 +23,7 @@ from .l3_return import return_running
 from .l3_swap import SWAP_S, swap_returns
 from .l3_units import search_reserve_s, unit_search
 from .option_arrays import arrays
+from .plan import Plan
 
 #: Seconds B2L and B3L may take at most after the join (B3L's whole search: 0.2 s at 4,096
 #: GPUs, about 1 s at 16,384 behind the repaired plan's L2, load 5), out of what the join's
@@ -43,7 +43,7 @@ L2_FLOOR_TOL = 1e-9
 
 
 def l3_stats(
-    state: _State,
+    state: Plan,
     whole: Bounds,
     stop: Deadline,
     repair_s: float = 0.0,

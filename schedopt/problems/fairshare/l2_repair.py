@@ -2,15 +2,8 @@
 throughput the parts' rounding lost, won back by small MILPs over neighbourhoods of the joined
 plan with L1 held, then L3 lowered at the plan's L2 the same way.
 
-The L2 neighbourhoods follow B2L's multipliers (``μ_g`` per GPU of each type, ``ρ_v`` per
-counted unit): a job's reduced profit on option ``o`` is ``π_jo = e_jo − (μ_g − ρ_v) n_o``, and
-the jobs whose choice is furthest below their best (the shortfall ``max(0, max_o π_jo) −
-π_j,now``: idle jobs that should run, jobs on the wrong option, jobs that cost more GPUs than
-they are worth) are where the relaxation says the rounding lost L2; the jobs with the least
-``|π|`` (those the relaxation is nearly indifferent about) fill the neighbourhood up. The L3
-neighbourhoods are the running jobs that restart though they could be kept, with the jobs on
-their previous hosts; after B3L (``repair_l3``) filled up by the least margin at B3L's
-multipliers, else at B2L's. Each neighbourhood is solved as a round of its own
+The neighbourhoods are chosen at B2L's multipliers, and after B3L at B3L's
+(``repair_choice.py``). Each neighbourhood is solved as a round of its own
 (``neighbourhood.py``) and its answer replaces the plan's only if the whole plan's L1 does not
 fall and (L2, −L3) rises (L2 within ``L2_HOLD`` of the neighbourhood's, as the exact models
 hold L2 within 10⁻⁶): the plan gets lexicographically better or stays.
@@ -27,10 +20,11 @@ import numpy as np
 
 from schedopt.core.stopping import Deadline
 
-from .heuristics import _State
 from .l3_lagrangian import L3Dual
 from .neighbourhood import L2_HOLD, Decision, residual, solve
 from .option_arrays import Arrays, arrays
+from .plan import Plan
+from .repair_choice import l2_neighbourhood, l3_neighbourhood, l3_shortfalls, losses
 
 #: Jobs in one neighbourhood (its MILP on 4,096 GPUs: 600 jobs, 2,500 columns, 0.2-0.9 s at
 #: load 4-7), and the seconds such a neighbourhood is given: with less time left, it has
@@ -39,8 +33,6 @@ from .option_arrays import Arrays, arrays
 NEIGHBOURHOOD_JOBS = 600
 NEIGHBOURHOOD_S = 1.0
 MIN_JOBS = 100
-#: Shortfalls below this are noise.
-LOSS_TOL = 1e-9
 #: L3 must fall by more than this (seconds) for a neighbourhood to count as better.
 COST_TOL = 1e-6
 #: Share of the repair's time for the L2 neighbourhoods (the L3 ones take the rest).
@@ -87,106 +79,8 @@ class RepairStats:
         }
 
 
-def _job_rows(state: _State) -> tuple[list[int], np.ndarray, np.ndarray]:
-    """The jobs with options (``arrays``'s rows, by job index), and a shortfall of 0 and a
-    margin of +inf for every job: what a job without options keeps."""
-    data = state.data
-    rows = [j.index for j in data.jobs if j.options]
-    return rows, np.zeros(len(data.jobs)), np.full(len(data.jobs), np.inf)
-
-
-def losses(
-    state: _State, a: Arrays, mu: np.ndarray, rho: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Every job's shortfall at ``(μ, ρ)`` (module docstring) and its margin (``|π|`` of its
-    choice, or of its best option when idle), by job index; ``a``: ``arrays(state.data)``.
-    Jobs without options: 0 and +inf."""
-    rows, loss, margin = _job_rows(state)
-    pi = a.eff - a.gpu_terms(mu, rho)
-    pi = np.where(np.isfinite(a.base), pi, -np.inf)
-    top = pi.max(axis=1)
-    now = np.array([state.raw[j].option for j in rows], dtype=object)
-    running = np.array([o is not None for o in now], dtype=bool)
-    pick = np.array([0 if o is None else o for o in now], dtype=np.int64)
-    current = np.where(running, pi[np.arange(len(rows)), pick], 0.0)
-    loss[rows] = np.maximum(top, 0.0) - current
-    margin[rows] = np.abs(np.where(running, current, top))
-    return loss, margin
-
-
-def l2_neighbourhood(loss: np.ndarray, margin: np.ndarray, used: set[int], size: int) -> list[int]:
-    """Up to ``size`` jobs not in ``used``: those with a shortfall, largest first, then the
-    ones with the least margin; none when no job outside ``used`` falls short."""
-    free = np.ones(len(loss), dtype=bool)
-    if used:
-        free[list(used)] = False
-    short = np.flatnonzero(free & (loss > LOSS_TOL))
-    if not len(short):
-        return []
-    short = short[np.argsort(-loss[short], kind="stable")][:size]
-    free[short] = False
-    rest = np.flatnonzero(free & np.isfinite(margin))
-    rest = rest[np.argsort(margin[rest], kind="stable")][: size - len(short)]
-    return sorted(int(i) for i in np.concatenate([short, rest]))
-
-
-def l3_neighbourhood(state: _State, margin: np.ndarray, used: set[int], size: int) -> list[int]:
-    """Up to ``size`` jobs not in ``used``: running jobs that restart though they could be
-    kept (highest restart cost first) with the jobs on their previous hosts, up to half of
-    ``size``; then the jobs with the least margin. None without such a running job."""
-    data = state.data
-    on_host: dict[str, list[int]] = {}
-    for i, hosts in enumerate(state.hosts):
-        for h in hosts:
-            on_host.setdefault(h, []).append(i)
-    restarting = [
-        j
-        for j in data.jobs
-        if j.keepable and j.restart_cost > 0 and not state.raw[j.index].keep and j.index not in used
-    ]
-    restarting.sort(key=lambda j: (-j.restart_cost, j.index))
-    chosen: set[int] = set()
-    for j in restarting:
-        if len(chosen) >= size // 2:
-            break
-        chosen.add(j.index)
-        chosen.update(i for h in j.prev_hosts for i in on_host.get(h, ()) if i not in used)
-    if not chosen:
-        return []
-    free = np.isfinite(margin)
-    free[list(used | chosen)] = False
-    rest = np.flatnonzero(free)
-    rest = rest[np.argsort(margin[rest], kind="stable")][: max(0, size - len(chosen))]
-    return sorted(chosen | {int(i) for i in rest})
-
-
-def l3_shortfalls(state: _State, a: Arrays, dual: L3Dual) -> tuple[np.ndarray, np.ndarray]:
-    """Every job's L3 shortfall at B3L's multipliers (``a_j,now − min(0, min_o a_jo)``, ``a``
-    of Claim 2; a running job on its previous option not kept pays ``c_j`` more) and its
-    margin (``|a|`` of its choice, or of its best when idle), by job index. Their sum with
-    the relaxed rows' slacks is the plan's L3 less B3L: the jobs where the plan loses L3
-    against the bound. Jobs without options: 0 and +inf."""
-    data = state.data
-    rows, short, margin = _job_rows(state)
-    cost = dual.costs(a)
-    least = np.minimum(cost.min(axis=1), 0.0)
-    now = np.zeros(len(rows))
-    running = np.zeros(len(rows), dtype=bool)
-    for r, i in enumerate(rows):
-        job, raw = data.jobs[i], state.raw[i]
-        if raw.option is None:
-            continue
-        running[r] = True
-        now[r] = cost[r, raw.option]
-        if raw.option == job.prev_option and job.keepable and not raw.keep:
-            now[r] += job.restart_cost
-    short[rows] = now - least
-    margin[rows] = np.abs(np.where(running, now, least))
-    return short, margin
-
-
 def repair_l3(
-    state: _State,
+    state: Plan,
     dual: L3Dual,
     stop: Deadline,
     max_s: float,
@@ -214,7 +108,7 @@ def repair_l3(
 
 
 def _phase(
-    state: _State,
+    state: Plan,
     pick: Callable[[set[int], int], list[int]],
     end: float,
     l2: bool,
@@ -243,7 +137,7 @@ def _phase(
 
 
 def repair_l2(
-    state: _State,
+    state: Plan,
     mu: np.ndarray,
     rho: np.ndarray,
     stop: Deadline,
@@ -274,7 +168,7 @@ def repair_l2(
     a = arrays(state.data) if a is None else a
 
     def l2_pick(used: set[int], size: int) -> list[int]:
-        if _plan_l2(state) >= l2_bound - L2_GAP * abs(l2_bound):
+        if state.l2() >= l2_bound - L2_GAP * abs(l2_bound):
             return []  # within L2_GAP of B2L: nothing measurable left to win
         loss, margin = losses(state, a, mu, rho)
         return l2_neighbourhood(loss, margin, used, size)
@@ -304,7 +198,7 @@ def _size(end: float) -> int:
 
 
 def _improve(
-    state: _State,
+    state: Plan,
     chosen: list[int],
     end: float,
     l2: bool,
@@ -314,17 +208,17 @@ def _improve(
     """One neighbourhood's MILP, kept only if the plan gets lexicographically better."""
     data = state.data
     t_hat = data.min_share([float(g) for g in state.unit_gpus])
-    before = _levels(state, chosen)
+    before = state.levels(chosen)
     sub = residual(state, chosen)
-    gap = L2_GAP * abs(_plan_l2(state)) if l2 else 0.0
+    gap = L2_GAP * abs(state.l2()) if l2 else 0.0
     decided = solve(sub, state, chosen, t_hat, end - time.perf_counter(), l2, gap, nodes)
     out.neighbourhoods += 1
     if decided is None:
         return
-    old = [(state.raw[i], dict(state.hosts[i])) for i in chosen]
+    old = state.saved(chosen)
     if not _apply(state, chosen, [sub.jobs[n].options for n in range(len(chosen))], decided):
         return
-    after = _levels(state, chosen)
+    after = state.levels(chosen)
     gained = after[0] - before[0]
     tol = L2_HOLD * max(1.0, abs(before[0]))
     fair = data.min_share([float(g) for g in state.unit_gpus]) >= t_hat
@@ -333,40 +227,15 @@ def _improve(
         out.gained_l2 += gained
         out.saved_l3 += before[1] - after[1]
     else:
-        _put_back(state, chosen, old)
+        state.put_back(chosen, old)
 
 
-def _plan_l2(state: _State) -> float:
-    """The whole plan's L2."""
-    jobs = state.data.jobs
-    return sum(
-        jobs[i].options[r.option].eff for i, r in enumerate(state.raw) if r.option is not None
-    )
-
-
-def _levels(state: _State, chosen: list[int]) -> tuple[float, float]:
-    """(L2, L3) of the chosen jobs' part of the plan (L3 less its constant). A running job
-    placed as before is not restarted, kept or not (as the validator counts it: a
-    neighbourhood that only marks such a job kept saves nothing)."""
-    data = state.data
-    l2 = l3 = 0.0
-    for i in chosen:
-        job, r = data.jobs[i], state.raw[i]
-        if r.option is None:
-            continue
-        opt = job.options[r.option]
-        l2 += opt.eff
-        stays = r.keep or (r.option == job.prev_option and state.hosts[i] == job.prev_hosts)
-        l3 += data.frag_cost * opt.extra_hosts - (job.restart_cost if stays else 0.0)
-    return l2, l3
-
-
-def _apply(state: _State, chosen: list[int], options: list[Any], decided: list[Decision]) -> bool:
+def _apply(state: Plan, chosen: list[int], options: list[Any], decided: list[Decision]) -> bool:
     """The neighbourhood's decisions on the board (``options``: each job's options in the
     neighbourhood): kept jobs first, then the others largest first (best fit, as
     ``placement.assemble``); False, and the plan as it was, if a job does not fit."""
     data = state.data
-    old = [(state.raw[i], dict(state.hosts[i])) for i in chosen]
+    old = state.saved(chosen)
     for i in chosen:
         state.unset(data.jobs[i])
     moves = [
@@ -377,29 +246,14 @@ def _apply(state: _State, chosen: list[int], options: list[Any], decided: list[D
     for _, _, n, o, keep in sorted(moves):
         job = data.jobs[chosen[n]]
         if not (state.keep(job) if keep and o == job.prev_option else state.place(job, o)):
-            _put_back(state, chosen, old)
+            state.put_back(chosen, old)
             return False
     return True
-
-
-def _put_back(state: _State, chosen: list[int], old: list[tuple[Any, dict[str, int]]]) -> None:
-    """The chosen jobs as they were (``old``: their decisions and hosts)."""
-    data = state.data
-    for i in chosen:
-        state.unset(data.jobs[i])
-    for i, (r, hosts) in zip(chosen, old, strict=True):
-        if r.option is not None:
-            state.board.keep(hosts)
-            state._set(data.jobs[i], r.option, hosts, keep=r.keep)
 
 
 __all__ = [
     "NEIGHBOURHOOD_JOBS",
     "RepairStats",
-    "l2_neighbourhood",
-    "l3_neighbourhood",
-    "l3_shortfalls",
-    "losses",
     "repair_l2",
     "repair_l3",
 ]

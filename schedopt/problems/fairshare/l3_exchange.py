@@ -36,9 +36,9 @@ import numpy as np
 
 from schedopt.model.lp_bound import Relaxation, highs_of
 
-from .heuristics import _State
 from .l2_repair import COST_TOL, RepairStats, _improve
 from .l3_return import Rows, step_model
+from .plan import Plan
 from .restore import restarting
 
 #: Jobs in the neighbourhood (its MILP on 4,096 GPUs: 0.2 s, load 4).
@@ -56,7 +56,7 @@ USED = 1e-9
 Column = tuple[int, bool, int | None]
 
 
-def fits(state: _State, seconds: float) -> bool:
+def fits(state: Plan, seconds: float) -> bool:
     """Whether the step is worth starting with ``seconds`` (EXCHANGE_S_PER_JOB)."""
     inst = state.data.instance
     if inst.guarantees_hard or inst.max_preemptions is not None:
@@ -64,7 +64,7 @@ def fits(state: _State, seconds: float) -> bool:
     return seconds >= EXCHANGE_S_PER_JOB * len(state.data.jobs)
 
 
-def exchange(state: _State, seconds: float, out: RepairStats) -> RepairStats:
+def exchange(state: Plan, seconds: float, out: RepairStats) -> RepairStats:
     """The LP (module docstring), then its neighbourhood's MILP, within ``seconds``; the
     effect added to ``out`` (``out.seconds`` included)."""
     started = time.perf_counter()
@@ -79,7 +79,7 @@ def exchange(state: _State, seconds: float, out: RepairStats) -> RepairStats:
 
 
 def neighbourhood(
-    state: _State, end: float, size: int = EXCHANGE_JOBS, jobs: Collection[int] | None = None
+    state: Plan, end: float, size: int = EXCHANGE_JOBS, jobs: Collection[int] | None = None
 ) -> list[int]:
     """The jobs the LP's exchange involves, filled up to ``size`` (module docstring); none
     if the LP is not solved before ``end`` or uses no column. With ``jobs``, the LP over
@@ -128,7 +128,7 @@ def neighbourhood(
     return sorted(chosen)
 
 
-def columns(state: _State, jobs: Collection[int] | None = None) -> tuple[list[Column], Relaxation]:
+def columns(state: Plan, jobs: Collection[int] | None = None) -> tuple[list[Column], Relaxation]:
     """The LP's columns and rows (module docstring); with ``jobs``, those jobs' alone."""
     data = state.data
     phi = data.frag_cost

@@ -25,9 +25,9 @@ from collections.abc import Collection
 
 import numpy as np
 
-from .heuristics import _State
 from .l1_fix import need_gpus
 from .l3_pairs import Move
+from .plan import Plan
 
 #: Idle jobs (best ``e`` first) and jobs that may move (least ``e`` first) looked at per kind.
 TOP = 256
@@ -43,7 +43,7 @@ Leg = tuple[float, list[Move]]
 
 
 def idle_legs(
-    state: _State,
+    state: Plan,
     eff: np.ndarray,
     opt_of: np.ndarray,
     unit: np.ndarray,

@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 
 from .data import JobData, ModelData
-from .heuristics import _State
 from .l1_fix import need_gpus
 from .l2_repair import COST_TOL
 from .option_arrays import Arrays
+from .plan import Plan
 
 #: Bisection steps of the matching's price of L2.
 PRICE_STEPS = 12
@@ -56,7 +56,7 @@ class Tables:
         self.columns = (self.eff, self.opt_of, self.unit, self.kix)
 
 
-def pools(state: _State, used: Collection[int] = ()) -> dict[tuple[str, int], np.ndarray]:
+def pools(state: Plan, used: Collection[int] = ()) -> dict[tuple[str, int], np.ndarray]:
     """The jobs that may move at no restart: running, not kept, not placed as before (moving
     such a job would restart it), not in ``used``; by (type, GPUs) now."""
     data = state.data
@@ -73,7 +73,7 @@ def pools(state: _State, used: Collection[int] = ()) -> dict[tuple[str, int], np
 
 
 def matched(
-    state: _State,
+    state: Plan,
     tables: Tables,
     returning: list[JobData],
     by_kind: dict[tuple[str, int], np.ndarray],
@@ -162,7 +162,7 @@ def matched(
 
 
 def candidates(
-    state: _State,
+    state: Plan,
     tables: Tables,
     returning: list[JobData],
     by_kind: dict[tuple[str, int], np.ndarray],

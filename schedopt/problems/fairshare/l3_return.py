@@ -29,10 +29,10 @@ import numpy as np
 
 from schedopt.model.lp_bound import Relaxation, highs_of
 
-from .heuristics import _State
 from .l1_fix import need_gpus
-from .l2_repair import COST_TOL, RepairStats, _levels, _put_back
+from .l2_repair import COST_TOL, RepairStats
 from .neighbourhood import L2_HOLD
+from .plan import Plan
 from .restore import restarting
 
 #: Fewest seconds the MILP is started with.
@@ -41,7 +41,7 @@ MIN_S = 0.02
 MAX_TRIES = 3
 
 
-def return_running(state: _State, seconds: float, out: RepairStats) -> RepairStats:
+def return_running(state: Plan, seconds: float, out: RepairStats) -> RepairStats:
     """The return step (module docstring) within ``seconds``; its effect added to ``out``."""
     started = time.perf_counter()
     end = started + seconds
@@ -65,7 +65,7 @@ def return_running(state: _State, seconds: float, out: RepairStats) -> RepairSta
     return out
 
 
-def _choose(state: _State, banned: set[int], end: float) -> list[int]:
+def _choose(state: Plan, banned: set[int], end: float) -> list[int]:
     """The MILP of the module docstring: the candidates to return, or none."""
     data = state.data
     phi = data.frag_cost
@@ -133,7 +133,7 @@ Rows = list[tuple[float, dict[int, float]]]  # (upper bound, coefficients): "≤
 
 
 def step_model(
-    state: _State,
+    state: Plan,
     save: list[float],
     rows: Rows,
     by_type: dict[str, dict[int, float]],
@@ -176,7 +176,7 @@ def step_model(
     )
 
 
-def _apply(state: _State, chosen: list[int], out: RepairStats) -> int | None:
+def _apply(state: Plan, chosen: list[int], out: RepairStats) -> int | None:
     """The chosen jobs kept on their previous hosts, the jobs not kept there placed again on
     their options, kept only if better (counted in ``out``); None, or a chosen job whose
     hosts could not be freed (the plan as it was)."""
@@ -190,22 +190,22 @@ def _apply(state: _State, chosen: list[int], out: RepairStats) -> int | None:
         if i not in mine and not state.raw[i].keep and hosts.intersection(on)
     ]
     touched = chosen + moved
-    before = _levels(state, touched)
-    old = [(state.raw[i], dict(state.hosts[i])) for i in touched]
+    before = state.levels(touched)
+    old = state.saved(touched)
     options = [state.raw[i].option for i in moved]
     for i in touched:
         state.unset(data.jobs[i])
     for i in chosen:
         if not state.keep(data.jobs[i]):
-            _put_back(state, touched, old)
+            state.put_back(touched, old)
             return i
     was = dict(zip(moved, old[len(chosen) :], strict=True))
     for i, o in sorted(zip(moved, options, strict=True), key=lambda m: -_gpus(state, *m)):
         if o is not None and not state.place(data.jobs[i], o):
-            _put_back(state, touched, old)
+            state.put_back(touched, old)
             # (the chosen job that took most of the hosts this one held)
             return max(chosen, key=lambda c: len(set(data.jobs[c].prev_hosts) & set(was[i][1])))
-    after = _levels(state, touched)
+    after = state.levels(touched)
     tol = L2_HOLD * max(1.0, abs(before[0]))
     fair = data.min_share([float(g) for g in state.unit_gpus]) >= t_hat
     if fair and after[0] >= before[0] - tol and after[1] < before[1] - COST_TOL:
@@ -213,11 +213,11 @@ def _apply(state: _State, chosen: list[int], out: RepairStats) -> int | None:
         out.gained_l2 += after[0] - before[0]
         out.saved_l3 += before[1] - after[1]
         return None
-    _put_back(state, touched, old)
+    state.put_back(touched, old)
     return None
 
 
-def _gpus(state: _State, i: int, o: int | None) -> int:
+def _gpus(state: Plan, i: int, o: int | None) -> int:
     return 0 if o is None else state.data.jobs[i].options[o].n
 
 

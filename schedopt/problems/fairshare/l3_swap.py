@@ -33,14 +33,13 @@ the pairs is ``l3_pairs.py``; the idle legs are ``l3_idle.py``.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from .data import JobData
-from .heuristics import _State
-from .l2_repair import COST_TOL, RepairStats, _levels, _put_back
+from .l2_repair import COST_TOL, RepairStats
 from .l3_idle import Leg, idle_legs
 from .l3_pairs import Move, Tables, candidates, matched, pools
 from .option_arrays import Arrays, arrays
+from .plan import Plan, Saved
 from .restore import restarting
 
 #: Seconds ``decomp`` gives the step at least (at 16,384 GPUs × 20,000 jobs: about 0.1 s
@@ -57,7 +56,7 @@ BANK_TOL = 1e-12
 
 
 def swap_returns(
-    state: _State,
+    state: Plan,
     seconds: float,
     out: RepairStats,
     a: Arrays | None = None,
@@ -81,7 +80,7 @@ def swap_returns(
     tables = Tables(data, arrays(data) if a is None else a)
     returning = _returning(state)
     by_kind = pools(state)
-    journal: list[tuple[list[int], list[tuple[Any, dict[str, int]]]]] = []
+    journal: list[tuple[list[int], list[Saved]]] = []
     used: set[int] = set()
     on_host: dict[str, set[int]] = {}
     for i, hosts in enumerate(state.hosts):
@@ -133,7 +132,7 @@ def swap_returns(
     # plan's; the bank never went below -BANK_TOL)
     if journal and not (fair and bank >= -BANK_TOL and saved > COST_TOL):
         for touched, old in reversed(journal):
-            _put_back(state, touched, old)
+            state.put_back(touched, old)
     elif journal:
         out.neighbourhoods += 1
         out.improved += len(journal)
@@ -143,7 +142,7 @@ def swap_returns(
     return out
 
 
-def _returning(state: _State) -> list[JobData]:
+def _returning(state: Plan) -> list[JobData]:
     """The restarting jobs (``restore.restarting``) whose previous hosts have room beside
     the kept jobs (``f_h − K_h``)."""
     data = state.data
@@ -156,12 +155,12 @@ def _returning(state: _State) -> list[JobData]:
 
 
 def _try(
-    state: _State,
+    state: Plan,
     moves: list[Move],
     t_hat: float,
     bank: float,
     on_host: dict[str, set[int]],
-) -> tuple[list[int], list[tuple[Any, dict[str, int]]], float, float] | None:
+) -> tuple[list[int], list[Saved], float, float] | None:
     """The moves applied on the board (the jobs kept first, then the others, then the jobs
     not kept that sat on the kept ones' previous hosts, largest first) and checked (module
     docstring): the jobs touched, how they were, the change of L2 and the L3 saved; or None
@@ -172,8 +171,8 @@ def _try(
     sitters = sorted({i for h in prev for i in on_host.get(h, ())} - set(mine))
     sitters = [i for i in sitters if not state.raw[i].keep]
     touched = [*mine, *sitters]
-    before = _levels(state, touched)
-    old = [(state.raw[i], dict(state.hosts[i])) for i in touched]
+    before = state.levels(touched)
+    old = state.saved(touched)
     again = [(i, state.raw[i].option) for i in sitters]
     for i in touched:
         state.unset(data.jobs[i])
@@ -183,7 +182,7 @@ def _try(
         rest.sort(key=lambda m: -_gpus(state, *m))
         ok = all(not isinstance(o, int) or state.place(data.jobs[i], o) for i, o in rest)
     if ok:
-        after = _levels(state, touched)
+        after = state.levels(touched)
         d_l2 = after[0] - before[0]
         ok = (
             bank + d_l2 >= -BANK_TOL
@@ -202,11 +201,11 @@ def _try(
                 for h in state.hosts[i]:
                     on_host.setdefault(h, set()).add(i)
             return touched, old, d_l2, before[1] - after[1]
-    _put_back(state, touched, old)
+    state.put_back(touched, old)
     return None
 
 
-def _gpus(state: _State, i: int, o: int | str | None) -> int:
+def _gpus(state: Plan, i: int, o: int | str | None) -> int:
     return state.data.jobs[i].options[o].n if isinstance(o, int) else 0
 
 

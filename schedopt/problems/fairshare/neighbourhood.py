@@ -21,8 +21,8 @@ from schedopt.backends.highs_signals import SignalGuard
 from schedopt.model.lp_bound import highs_of
 
 from .data import ModelData
-from .heuristics import _State
 from .lp_rows import PartLp, part_lp
+from .plan import Plan
 from .subround import part_data
 from .units import NotCounted
 
@@ -41,7 +41,7 @@ T_SLACK = 1e-9
 Decision = tuple[int | None, bool]
 
 
-def residual(state: _State, chosen: list[int]) -> ModelData:
+def residual(state: Plan, chosen: list[int]) -> ModelData:
     """The round over ``chosen`` (job indices of ``state.data``) alone (module docstring)."""
     data = state.data
     free = dict(state.board.free)
@@ -86,7 +86,7 @@ def residual(state: _State, chosen: list[int]) -> ModelData:
 
 def solve(
     sub: ModelData,
-    state: _State,
+    state: Plan,
     chosen: list[int],
     t_hat: float,
     seconds: float,
@@ -152,7 +152,7 @@ def solve(
 
 
 def _start(
-    sub: ModelData, state: _State, chosen: list[int], p: PartLp, t_col: int, t_lo: float
+    sub: ModelData, state: Plan, chosen: list[int], p: PartLp, t_col: int, t_lo: float
 ) -> np.ndarray:
     """The plan's point in the neighbourhood's columns (the MIP start)."""
     x = np.zeros(len(p.relaxation.c))

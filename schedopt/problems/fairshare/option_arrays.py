@@ -43,7 +43,7 @@ class Arrays:
     def gpu_terms(self, mu: np.ndarray, rho: np.ndarray) -> np.ndarray:
         """``(μ_g − ρ_v) n_o`` by row: what the relaxed C2 and fix rows add to a job's option,
         in B3L's reduced cost ``a_jo`` (``L3Dual.costs``) and B2L's reduced profit ``π_jo``
-        (``l2_repair.losses``), both written once here."""
+        (``repair_choice.losses``), both written once here."""
         return (mu[self.gtype] - rho[self.unit][:, None]) * self.n
 
 

@@ -22,13 +22,13 @@ from __future__ import annotations
 from schedopt.core.stopping import Deadline
 
 from .data import JobData, Option
-from .heuristics import _State
+from .plan import Plan
 
 #: Slack on the throughput test (sums of e in another order).
 EFF_TOL = 1e-12
 
 
-def restarting(state: _State) -> list[JobData]:
+def restarting(state: Plan) -> list[JobData]:
     """The running jobs the plan restarts that could be kept where they ran: keepable, with a
     restart cost, not kept, and not placed as before (placed as before without the flag, a
     job is not restarted: there is nothing to save)."""
@@ -44,7 +44,7 @@ def restarting(state: _State) -> list[JobData]:
     ]
 
 
-def restore_running(state: _State, stop: Deadline) -> set[int]:
+def restore_running(state: Plan, stop: Deadline) -> set[int]:
     """Keep running jobs on their previous hosts where the tests above pass (highest restart
     cost first) until ``stop``; the units of the jobs kept or stopped (whose jobs may take
     the GPUs freed)."""
@@ -81,7 +81,7 @@ def restore_running(state: _State, stop: Deadline) -> set[int]:
 
 
 def _to_stop(
-    state: _State, job: JobData, on_host: dict[str, set[int]], margin: float
+    state: Plan, job: JobData, on_host: dict[str, set[int]], margin: float
 ) -> list[int] | None:
     """The jobs (not kept) to stop so that ``job`` fits its previous hosts, or None (also when
     their ``e`` would pass ``margin``)."""
@@ -113,12 +113,12 @@ def _to_stop(
     return stopped
 
 
-def _eff(state: _State, i: int) -> float:
+def _eff(state: Plan, i: int) -> float:
     option = _option(state, i)
     return 0.0 if option is None else option.eff
 
 
-def _worth_it(state: _State, job: JobData, stopped: list[int], t_hat: float) -> bool:
+def _worth_it(state: Plan, job: JobData, stopped: list[int], t_hat: float) -> bool:
     """L1 and L2 do not fall, L3 falls (module docstring)."""
     data = state.data
     assert job.prev_option is not None
@@ -147,7 +147,7 @@ def _worth_it(state: _State, job: JobData, stopped: list[int], t_hat: float) -> 
     return data.frag_cost * extra - job.restart_cost < 0.0
 
 
-def _option(state: _State, i: int) -> Option | None:
+def _option(state: Plan, i: int) -> Option | None:
     r = state.raw[i]
     return None if r.option is None else state.data.jobs[i].options[r.option]
 

@@ -15,7 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from schedopt.core.errors import ModelTooLargeError
-from schedopt.core.stopping import Deadline, Ticker
+from schedopt.core.stopping import Deadline, Ticker, too_slow_to_build
 
 from .budget import BudgetTable, ReplicaSplit, greedy_curve, lagrangian_bound
 from .instance import LayerWithin, MoePlacementInstance
@@ -98,13 +98,7 @@ class ModelData:
 
     def too_big_for(self, seconds: float, factor: float = 1.0) -> str | None:
         """Why building the exact model would not fit in ``seconds`` (None: it fits)."""
-        estimate = self.num_variables * BUILD_S_PER_VARIABLE * factor
-        if estimate < seconds:
-            return None
-        return (
-            f"not enough time to build the exact model ({self.num_variables:,} variables, "
-            f"about {estimate:.1f} s to build; {seconds:.1f} s left)"
-        )
+        return too_slow_to_build(self.num_variables, BUILD_S_PER_VARIABLE, seconds, factor)
 
     # --- objective levels of a plan (the models' view; the validator recomputes them) -----
     def layer_loads(self, plan: Plan, layer: int, pop: np.ndarray | None = None) -> np.ndarray:
