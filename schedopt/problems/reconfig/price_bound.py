@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from schedopt.backends.first_import import HIGHS, import_solver
 from schedopt.core.stopping import Deadline
 
 from .dw_prices import CONVERGED, RULED_OUT, STOPPED, dw_prices
@@ -143,7 +144,10 @@ def priced_bound_us(
     reached, its columns kept, priced over every m until the probe is ruled out or the master
     is solved, each followed by the bisection with its prices, while time is left.
     Anytime: each probe covers every number of pipelines at once, so the bound is valid
-    whenever the deadline stops it. (None, …): no physical plan exists."""
+    whenever the deadline stops it. (None, …): no physical plan exists. HiGHS's first import
+    (Q8′'s master) is refused when it would not end by ``deadline``: :class:`DeadlineReached`,
+    as when the hosts' packing runs out of time (the callers' answer stands)."""
+    import_solver(HIGHS, deadline)
     stats: dict[str, float] = {"q_lps": 0.0, "q_priced": 0.0}
     sd = stage_data(inst, True, deadline)
     if sd is None:
