@@ -23,8 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from schedopt.backends.first_import import HIGHS, solver_in_time
 from schedopt.backends.highs_signals import SignalGuard
-from schedopt.core.stopping import DeadlineReached
+from schedopt.core.stopping import Deadline, DeadlineReached
 
 from .core import Model
 from .terms import Backend, Expr, Sense
@@ -154,8 +155,9 @@ def solve_relaxation(r: Relaxation, time_limit_s: float, *, interior: bool = Fal
     1,024 GPUs × 3,200 jobs where the dual simplex had not finished after 8 s, load 7)."""
     started = time.perf_counter()
     m = len(r.starts) - 1
-    if time_limit_s <= 0.0:
-        return LpBound(None, None, False, 0.0)
+    # no time, or not for HiGHS's first import (gated by the LP's own limit): no bound
+    if time_limit_s <= 0.0 or not solver_in_time(HIGHS, Deadline.after(time_limit_s)):
+        return LpBound(None, None, False, time.perf_counter() - started)
     import highspy  # imported when first solved (start-up imports no solver)
 
     h = _highs_of(r)

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from schedopt.backends.first_import import CPSAT, HIGHS, PULP, import_solver
 from schedopt.backends.milp_run import MilpSolver
-from schedopt.core.gates import import_in_time
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import MethodKind, MethodSpec, Outcome, Runner
 from schedopt.core.status import Status
@@ -93,13 +93,6 @@ def refused(reason: str | None) -> Outcome | None:
     return None if reason is None else Outcome(Status.NO_SOLUTION, explanation=reason)
 
 
-#: CPU seconds of a process's first import of CP-SAT (OR-Tools' ``cp_model``, which imports
-#: pandas, and its emitter): 0.27-0.33 s at load 5 (heuristic:lns with 0 steps took 0.20-0.24
-#: with it, benchmarks/admission_lns_short.py); beside 4 CPU burners at load 8-10 it and the model
-#: took 9-10 s of wall, ungated, and a 30 s limit passed in them (#17, benchmarks/RESULTS.md).
-CPSAT_IMPORT_S = 0.35
-
-
 def emit(
     model: Model,
     backend: ExactBackend,
@@ -109,17 +102,24 @@ def emit(
 ) -> Session:
     """The ``backend``'s session of ``model``. Each solver is imported by the first model
     emitted to it, not with the problem (start-up of a heuristic-only run or of the CLI;
-    tests/test_startup.py); given a ``deadline``, CP-SAT's first import is refused
-    (:class:`DeadlineReached`) when it would not end in the time left."""
+    tests/test_startup.py); given a ``deadline``, that first import is refused
+    (:class:`DeadlineReached`) when it would not end in the time left
+    (:mod:`schedopt.backends.first_import`); in deterministic mode it is not gated (the run
+    must not depend on the wall clock). A method with no answer without the solver lets the
+    refusal reach :func:`~schedopt.core.auto.run_method` (an honest ``NO_SOLUTION``)."""
+    if options.deterministic:
+        deadline = None
     if backend is ExactBackend.CPSAT:
-        import_in_time("ortools.sat.python.cp_model", CPSAT_IMPORT_S, deadline, "the CP-SAT solver")
+        import_solver(CPSAT, deadline)
         from .emit_cpsat import CpsatSession
 
         return CpsatSession(model, hooks.cpsat_linearization_level)
+    import_solver(HIGHS, deadline)  # PuLP imports it too
     if backend is ExactBackend.HIGHS:
         from .emit_highs import HighsSession
 
         return HighsSession(model, verbose=options.verbose)
+    import_solver(PULP, deadline)
     from .emit_pulp import PulpSession
 
     return PulpSession(model, MilpSolver.CBC)

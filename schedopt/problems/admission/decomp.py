@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from schedopt.backends.first_import import CPSAT, import_solver
 from schedopt.core.options import SolveOptions
 from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.executor import Task
@@ -158,7 +159,10 @@ def _improve(
     work_s: float | None = None,
 ) -> list[RawPlan] | None:
     """CP-SAT over the part's three levels from ``start`` (None: it found nothing); with
-    ``work_s``, on that much deterministic time (SolveOptions.deterministic)."""
+    ``work_s``, on that much deterministic time (SolveOptions.deterministic). CP-SAT's first
+    import is refused (:class:`DeadlineReached`) when it would not end by ``deadline``
+    (deterministic mode: not gated)."""
+    import_solver(CPSAT, deadline if work_s is None else None)
     from schedopt.model.emit_cpsat import CpsatSession  # the solver, on first use
 
     am = build_model(part, deadline=deadline)

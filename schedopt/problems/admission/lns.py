@@ -20,12 +20,12 @@ from typing import ClassVar
 
 import numpy as np
 
+from schedopt.backends.first_import import CPSAT
 from schedopt.core.gates import gate_slowdown
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline, DeadlineReached
-from schedopt.model.method import CPSAT_IMPORT_S
 
 from .assemble import assemble, guaranteed_value, raw_from_solution
 from .codec import decode, encode
@@ -51,9 +51,9 @@ MIN_STEP_LEFT_S = 0.2
 def _cpsat_import_s() -> float:
     """What importing CP-SAT will take here now (0 once imported): its CPU seconds times the
     slowdown now (:func:`~schedopt.core.gates.gate_slowdown`)."""
-    if "ortools.sat.python.cp_model" in sys.modules:
+    if CPSAT.module in sys.modules:
         return 0.0
-    return CPSAT_IMPORT_S * gate_slowdown()
+    return CPSAT.quiet_cpu_s * gate_slowdown()
 
 
 @dataclass(frozen=True)

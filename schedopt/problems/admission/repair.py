@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from schedopt.backends.first_import import CPSAT, solver_in_time
 from schedopt.core.options import SolveOptions
 from schedopt.core.stopping import Deadline, DeadlineReached
 
@@ -193,9 +194,11 @@ def repair(
                 rounded += hint is not start
                 seconds = min(seconds, deadline.remaining() - 0.1)  # the LP took its share
             try:
+                # CP-SAT's first import gated by the repair's deadline, not the group's share
+                # (deterministic: not gated); refused, the group keeps its plan (or LP start)
                 found = (
                     improve_group(sub, hint, seconds, seed + steps, deterministic)
-                    if seconds > 0.02
+                    if seconds > 0.02 and solver_in_time(CPSAT, None if deterministic else deadline)
                     else None
                 )
             except DeadlineReached:

@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 
+from schedopt.backends.first_import import HIGHS, solver_in_time
 from schedopt.core.options import SolveOptions
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
@@ -76,6 +77,9 @@ def tier_bound(data: ModelData, deadline: Deadline, seconds: float) -> float | N
             coefs = [rho for rho, end in zip(needs, ends, strict=True) if end <= e]
             by_deadline.add(cols, coefs, hi=float(capacity * e))
     m.add_level(Level("B0", Expr.of(u.cols, values), Sense.MAXIMIZE, 0.0))
+    # HiGHS's first import within B0's own share, else no LP (B0k stands in)
+    if not solver_in_time(HIGHS, Deadline.after(stop_at - time.perf_counter())):
+        return None
     from schedopt.model.emit_highs import HighsSession  # HiGHS, imported on first use (start-up)
 
     session = HighsSession(m)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from schedopt.backends.first_import import CPSAT, solver_in_time
 from schedopt.backends.highs_quiet import quiet_highs
 from schedopt.core.stopping import Deadline
 from schedopt.executor import Executor, Task
@@ -152,6 +153,9 @@ def check(
             seconds > 0.02
             and hosts is not None
             and all(n <= data.hosts[p] for p, n in enumerate(hosts))
+            # CP-SAT's first import gated by the whole check's deadline, not the 0.3 s share
+            # (deterministic: not gated); refused, the group is left as the heuristic left it
+            and solver_in_time(CPSAT, None if deterministic else deadline)
         ):
             work = EXACT_CHECK_S if deterministic else None
             exact = schedule_exact(chosen, min(seconds, 3600.0), 0, work)

@@ -17,11 +17,12 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import replace
 
+from schedopt.backends.first_import import HIGHS, import_solver
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.solve import lex_better
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.executor import Executor, Task, make_executor, usable_cores
 from schedopt.executor.aside import Aside
 from schedopt.model.decompose import executor_choice, whole_param
@@ -240,6 +241,16 @@ def _polished(
     return better
 
 
+def _without_master(
+    inst: CoschedInstance, hint: Solution | None, bound: float | None, why: str
+) -> Outcome:
+    """colgen's answer when HiGHS's first import would not end in the time left (``why``):
+    the caller's plan, if it is valid, else none; the aggregate bound either way."""
+    if hint is not None and not validate(inst, hint):
+        return Outcome(Status.FEASIBLE, solution=hint, bound=bound, explanation=why)
+    return Outcome(Status.NO_SOLUTION, bound=bound, explanation=why)
+
+
 def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadline) -> Outcome:
     # ``params``: ``executor`` and ``workers`` as every decomposition reads them (checked and
     # refused by name there); ``{"workers": k}`` alone means k processes, as it always has.
@@ -265,6 +276,10 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
             bound=aggregate,
             explanation="colgen plans at the planning quantile only (no chance constraint)",
         )
+    try:  # the master is HiGHS's: its first import gated (deterministic mode: not)
+        import_solver(HIGHS, None if det else deadline)
+    except DeadlineReached as stop:
+        return _without_master(inst, options.hint, aggregate, str(stop))
     data = heuristic_data(inst)
     # where the seconds go, in the result's stats (``*_s``, kept by the bench rows)
     stats: dict[str, float] = {}

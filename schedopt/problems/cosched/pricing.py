@@ -13,12 +13,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from schedopt.core.stopping import Deadline
+from schedopt.backends.first_import import CPSAT, solver_in_time
+from schedopt.core.stopping import Deadline
 
 #: π is scaled by this and rounded up for CP-SAT's integer objective (the bound stays above).
 SCALE = 10_000
@@ -62,6 +62,7 @@ def case_bound(
     enough: float | None = None,
     hint: Sequence[tuple[int, int]] = (),
     work: float | None = None,
+    deadline: Deadline | None = None,
 ) -> CaseBound:
     """``items``: job indices; per item ``i`` (row ``i`` of the arrays): ``ok[i, c]`` the
     admissible combinations; ``duration[i, c, p]`` ms on pool ``p`` without switch, ``load``
@@ -70,8 +71,20 @@ def case_bound(
     less); ``hint``: a group (job, combination) to start the search from (the case's group of
     the last round); ``work``: CP-SAT's deterministic time limit (reproducible), ``seconds``
     then only a runaway cap. Dominated combinations are left out (:func:`undominated`): the
-    maximum is the same."""
-    from ortools.sat.python import cp_model  # the solver is imported when first used
+    maximum is the same. ``deadline``: the caller's (None in deterministic mode), by which
+    CP-SAT's first import must end, else it is refused and the case left undecided, bounded
+    by the sum of the positive π, with its best group of one member, found outside the model:
+    a column, and a true ``alone`` (:func:`with_programme`'s programme bounds only the groups
+    of two or more)."""
+    total = float(sum(max(0.0, pi[j]) for j in items))  # Σ of the positive π: above every group
+    if not solver_in_time(CPSAT, deadline):
+        ok = undominated(ok, duration, load, mem, chain)
+        single = best_alone(pi, items, ok, duration, mem, chain, slo, factor, level, room)
+        if single is None:
+            return CaseBound(total, [], 0.0, decided=False)
+        value, group = single
+        return CaseBound(total, [group], value, ((value, (group,)),), decided=False, alone=value)
+    from ortools.sat.python import cp_model  # imported above (gated) or by the caller
 
     from schedopt.backends.cpsat import new_solver, solve  # SIGINT left to Python
 
@@ -83,7 +96,6 @@ def case_bound(
         for (i, c), v in x.items():
             m.add_hint(v, (int(items[i]), c) in hinted)
     proven = [math.inf]  # the least bound CP-SAT has proven so far (scaled)
-    total = float(sum(max(0.0, pi[j]) for j in items))  # Σ of the positive π: above every group
     found: list[tuple[int, int]] = []
     value = 0.0
     seen: dict[tuple[tuple[int, int], ...], float] = {}  # every group found, and its Σ π
@@ -186,13 +198,7 @@ def case_model(
 
     ok = undominated(ok, duration, load, mem, chain)
     P = duration.shape[2]
-    n = len(items)
-    # A group of one member, outside the model: its best is the largest π of a job that fits
-    # alone (T = min(ℓ, S_j), the most any row allows; R3' with one user is d ≤ T).
-    alone = np.minimum(int(level), slo[items]) if n else np.zeros(0, dtype=np.int64)
-    fits = ok & (chain <= (factor[items] * alone)[:, None])
-    fits &= (duration <= alone[:, None, None]).all(axis=2) & (mem <= room).all(axis=2)
-    single = [(float(pi[j]), i) for i, j in enumerate(items) if fits[i].any() and pi[j] > 0]
+    alone = best_alone(pi, items, ok, duration, mem, chain, slo, factor, level, room)
     # A pool every admissible combination uses has every member of a group of two or more
     # as a user: there, R3' is the load row with every switch, no big-M. (The model then
     # holds groups of one member to that stricter row too: still groups of R'.)
@@ -251,10 +257,34 @@ def case_model(
         if mem_v[p]:
             m.add(weighted(mem_v[p], mem_w[p]) <= int(room[p]))  # R2
     m.maximize(weighted(obj_v, obj_w))
+    return m, x, alone
+
+
+def best_alone(
+    pi: np.ndarray,
+    items: np.ndarray,
+    ok: np.ndarray,
+    duration: np.ndarray,
+    mem: np.ndarray,
+    chain: np.ndarray,
+    slo: np.ndarray,
+    factor: np.ndarray,
+    level: int,
+    room: np.ndarray,
+) -> tuple[float, tuple[int, int]] | None:
+    """The case's best group of one member, ``(π_j, (job, combination))``, found outside the
+    model (arguments as :func:`case_bound`'s, ``ok`` undominated; None: no job fits alone)."""
+    # its best is the largest π of a job that fits alone (T = min(ℓ, S_j), the most any row
+    # allows; R3' with one user is d ≤ T)
+    n = len(items)
+    alone = np.minimum(int(level), slo[items]) if n else np.zeros(0, dtype=np.int64)
+    fits = ok & (chain <= (factor[items] * alone)[:, None])
+    fits &= (duration <= alone[:, None, None]).all(axis=2) & (mem <= room).all(axis=2)
+    single = [(float(pi[j]), i) for i, j in enumerate(items) if fits[i].any() and pi[j] > 0]
     if not single:
-        return m, x, None
+        return None
     best, i = max(single)
-    return m, x, (best, (int(items[i]), int(np.flatnonzero(fits[i])[0])))
+    return best, (int(items[i]), int(np.flatnonzero(fits[i])[0]))
 
 
 def _universal(ok: np.ndarray, load: np.ndarray) -> list[bool]:

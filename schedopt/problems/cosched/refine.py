@@ -163,6 +163,7 @@ def refine(
             case.cost / best[0] - case.yh,
             state.hints.get((case.level, case.h), ()) if state is not None else (),
             case_s if det else None,
+            None if det else exact,  # CP-SAT's first import gated by the refinement's end
         )
         return Task(str(i), case_bound, args)
 

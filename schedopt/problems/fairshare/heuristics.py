@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from schedopt.backends.first_import import HIGHS, PULP, solver_in_time
 from schedopt.core.options import SolveOptions, method_params
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
@@ -278,10 +279,16 @@ def solve_gavel_round(
     data = build_data(inst, check_size=False, deadline=deadline)
     build_s = time.perf_counter() - t0
     lp_s = min(deadline.share(0.8), deadline.remaining() - ROUND_PER_BUILD * build_s)
-    if lp_s > LP_S_PER_VARIABLE * data.num_variables:
+    lp_by = Deadline.after(lp_s)
+    if (
+        lp_s > LP_S_PER_VARIABLE * data.num_variables
+        # the LP's first imports (HiGHS, then PuLP over it) within the LP's share
+        and solver_in_time(HIGHS, lp_by)
+        and solver_in_time(PULP, lp_by)
+    ):
         lp = solve_data(data, time_limit_s=lp_s)
         lp_status = lp.status.value
-    else:  # HiGHS would overrun the limit setting the LP up: water-fill alone
+    else:  # HiGHS would overrun the limit setting the LP up (or importing): water-fill alone
         lp = GavelAllocation(Status.NO_SOLUTION, 0.0, 0.0, (), {}, {})
         lp_status = "skipped: not enough time for the LP"
     state, problem = run_gavel_round(data, params, lp)

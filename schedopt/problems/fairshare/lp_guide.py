@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from schedopt.backends.first_import import HIGHS, solver_in_time
 from schedopt.core.status import Status
 from schedopt.core.stopping import Deadline
 from schedopt.model.lp_bound import StagedLp
@@ -29,6 +30,8 @@ def lp_guide(part: ModelData, time_limit_s: float) -> tuple[GavelAllocation, lis
     none = GavelAllocation(Status.NO_SOLUTION, 0.0, 0.0, (), {}, {})
     p = part_lp(part)
     deadline.check("building the part's LP")
+    if not solver_in_time(HIGHS, deadline):  # HiGHS's first import would not end in time
+        return none, []
     n = len(p.relaxation.c)
     lp = StagedLp(p.relaxation)
 

@@ -24,10 +24,11 @@ from typing import Literal
 
 import numpy as np
 
+from schedopt.backends.first_import import HIGHS, import_solver
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
-from schedopt.core.stopping import Deadline
+from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.model import MILP_ONLY, Expr, Level, Model, Sense, VarKind, Vars
 
 from .codec import decode_placement, encode_placement
@@ -148,6 +149,12 @@ def solve(inst: MoePlacementInstance, options: SolveOptions, deadline: Deadline)
     pops = scenario_popularity(inst, S, rng)
     sm = build_scenario_model(data, pops, params, deadline)
     start = hint if hint is not None else run_eplb(data, EplbParams())
+    try:  # HiGHS's first import gated (deterministic mode: not)
+        import_solver(HIGHS, None if options.deterministic else deadline)
+    except DeadlineReached as stop:  # the start stands, if there is one
+        kept = None if start is None else data.to_solution(start)
+        status = Status.NO_SOLUTION if kept is None else Status.FEASIBLE
+        return Outcome(status, solution=kept, bound=data.lower_bound(), explanation=str(stop))
     from schedopt.model.emit_highs import HighsSession  # on first use
 
     session = HighsSession(sm.model, options.verbose)

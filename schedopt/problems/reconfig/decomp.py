@@ -12,6 +12,7 @@ import dataclasses
 import time
 from functools import partial
 
+from schedopt.backends.first_import import HIGHS, solver_in_time
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
@@ -267,8 +268,6 @@ def solve_templates(
     level). ``decomp:physical`` skips the hand-over: L2 and L3 of a plan it widens are moot.
     ``search_by``: the search's deadline (else ``deadline``); the data and the start are built
     by ``deadline``, and a search left no time answers with the start."""
-    from .rate import search  # HiGHS, imported on first use (tests/test_startup.py)
-
     t0 = time.perf_counter()
     data = data_of(inst, deadline)
     early = refuse(data)
@@ -279,9 +278,15 @@ def solve_templates(
     by = deadline if search_by is None else search_by
     # deterministic mode: the search runs to its end (its steps' LPs and MILPs solved)
     det = options.deterministic
-    raw, bound_us, counts = search(
-        data, start, by if det else by.earlier(by.share(1 - SEARCH_SHARE))
-    )
+    search_dl = by if det else by.earlier(by.share(1 - SEARCH_SHARE))
+    # R4's LPs are HiGHS's: its first import in the search's time (deterministic mode: not
+    # gated), else the search is left out and the start answers, as when it has no time
+    if solver_in_time(HIGHS, None if det else search_dl):
+        from .rate import search  # HiGHS, imported on first use (tests/test_startup.py)
+
+        raw, bound_us, counts = search(data, start, search_dl)
+    else:
+        raw, bound_us, counts = start, None, {"lp": 0.0, "milp": 0.0}
     stats = {**counts, "templates": float(len(data.templates)), "kept_kinds": float(len(data.kept))}
     if counts.get("infeasible"):  # R2 over every kind proven infeasible
         return finish(inst, Outcome(Status.INFEASIBLE, explanation=INFEASIBLE, stats=stats))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from schedopt.backends.first_import import HIGHS, import_solver
 from schedopt.core.stopping import Deadline
 
 from .dw_prices import CONVERGED, RULED_OUT, STOPPED, dw_prices
@@ -146,7 +147,11 @@ def priced_bound_us(
     Anytime: each probe covers every number of pipelines at once, so the bound is valid
     whenever the deadline stops it. (None, …): no physical plan exists. ``deterministic``
     (SolveOptions.deterministic): Q10's pricing runs to ``deadline`` itself (the runaway cap),
-    not to a share of what the clock says is left, so its rounds end by themselves."""
+    not to a share of what the clock says is left, so its rounds end by themselves. HiGHS's
+    first import (Q8′'s master) is refused when it would not end by ``deadline`` (not gated in
+    deterministic mode): :class:`DeadlineReached`, as when the hosts' packing runs out of time
+    (the callers' answer stands)."""
+    import_solver(HIGHS, None if deterministic else deadline)
     stats: dict[str, float] = {"q_lps": 0.0, "q_priced": 0.0}
     sd = stage_data(inst, True, deadline)
     if sd is None:

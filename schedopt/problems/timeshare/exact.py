@@ -145,7 +145,7 @@ def _lp(
     # solved to optimality, and the basis of last round is the start that helps)
     given = options.hint if data.row_of_job is None else None
     hint = None if given is None else encode(tm, given)
-    session = emit(tm.model, backend, options, Hooks())
+    session = emit(tm.model, backend, options, Hooks(), deadline)
     last = options.warm_start if isinstance(options.warm_start, Basis) else None
     hooks = _CaptureBasis(tm, session, last if backend is ExactBackend.HIGHS else None)
     started_warm = False
@@ -182,7 +182,7 @@ def _finish_time_fairness(
         if reused is not None:
             return reused.step(weights)
         tm = build_model(data, weights, columns, deadline, levels=1)
-        session = emit(tm.model, backend, options, Hooks())
+        session = emit(tm.model, backend, options, Hooks(), deadline)
         try:
             lex = solve_levels(tm.model, session, options, deadline, Hooks())
         finally:
@@ -201,7 +201,7 @@ def _finish_time_fairness(
         pass
     elif status is Status.OPTIMAL and deadline.remaining() > 0:  # level 2 at the optimum
         tm = build_model(data, weights_at(data, found.ratio), columns, deadline)
-        session = emit(tm.model, backend, options, Hooks())
+        session = emit(tm.model, backend, options, Hooks(), deadline)
         try:
             lex: LexResult = solve_levels(tm.model, session, options, deadline, Hooks())
         finally:

@@ -97,7 +97,7 @@ def _run(model: Model, shape: tuple[int, int], deadline: Deadline) -> SumResult:
     if left <= 0:
         return SumResult(Status.NO_SOLUTION, None, None)
     options = SolveOptions(time_limit_s=left)
-    session = emit(model, ExactBackend.HIGHS, options, Hooks())
+    session = emit(model, ExactBackend.HIGHS, options, Hooks(), deadline)
     try:
         lex = solve_levels(model, session, options, deadline, Hooks())
     finally:
