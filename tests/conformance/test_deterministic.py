@@ -1,8 +1,8 @@
 """``deterministic=True`` is honoured (#17; SolveOptions.deterministic): every (problem,
 method) listed in DETERMINISTIC gives the same solution, objectives, bound and status on a
 machine emulated up to SLOWER times slower (tests/slower.py: the wall clock and the solvers'
-time limits run that much faster; :func:`_factor`) as on this one. Test authors use schedopt as an oracle
-(docs/testing-your-scheduler.md): its answer must not depend on the machine's load.
+time limits run that much faster; :func:`_factor`) as on this one. Test authors use schedopt as
+an oracle (docs/testing-your-scheduler.md): its answer must not depend on the machine's load.
 
 The methods left out are the ones SolveOptions' docstring names as not reproducible (their
 reason there, and the audit in benchmarks/RESULTS.md).
