@@ -207,7 +207,6 @@ def solve_part(inp: PartInput) -> PartAnswer | None:
         # (deterministic mode: not gated, the run must not depend on the clock)
         if not solver_in_time(HIGHS, None if work is not None else Deadline(end)):
             break
-            break
         start = Plan([best.x], [best.f])
         plan = _solve_model(model_data, start, seconds, inp.seed, work is not None)
         if plan is None or not plan.x[0].any(axis=1).all():
