@@ -44,8 +44,9 @@ PULP = Solver("pulp", 0.05, "PuLP (CBC's model)")
 
 def import_solver(solver: Solver, deadline: Deadline | None) -> ModuleType:
     """``solver``'s module, imported now if it fits the time left of ``deadline`` (None:
-    ungated, as in deterministic mode, where the run must not depend on the wall clock);
-    refused with :class:`DeadlineReached` otherwise, the module then not imported."""
+    ungated, as in deterministic mode, where the run must not depend on the wall clock:
+    :func:`~schedopt.core.gates.first_import_deadline`); refused with :class:`DeadlineReached`
+    otherwise, the module then not imported."""
     return import_in_time(solver.module, solver.quiet_cpu_s, deadline, solver.subject)
 
 

@@ -89,6 +89,12 @@ def ensure_time_for(quiet_cpu_s: float, deadline: Deadline, phase: str, subject:
         )
 
 
+def first_import_deadline(deadline: Deadline | None, deterministic: bool) -> Deadline | None:
+    """The deadline a solver's first-import gate should use: ``deadline``, or None (not gated)
+    in deterministic mode, where the run must not depend on the wall clock (#17)."""
+    return None if deterministic else deadline
+
+
 def import_in_time(
     module: str, quiet_cpu_s: float, deadline: Deadline | None, subject: str
 ) -> ModuleType:

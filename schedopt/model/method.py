@@ -18,6 +18,7 @@ import numpy as np
 
 from schedopt.backends.first_import import CPSAT, HIGHS, PULP, import_solver
 from schedopt.backends.milp_run import MilpSolver
+from schedopt.core.gates import first_import_deadline
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import MethodKind, MethodSpec, Outcome, Runner
 from schedopt.core.status import Status
@@ -107,8 +108,7 @@ def emit(
     (:mod:`schedopt.backends.first_import`); in deterministic mode it is not gated (the run
     must not depend on the wall clock). A method with no answer without the solver lets the
     refusal reach :func:`~schedopt.core.auto.run_method` (an honest ``NO_SOLUTION``)."""
-    if options.deterministic:
-        deadline = None
+    deadline = first_import_deadline(deadline, options.deterministic)
     if backend is ExactBackend.CPSAT:
         import_solver(CPSAT, deadline)
         from .emit_cpsat import CpsatSession

@@ -115,3 +115,12 @@ def test_an_imported_module_or_no_deadline_measures_nothing(
     monkeypatch.setattr(gates, "gate_slowdown", measured)
     assert gates.import_in_time(fresh_module, 1e6, None, "the thing").IMPORTED
     assert gates.import_in_time(fresh_module, 1e6, Deadline.after(0.0), "the thing").IMPORTED
+
+
+def test_the_first_import_gate_has_no_deadline_in_deterministic_mode() -> None:
+    # deterministic mode: the run must not depend on the wall clock, so no first import is
+    # refused by it; otherwise the caller's deadline is the gate's, unchanged
+    deadline = Deadline.after(5.0)
+    assert gates.first_import_deadline(deadline, deterministic=False) is deadline
+    assert gates.first_import_deadline(deadline, deterministic=True) is None
+    assert gates.first_import_deadline(None, deterministic=False) is None

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from schedopt.backends.first_import import CPSAT, import_solver
+from schedopt.core.gates import first_import_deadline
 from schedopt.core.options import SolveOptions
 from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.executor import Task
@@ -162,7 +163,7 @@ def _improve(
     ``work_s``, on that much deterministic time (SolveOptions.deterministic). CP-SAT's first
     import is refused (:class:`DeadlineReached`) when it would not end by ``deadline``
     (deterministic mode: not gated)."""
-    import_solver(CPSAT, deadline if work_s is None else None)
+    import_solver(CPSAT, first_import_deadline(deadline, work_s is not None))
     from schedopt.model.emit_cpsat import CpsatSession  # the solver, on first use
 
     am = build_model(part, deadline=deadline)

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from schedopt.backends.first_import import CPSAT, solver_in_time
+from schedopt.core.gates import first_import_deadline
 from schedopt.core.options import SolveOptions
 from schedopt.core.stopping import Deadline, DeadlineReached
 
@@ -198,7 +199,8 @@ def repair(
                 # (deterministic: not gated); refused, the group keeps its plan (or LP start)
                 found = (
                     improve_group(sub, hint, seconds, seed + steps, deterministic)
-                    if seconds > 0.02 and solver_in_time(CPSAT, None if deterministic else deadline)
+                    if seconds > 0.02
+                    and solver_in_time(CPSAT, first_import_deadline(deadline, deterministic))
                     else None
                 )
             except DeadlineReached:

@@ -20,6 +20,7 @@ import numpy as np
 
 from schedopt.backends.first_import import CPSAT, solver_in_time
 from schedopt.backends.highs_quiet import quiet_highs
+from schedopt.core.gates import first_import_deadline
 from schedopt.core.stopping import Deadline
 from schedopt.executor import Executor, Task
 
@@ -155,7 +156,7 @@ def check(
             and all(n <= data.hosts[p] for p, n in enumerate(hosts))
             # CP-SAT's first import gated by the whole check's deadline, not the 0.3 s share
             # (deterministic: not gated); refused, the group is left as the heuristic left it
-            and solver_in_time(CPSAT, None if deterministic else deadline)
+            and solver_in_time(CPSAT, first_import_deadline(deadline, deterministic))
         ):
             work = EXACT_CHECK_S if deterministic else None
             exact = schedule_exact(chosen, min(seconds, 3600.0), 0, work)

@@ -18,6 +18,7 @@ from contextlib import nullcontext
 from dataclasses import replace
 
 from schedopt.backends.first_import import HIGHS, import_solver
+from schedopt.core.gates import first_import_deadline
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.solve import lex_better
@@ -277,7 +278,7 @@ def solve_colgen(inst: CoschedInstance, options: SolveOptions, deadline: Deadlin
             explanation="colgen plans at the planning quantile only (no chance constraint)",
         )
     try:  # the master is HiGHS's: its first import gated (deterministic mode: not)
-        import_solver(HIGHS, None if det else deadline)
+        import_solver(HIGHS, first_import_deadline(deadline, det))
     except DeadlineReached as stop:
         return _without_master(inst, options.hint, aggregate, str(stop))
     data = heuristic_data(inst)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from schedopt.core.gates import first_import_deadline
 from schedopt.core.stopping import Deadline
 from schedopt.executor import Executor, Task
 
@@ -163,7 +164,8 @@ def refine(
             case.cost / best[0] - case.yh,
             state.hints.get((case.level, case.h), ()) if state is not None else (),
             case_s if det else None,
-            None if det else exact,  # CP-SAT's first import gated by the refinement's end
+            # CP-SAT's first import gated by the refinement's end
+            first_import_deadline(exact, det),
         )
         return Task(str(i), case_bound, args)
 

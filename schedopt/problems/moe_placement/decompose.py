@@ -35,6 +35,7 @@ from typing import Any, cast
 import numpy as np
 
 from schedopt.backends.first_import import HIGHS, solver_in_time
+from schedopt.core.gates import first_import_deadline
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
@@ -205,7 +206,7 @@ def solve_part(inp: PartInput) -> PartAnswer | None:
             break
         # HiGHS's first import within the part's time, else the greedy answer stands
         # (deterministic mode: not gated, the run must not depend on the clock)
-        if not solver_in_time(HIGHS, None if work is not None else Deadline(end)):
+        if not solver_in_time(HIGHS, first_import_deadline(Deadline(end), work is not None)):
             break
         start = Plan([best.x], [best.f])
         plan = _solve_model(model_data, start, seconds, inp.seed, work is not None)

@@ -25,6 +25,7 @@ from typing import Literal
 import numpy as np
 
 from schedopt.backends.first_import import HIGHS, import_solver
+from schedopt.core.gates import first_import_deadline
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
@@ -150,7 +151,7 @@ def solve(inst: MoePlacementInstance, options: SolveOptions, deadline: Deadline)
     sm = build_scenario_model(data, pops, params, deadline)
     start = hint if hint is not None else run_eplb(data, EplbParams())
     try:  # HiGHS's first import gated (deterministic mode: not)
-        import_solver(HIGHS, None if options.deterministic else deadline)
+        import_solver(HIGHS, first_import_deadline(deadline, options.deterministic))
     except DeadlineReached as stop:  # the start stands, if there is one
         kept = None if start is None else data.to_solution(start)
         status = Status.NO_SOLUTION if kept is None else Status.FEASIBLE

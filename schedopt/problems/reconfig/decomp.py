@@ -13,6 +13,7 @@ import time
 from functools import partial
 
 from schedopt.backends.first_import import HIGHS, solver_in_time
+from schedopt.core.gates import first_import_deadline
 from schedopt.core.options import SolveOptions
 from schedopt.core.registry import Outcome
 from schedopt.core.status import Status
@@ -281,7 +282,7 @@ def solve_templates(
     search_dl = by if det else by.earlier(by.share(1 - SEARCH_SHARE))
     # R4's LPs are HiGHS's: its first import in the search's time (deterministic mode: not
     # gated), else the search is left out and the start answers, as when it has no time
-    if solver_in_time(HIGHS, None if det else search_dl):
+    if solver_in_time(HIGHS, first_import_deadline(search_dl, det)):
         from .rate import search  # HiGHS, imported on first use (tests/test_startup.py)
 
         raw, bound_us, counts = search(data, start, search_dl)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from schedopt.backends.first_import import HIGHS, import_solver
+from schedopt.core.gates import first_import_deadline
 from schedopt.core.stopping import Deadline
 
 from .dw_prices import CONVERGED, RULED_OUT, STOPPED, dw_prices
@@ -151,7 +152,7 @@ def priced_bound_us(
     first import (Q8′'s master) is refused when it would not end by ``deadline`` (not gated in
     deterministic mode): :class:`DeadlineReached`, as when the hosts' packing runs out of time
     (the callers' answer stands)."""
-    import_solver(HIGHS, None if deterministic else deadline)
+    import_solver(HIGHS, first_import_deadline(deadline, deterministic))
     stats: dict[str, float] = {"q_lps": 0.0, "q_priced": 0.0}
     sd = stage_data(inst, True, deadline)
     if sd is None:
