@@ -11,6 +11,7 @@ from pathlib import Path
 
 from schedopt.core.errors import InvalidInstanceError
 from schedopt.core.files import read_text
+from schedopt.core.powers_of_two import smallest_power_of_two_at_least
 from schedopt.core.pydantic_errors import describe
 
 from ._files import trace_cap
@@ -104,9 +105,9 @@ def gang_size(row: Row, skipped: dict[str, int], adjusted: dict[str, int]) -> in
     if num_gpu == 0:
         count(skipped, SKIP_NO_GPU)
         return None
-    if round_up_pow2(num_gpu) != num_gpu:
+    if smallest_power_of_two_at_least(num_gpu) != num_gpu:
         count(adjusted, ADJUST_POW2)
-        return round_up_pow2(num_gpu)
+        return smallest_power_of_two_at_least(num_gpu)
     return num_gpu
 
 
@@ -129,11 +130,6 @@ def gang_rows(
             continue
         taken += 1
         yield row, num_gpu
-
-
-def round_up_pow2(n: int) -> int:
-    """The smallest power of two >= n (n >= 1)."""
-    return 1 << (n - 1).bit_length()
 
 
 def count(tally: dict[str, int], reason: str) -> None:

@@ -16,6 +16,7 @@ from functools import cached_property
 from typing import cast
 
 from schedopt.core.errors import ModelTooLargeError
+from schedopt.core.powers_of_two import powers_of_two_up_to
 from schedopt.core.stopping import Deadline, Ticker, too_slow_to_build
 
 from .instance import AdmissionInstance, JobKind
@@ -193,14 +194,6 @@ class ModelData:
         return {}
 
 
-def _levels(sigma: int) -> tuple[int, ...]:
-    out, s = [], 1
-    while s <= sigma:
-        out.append(s)
-        s *= 2
-    return tuple(out)
-
-
 def build_data(
     inst: AdmissionInstance, *, check_size: bool = True, deadline: Deadline | None = None
 ) -> ModelData:
@@ -210,7 +203,7 @@ def build_data(
         check_model_size(inst)
     T = inst.slots
     host_size = dict(inst.host_size)
-    levels = {g: _levels(s) for g, s in host_size.items()}
+    levels = {g: powers_of_two_up_to(s) for g, s in host_size.items()}
     chunk: dict[tuple[str, int], int] = {}
     for g, ls in levels.items():
         # per (host, type) group: a host's GPUs of another type are not capacity for g

@@ -46,6 +46,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from schedopt.core.powers_of_two import is_power_of_two, powers_of_two_up_to
 from schedopt.core.solve import lex_better, solve
 from schedopt.io.traces.record import TraceJob
 from schedopt.topology import Cluster
@@ -159,12 +160,12 @@ def _hostable(cluster: Cluster) -> set[int]:
     """Counts ``AdmissionInstance.usable_options`` accepts on some GPU type that has that many."""
     sigma = cluster.max_gpus_per_host()
     total = {g: len(cluster.gpus(g)) for g in sigma}
-    sizes = [1 << b for b in range(cluster.num_gpus.bit_length())]
+    sizes = powers_of_two_up_to(cluster.num_gpus)
     return {
         n
         for n in sizes
         for g, s in sigma.items()
-        if n <= total[g] and (n <= s or (s & (s - 1) == 0 and n % s == 0))
+        if n <= total[g] and (n <= s or (is_power_of_two(s) and n % s == 0))
     }
 
 

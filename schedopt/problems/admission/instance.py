@@ -18,6 +18,7 @@ from schedopt.core import limits
 from schedopt.core.errors import FieldProblems
 from schedopt.core.limits import GpuCount, Iterations, Seconds, StepSeconds, Value, Weight
 from schedopt.core.model import FrozenModel
+from schedopt.core.powers_of_two import is_power_of_two
 from schedopt.core.pydantic_errors import describe
 from schedopt.topology import Cluster
 
@@ -221,7 +222,7 @@ class AdmissionInstance(_Frozen):
         for g, table in tables:
             sigma = self.host_size.get(g, 0)
             for n, rate in table.items():
-                if n <= sigma or (_is_pow2(sigma) and n % sigma == 0):
+                if n <= sigma or (is_power_of_two(sigma) and n % sigma == 0):
                     result[(g, n)] = rate
         return result
 
@@ -229,10 +230,6 @@ class AdmissionInstance(_Frozen):
 def _split(problem: str) -> tuple[str, str]:
     path, _, reason = problem.partition(": ")
     return path, reason
-
-
-def _is_pow2(n: int) -> bool:
-    return n >= 1 and n & (n - 1) == 0
 
 
 def _check_throughput(where: str, job: Job, types: tuple[str, ...]) -> list[str]:
@@ -255,7 +252,7 @@ def _check_throughput(where: str, job: Job, types: tuple[str, ...]) -> list[str]
         if not table:
             problems.append(f"{where}.{field}{key}: empty throughput table")
         for n, rate in table.items():
-            if not _is_pow2(n) or n > limits.MAX_GPUS:
+            if not is_power_of_two(n) or n > limits.MAX_GPUS:
                 problems.append(
                     f"{where}.{field}{key}[{describe(n)}]: GPU count must be a power of two "
                     f"(1, 2, 4, 8, …) up to {limits.MAX_GPUS:,}"

@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from schedopt.core.errors import ModelTooLargeError
+from schedopt.core.powers_of_two import powers_of_two_up_to
 from schedopt.core.stopping import Deadline, Ticker, too_slow_to_build
 
 from .instance import FairnessUnit, FairshareInstance
@@ -160,14 +161,6 @@ class ModelData:
         return too_slow_to_build(self.num_variables, BUILD_S_PER_VARIABLE, seconds)
 
 
-def _levels(sigma: int) -> tuple[int, ...]:
-    out, s = [], 1
-    while s <= sigma:
-        out.append(s)
-        s *= 2
-    return tuple(out)
-
-
 def _time_unit(largest_s: float) -> float:
     unit = 1e-3
     while largest_s / unit > MAX_TIME_UNITS:
@@ -286,7 +279,7 @@ def build_data(
         round_units=max(1, round(L / seconds)),
         frag_cost=inst.fragmentation_cost_s,
         frag_scaled=round(inst.fragmentation_cost_s * COST_SCALE),
-        levels={g: _levels(s) for g, s in sigma.items()},
+        levels={g: powers_of_two_up_to(s) for g, s in sigma.items()},
     )
     if check_size and data.num_variables > MAX_MODEL_VARIABLES:
         raise ModelTooLargeError(

@@ -25,6 +25,7 @@ from schedopt.core.limits import (
     Weight,
 )
 from schedopt.core.model import FrozenModel
+from schedopt.core.powers_of_two import is_power_of_two
 from schedopt.core.pydantic_errors import describe
 from schedopt.topology import Cluster
 from schedopt.topology.spec import mixed_type_problems
@@ -196,7 +197,7 @@ class FairshareInstance(_Frozen):
                     out.append(
                         (f"{here}[{describe(n)}]", f"GPU count must be in 1..{limits.MAX_GPUS:,}")
                     )
-                elif not self.allow_multi_host and n & (n - 1):
+                elif not self.allow_multi_host and not is_power_of_two(n):
                     out.append(
                         (
                             f"{here}[{n}]",

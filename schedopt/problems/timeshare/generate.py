@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from schedopt.core.powers_of_two import largest_power_of_two_at_most
+
 from .instance import Policy, TimeshareInstance
 
 TYPES = ("k80", "p100", "v100")
@@ -56,7 +58,7 @@ def generate_custom(
 ) -> TimeshareInstance:
     rng = np.random.default_rng(seed)
     per_type = gpus_per_type if gpus_per_type is not None else max(1, round(jobs / 2.5))
-    top = 1 << (per_type.bit_length() - 1)  # the largest power of two ≤ per_type
+    top = largest_power_of_two_at_most(per_type)
     kinds = [_kind(rng, top) for _ in range(job_types or 0)]
     doc_jobs = []
     for j in range(jobs):
