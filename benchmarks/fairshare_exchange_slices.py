@@ -18,7 +18,7 @@ import time
 import fairshare_speed
 
 from schedopt.problems.fairshare import join_levels
-from schedopt.problems.fairshare.l2_repair import RepairStats, _improve
+from schedopt.problems.fairshare.l2_repair import RepairStats, improve_neighbourhood
 from schedopt.problems.fairshare.l3_exchange import neighbourhood
 
 
@@ -41,7 +41,7 @@ def slices(k: int, count: int, slice_s: float):  # type: ignore[no-untyped-def]
             ]
             chosen = neighbourhood(state, end, jobs=jobs)
             if chosen:
-                _improve(state, chosen, end, False, out)
+                improve_neighbourhood(state, chosen, end, False, out)
         out.seconds += time.perf_counter() - started
         return out
 

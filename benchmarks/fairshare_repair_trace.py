@@ -30,7 +30,7 @@ def _recorded_highs(*args, **kwargs):  # type: ignore[no-untyped-def]
 
 
 hood.highs_of = _recorded_highs
-_improve = repair._improve
+_improve = repair.improve_neighbourhood
 
 
 def _traced(state, chosen, end, l2, out, *rest):  # type: ignore[no-untyped-def]
@@ -55,7 +55,7 @@ def _traced(state, chosen, end, l2, out, *rest):  # type: ignore[no-untyped-def]
     print(json.dumps(row), file=sys.stderr, flush=True)
 
 
-repair._improve = _traced
+repair.improve_neighbourhood = _traced
 
 if __name__ == "__main__":
     speed.main()

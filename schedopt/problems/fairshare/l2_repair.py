@@ -131,7 +131,9 @@ def _phase(
             return
         used.update(chosen)
         improved = out.improved
-        _improve(state, chosen, end, l2, out, DETERMINISTIC_NODES if deterministic else None)
+        improve_neighbourhood(
+            state, chosen, end, l2, out, DETERMINISTIC_NODES if deterministic else None
+        )
         if out.improved == improved:
             return
 
@@ -197,7 +199,7 @@ def _size(end: float) -> int:
     return max(MIN_JOBS, min(NEIGHBOURHOOD_JOBS, int(NEIGHBOURHOOD_JOBS * left / NEIGHBOURHOOD_S)))
 
 
-def _improve(
+def improve_neighbourhood(
     state: Plan,
     chosen: list[int],
     end: float,
@@ -254,6 +256,7 @@ def _apply(state: Plan, chosen: list[int], options: list[Any], decided: list[Dec
 __all__ = [
     "NEIGHBOURHOOD_JOBS",
     "RepairStats",
+    "improve_neighbourhood",
     "repair_l2",
     "repair_l3",
 ]

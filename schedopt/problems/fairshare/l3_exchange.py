@@ -18,12 +18,12 @@ move ``c`` of a job not kept and not placed as before to another of its options 
 ``s_c`` the host cost it saves, ``φ(ν_now − ν_new)``) says which jobs an exchange involves:
 the jobs of the columns it uses, with the jobs sitting on the previous hosts of the returns it
 uses, filled up by the jobs of the columns of least reduced cost. That set is then solved as an
-L3 neighbourhood of the L2 repair (``l2_repair._improve``: ``min L3`` with the whole plan's L2
-and L1 held, the model's own rows, the plan as the MIP start, kept only if the whole plan gets
-better). The LP is a guide and nothing is claimed of it (it ignores the hosts of moved jobs);
-the neighbourhood's claim is the L2 repair's. Measured on 4,096 GPUs × 5,000 jobs: after the
-return step's 1,612 s, the LP says 1,736 more, the neighbourhood of its 300 jobs keeps 188 s;
-the neighbourhood of the restarting jobs of highest cost keeps nothing.
+L3 neighbourhood of the L2 repair (``l2_repair.improve_neighbourhood``: ``min L3`` with the
+whole plan's L2 and L1 held, the model's own rows, the plan as the MIP start, kept only if the
+whole plan gets better). The LP is a guide and nothing is claimed of it (it ignores the hosts
+of moved jobs); the neighbourhood's claim is the L2 repair's. Measured on 4,096 GPUs × 5,000
+jobs: after the return step's 1,612 s, the LP says 1,736 more, the neighbourhood of its 300
+jobs keeps 188 s; the neighbourhood of the restarting jobs of highest cost keeps nothing.
 Not with hard guarantees or a preemption cap (``decomp`` refuses both).
 """
 
@@ -36,7 +36,7 @@ import numpy as np
 
 from schedopt.model.lp_bound import Relaxation, highs_of
 
-from .l2_repair import COST_TOL, RepairStats, _improve
+from .l2_repair import COST_TOL, RepairStats, improve_neighbourhood
 from .l3_return import Rows, step_model
 from .plan import Plan
 from .restore import restarting
@@ -73,7 +73,7 @@ def exchange(state: Plan, seconds: float, out: RepairStats) -> RepairStats:
     if fits(state, seconds):
         chosen = neighbourhood(state, end)
         if chosen:
-            _improve(state, chosen, end, False, out)
+            improve_neighbourhood(state, chosen, end, False, out)
     out.seconds += time.perf_counter() - started
     return out
 
