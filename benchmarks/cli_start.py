@@ -29,6 +29,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+# Run as a script (python benchmarks/NAME.py), this folder is on sys.path already.
+from common import print_row
+
 #: The ``schedopt`` script, with the moment ``main`` runs written to stderr.
 COMMAND = """\
 import sys, time
@@ -139,11 +142,11 @@ def main() -> None:
             row = {"tree": name, "run": run, "tag": args.tag, "burners": args.burners}
             row["load_before"] = _load()
             row.update(run_once(tree, file, limit, args.method))
-            print(json.dumps(row), flush=True)
+            print_row(row, args.out)
             rows.append(row)
         return rows
 
-    alternate(trees, args.runs, args.burners, one, args.out)
+    alternate(trees, args.runs, args.burners, one)
 
 
 def alternate(
@@ -151,10 +154,11 @@ def alternate(
     runs: int,
     burners: int,
     one: Callable[[int, str, str], list[dict]],
-    out: str | None,
+    out: str | None = None,
 ) -> None:
     """``one(run, name, tree)`` for each run and tree in turn, beside ``burners`` CPU burners
-    (started 3 s before, killed after); its rows appended to ``out`` as JSON lines."""
+    (started 3 s before, killed after); its rows appended to ``out`` as JSON lines (None: ``one``
+    keeps them itself, as :func:`main`'s does with ``common.print_row``)."""
     procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(burners)]
     try:
         time.sleep(3 if procs else 0)
