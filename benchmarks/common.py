@@ -16,12 +16,14 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 
-from schedopt.bench.record import RowLog
+# (imported in row_log: cli_start.py runs checkouts with no schedopt of its own)
+if TYPE_CHECKING:
+    from schedopt.bench.record import RowLog
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -68,6 +70,8 @@ def row_log(name: str, argv: Sequence[str] | None, out: Path | None = None) -> R
     (default results/NAME.jsonl): each row with the command, machine and versions."""
     args = sys.argv[1:] if argv is None else argv
     command = " ".join([f"python benchmarks/{name}.py", *args])
+    from schedopt.bench.record import RowLog
+
     return RowLog(out or RESULTS / f"{name}.jsonl", command)
 
 

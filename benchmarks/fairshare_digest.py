@@ -74,7 +74,7 @@ def main() -> None:
             sys.exit("--counted-clock: set PYTHONHASHSEED (string sets iterate in its order)")
         count_the_clocks(args.counted_clock)
 
-    # (after the clocks: common imports schedopt)
+    # (after the clocks, as every import of schedopt)
     from common import print_row
 
     import schedopt
