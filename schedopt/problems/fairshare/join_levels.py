@@ -51,9 +51,10 @@ def l3_stats(
 ) -> dict[str, float | str]:
     """B2L (``l2_bound.py``) behind the joined plan's L1, then the L2 neighbourhoods guided by
     its multipliers (``l2_repair.py``), then B3L behind that plan, within B3L_MAX_S and
-    ``stop``, then the return step (``l3_return.py``), the swap step, or where it did not run
-    the L3 neighbourhoods, together in the L3 part of the repair's share ``repair_s``, with the
-    exchange neighbourhood (``l3_exchange.py``) between them in time of its own.
+    ``stop``, then the return step (``l3_return.py``) in the L3 part of the repair's share
+    ``repair_s``, the swap step in the time left (it ends at its last pair), the exchange
+    neighbourhood (``l3_exchange.py``) in time of its own, and the L3 neighbourhoods in what
+    the return step left of the share where the swap step did not run.
     Both bounds are over the allocations at least as fair as the plan (``m_v(t̂)``) and, for
     B3L when t̂ is L1 of the optimum (``l1_settled``), at least its effective throughput.
     ``neighbourhoods`` given (deterministic mode, SolveOptions.deterministic): B2L, B3L and
