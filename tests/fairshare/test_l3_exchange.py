@@ -63,6 +63,21 @@ def test_the_exchange_is_not_started_without_time_for_its_lp() -> None:
     assert state.solution() == before
 
 
+def test_a_round_whose_lp_needs_more_than_the_fixed_cap_still_gets_the_exchange(
+    monkeypatch,
+) -> None:
+    # a round that needs more than EXCHANGE_MAX_S to start (16,384 GPUs × 20,000 jobs: 2 s
+    # against 0.8) is given EXCHANGE_MAX_X times what it needs where the time is left
+    monkeypatch.setattr(l3_exchange, "EXCHANGE_MAX_S", 0.8)
+    monkeypatch.setattr(l3_exchange, "EXCHANGE_S_PER_JOB", 2 * 0.8 / 300)
+    inst = generate_custom(gpus=256, tenants=8, jobs=300, seed=1)
+    data = build_data(inst, check_size=False)
+    state, _ = run_astraea(data, AstraeaParams(keep_running=0))
+    assert l3_exchange.max_seconds(state) >= l3_exchange.EXCHANGE_S_PER_JOB * 300
+    out = exchange(state, 60.0, RepairStats())
+    assert out.neighbourhoods == 1
+
+
 def test_decomp_runs_the_exchange_after_the_return_step(monkeypatch) -> None:
     seen: list[tuple[float, float]] = []
 

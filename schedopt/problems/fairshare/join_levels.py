@@ -20,7 +20,7 @@ from .l2_repair import L2_PHASE, RepairStats, repair_l2, repair_l3
 from .l3_bound import joint_search_runs, l3_dual
 from .l3_exchange import exchange
 from .l3_return import return_running
-from .l3_swap import SWAP_S, swap_returns
+from .l3_swap import swap_returns
 from .l3_units import search_reserve_s, unit_search
 from .option_arrays import arrays
 from .plan import Plan
@@ -51,9 +51,10 @@ def l3_stats(
 ) -> dict[str, float | str]:
     """B2L (``l2_bound.py``) behind the joined plan's L1, then the L2 neighbourhoods guided by
     its multipliers (``l2_repair.py``), then B3L behind that plan, within B3L_MAX_S and
-    ``stop``, then the return step (``l3_return.py``), the swap step, or where it did not run
-    the L3 neighbourhoods, together in the L3 part of the repair's share ``repair_s``, with the
-    exchange neighbourhood (``l3_exchange.py``) between them in time of its own.
+    ``stop``, then the return step (``l3_return.py``) in the L3 part of the repair's share
+    ``repair_s``, the swap step in the time left (it ends at its last pair), the exchange
+    neighbourhood (``l3_exchange.py``) in time of its own, and the L3 neighbourhoods in what
+    the return step left of the share where the swap step did not run.
     Both bounds are over the allocations at least as fair as the plan (``m_v(t̂)``) and, for
     B3L when t̂ is L1 of the optimum (``l1_settled``), at least its effective throughput.
     ``neighbourhoods`` given (deterministic mode, SolveOptions.deterministic): B2L, B3L and
@@ -127,13 +128,16 @@ def l3_stats(
         # what is left of their share
         l3_stop = stop.earlier(finish)
         back = return_running(state, max(0.0, min(l3_s, l3_stop.remaining())), RepairStats())
-        # restarting jobs returned by swaps with one other job each (l3_swap.py), in what
-        # the return step left of the share and at least SWAP_S of CPU, within the time
-        # left (the L3 neighbourhoods only where it did not run: after it never kept)
-        swap_s = min(max(l3_s - back.seconds, SWAP_S), l3_stop.remaining())
-        swap = swap_returns(state, max(0.0, swap_s), RepairStats(), a, l3_stop.remaining())
-        # other jobs' moves beside the returns (l3_exchange.py), on rounds small enough for
-        # its LP, in time of its own (at 16,384 GPUs its LP alone took 1.8-2.3 s: not run)
+        # restarting jobs returned by swaps with one other job each (l3_swap.py), in all the
+        # time left: the step ends at its last pair (its array passes and about 0.2 ms a
+        # pair; 0.15-0.25 CPU s at 16,384 GPUs); a fixed 0.25 CPU s cut it in about half
+        # the runs with 3-5 s of the limit unused (L3 gap 0.87% -> 1.55%: RESULTS.md,
+        # "Fair share 16,384's L3 step"). The L3 neighbourhoods only where it did not run
+        # (after it never kept); the exchange in what it leaves.
+        swap_s = max(0.0, l3_stop.remaining())
+        swap = swap_returns(state, swap_s, RepairStats(), a, swap_s)
+        # other jobs' moves beside the returns (l3_exchange.py), where the time left covers
+        # its LP (at 16,384 GPUs 2 s: its LP alone took 1.8-2.3 s), in time of its own
         moved = exchange(state, l3_stop.remaining(), RepairStats())  # (it checks it fits)
         repair_l3(state, dual, l3_stop, 0.0 if swap.seconds else l3_s - back.seconds, out, a)
         stats.update(out.as_stats())

@@ -42,9 +42,6 @@ from .option_arrays import Arrays, arrays
 from .plan import Plan, Saved
 from .restore import restarting
 
-#: Seconds ``decomp`` gives the step at least (at 16,384 GPUs × 20,000 jobs: about 0.1 s
-#: to find the pairs, 0.2 s at load 4, then about 0.2 ms a pair tried).
-SWAP_S = 0.25
 #: Fewest seconds the step is started with.
 MIN_S = 0.05
 #: The step's seconds are counted as CPU time (``time.process_time``), within this many
