@@ -88,3 +88,38 @@ def test_rounds_end_only_when_converged_or_every_case_is_decided(
     open_ = _rounds(0, budget)
     assert open_.rounds == budget
     assert min(work) == CASE_S and max(work) > CASE_S
+
+
+def test_exact_pricing_below_100_jobs_is_at_the_masters_own_duals(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Below ``SMOOTH_FROM_JOBS`` jobs no Wentges smoothing (formulation, "Column generation
+    with exact pricing"): every exact round prices at the duals of the master it just solved,
+    also after a best bound set a centre; from 100 jobs the smoothing's α stays ½."""
+    from types import SimpleNamespace
+
+    masters: list = []
+    priced: list = []
+    solve, bound = Master.solve, colgen.farley_bound
+
+    def solved(self, seconds):
+        out = solve(self, seconds)
+        masters.append(None if out is None else (out[1].copy(), out[2].copy()))
+        return out
+
+    def priced_at(data, pi, y, *args):
+        if args[2] is not None:  # a round's exact pricing (it collects groups), not a bound
+            priced.append((pi.copy(), y.copy(), masters[-1]))
+        return bound(data, pi, y, *args)
+
+    monkeypatch.setattr(Master, "solve", solved)
+    monkeypatch.setattr(colgen, "farley_bound", priced_at)
+    gen = _rounds(1, 10)
+    assert sum(b is not None for _, b, _ in gen.trace) >= 3  # exact rounds ran, a centre set
+    assert len(priced) >= 3
+    for pi, y, master in priced:
+        assert master is not None
+        assert pi == pytest.approx(master[0]) and y == pytest.approx(master[1])
+    assert colgen.smoothing(SimpleNamespace(jobs=[None] * 16)) == 0.0
+    big = SimpleNamespace(jobs=[None] * colgen.SMOOTH_FROM_JOBS)
+    assert colgen.smoothing(big) == colgen.SMOOTH == 0.5  # type: ignore[arg-type]
