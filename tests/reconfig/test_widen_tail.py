@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 import schedopt
 from schedopt.core.stopping import Deadline
 from schedopt.problems.reconfig import physical
@@ -16,7 +18,9 @@ JUDGE_S = 0.15
 LIMIT_S = 1.5
 
 
-def test_widening_judges_no_plan_past_its_deadline(monkeypatch) -> None:
+@pytest.fixture
+def slow_judging(monkeypatch):  # type: ignore[no-untyped-def]
+    """(instance, a start plan, the real validator), ``physical.validate`` taking JUDGE_S."""
     inst = generate_custom(8, 8, "llama2-70b", 128, 4, 4, seed=0)
     start = schedopt.solve(inst, "heuristic:oobleck", time_limit_s=10).solution
     assert start is not None
@@ -27,6 +31,11 @@ def test_widening_judges_no_plan_past_its_deadline(monkeypatch) -> None:
         return real(inst, plan)
 
     monkeypatch.setattr(physical, "validate", slow)
+    return inst, start, real
+
+
+def test_widening_judges_no_plan_past_its_deadline(slow_judging) -> None:
+    inst, start, real = slow_judging
     deadline = Deadline.after(LIMIT_S)
     wide = physical.widen(inst, start, deadline)
     late = time.perf_counter() - deadline.end
@@ -34,19 +43,10 @@ def test_widening_judges_no_plan_past_its_deadline(monkeypatch) -> None:
     assert real(inst, wide) == []
 
 
-def test_what_follows_w7_keeps_back_the_time_it_is_asked_to(monkeypatch) -> None:
+def test_what_follows_w7_keeps_back_the_time_it_is_asked_to(slow_judging) -> None:
     # ``keep_s`` (decomp:physical: what follows widening, in evaluations timed at the load):
     # W6 and W3-W5 end that much before widening's deadline
-    inst = generate_custom(8, 8, "llama2-70b", 128, 4, 4, seed=0)
-    start = schedopt.solve(inst, "heuristic:oobleck", time_limit_s=10).solution
-    assert start is not None
-    real = physical.validate
-
-    def slow(inst, plan):  # type: ignore[no-untyped-def]
-        time.sleep(JUDGE_S)
-        return real(inst, plan)
-
-    monkeypatch.setattr(physical, "validate", slow)
+    inst, start, _ = slow_judging
     keep_s = 0.6
     deadline = Deadline.after(2.5)
     physical.widen(inst, start, deadline, column_share=0.1, keep_s=keep_s)

@@ -214,6 +214,7 @@ def _widened(
     ran_on: dict[str, float | str] = {}
     gathered = Gathered()  # the bound's columns and prices, for W8
     with open_executor(options) as pool:  # W6's designs (params: executor, workers)
+        widening = partial(widen, inst, out.solution, executor=pool, counts=ran_on, keep_s=after_s)
         if deadline.remaining() >= BOUND_FIRST_S:  # the bound first, W7's targets from it
             try:
                 known = priced_bound_us(
@@ -238,27 +239,10 @@ def _widened(
                 )
                 known = (sharper, known[1])  # (widening's targets from the search's, as before)
             stop = deadline.earlier(deadline.share(1 - WIDEN_SHARE))
-            wide = widen(
-                inst,
-                out.solution,
-                stop,
-                pool,
-                ran_on,
-                lower=lower,
-                gathered=gathered,
-                keep_s=after_s,
-            )
+            wide = widening(stop, lower=lower, gathered=gathered)
         else:  # short of time: widening first (W7 a smaller part of it), the bound last
             stop = deadline.earlier(deadline.share(1 - SHORT_WIDEN_SHARE))
-            wide = widen(
-                inst,
-                out.solution,
-                stop,
-                pool,
-                ran_on,
-                column_share=SHORT_COLUMN_SHARE,
-                keep_s=after_s,
-            )
+            wide = widening(stop, column_share=SHORT_COLUMN_SHARE)
         ran_on.update(pool.describe())
     judged = time.perf_counter()
     ours_value = evaluate(inst, out.solution)
