@@ -79,3 +79,30 @@ def test_w7_skips_a_pass_that_would_repeat_itself(monkeypatch) -> None:
     assert found and found[0][0].value == BEST
     own = [lam for lam, o in tried if o]
     assert own and len(own) == len(set(own))  # one "own" pass
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_w7_tries_no_target_it_has_no_time_for(monkeypatch, hard: bool) -> None:
+    # a target's pricing has fixed work (0.54 s at 1,024 GPUs at a seventh of a core): one
+    # started with 0.01 s left ended W7 0.53 s past its deadline (#17); a target is now tried
+    # only with at least the time the last one took left
+    import time
+
+    took_s = 0.3
+    left: list[float] = []  # the time left at each target's start
+
+    class Slow(StandInColumns):
+        """Each target takes ``took_s`` whatever the time left; BEST from BEST on."""
+
+        def plan(self, lam, deadline):  # type: ignore[no-untyped-def]
+            left.append(deadline.remaining())
+            time.sleep(took_s)
+            return [_Plan(BEST)] if lam >= BEST else None
+
+    # ``hard``: W7's own share ends later, widening's end (``hard``) at 1 s
+    deadline = Deadline.after(1.0)
+    own = Deadline.after(30.0) if hard else deadline
+    found = run_columned(monkeypatch, Slow, int(BEST * 0.9), own, deadline if hard else None)
+    assert found and len(left) >= 2  # the targets it had time for ran
+    assert min(left[1:]) >= took_s  # none after the first started with less than one's time
+    assert time.perf_counter() - deadline.end <= 0.05

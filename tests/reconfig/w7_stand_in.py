@@ -39,10 +39,15 @@ class StandInColumns:
 
 
 def run_columned(
-    monkeypatch: pytest.MonkeyPatch, fake: type, lower: int, deadline: Deadline | None
+    monkeypatch: pytest.MonkeyPatch,
+    fake: type,
+    lower: int,
+    deadline: Deadline | None,
+    hard: Deadline | None = None,
 ):  # type: ignore[no-untyped-def]
     """W7 (``targets.columned``) over ``fake`` from a start of 2 x BEST, plans valid and
-    valued at their ``value`` µs, on a small instance with free all-reduces."""
+    valued at their ``value`` µs, on a small instance with free all-reduces (``hard``:
+    ``columned``'s)."""
     from schedopt.problems.reconfig import columns, targets
 
     monkeypatch.setattr(columns, "Columns", fake)
@@ -52,4 +57,4 @@ def run_columned(
     inst, _ = _small()
     part = Partitioner(inst)
     monkeypatch.setattr(part.c, "sync_us", lambda gpus: 0)
-    return targets.columned(inst, part, 2 * BEST, deadline, lower)
+    return targets.columned(inst, part, 2 * BEST, deadline, lower, None, hard)

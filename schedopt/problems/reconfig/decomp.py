@@ -141,6 +141,19 @@ MEAN_MOST = 0.2
 BOUND_FIRST_S = 5.0
 SHORT_WIDEN_SHARE = 0.5
 SHORT_COLUMN_SHARE = 0.3
+#: What follows W7 in widening (W6, W3-W5) ends this many evaluations (of the answer, timed
+#: at the load of the moment) before widening's own end, and the hand-over of an answer not
+#: widened as many before the deadline: what follows them (the evaluations deciding between
+#: the plans, with_stage_bound's, the way out of ``auto`` and the finish's validation,
+#: evaluation and metrics) took up to 0.21 s beside a CPU burner at a quarter of a core at
+#: 1,024 GPUs, 7 evaluations' time (0.029 s each), and the row ended past its limit
+#: (RESULTS.md, #17). Quiet, 6 evaluations at 1,024 GPUs are about 0.04 s.
+TAIL_EVALS = 6
+#: The hand-over starts only with this many evaluations' time left before its end: its own
+#: start and its answer's realisation do not stop at its deadline (beside a CPU burner at
+#: 1,024 GPUs it took 0.19 s with nothing left, and 0.32 s, 15 evaluations' time, started
+#: with 0.23 s left, ending the row 0.07 s past its limit; RESULTS.md, #17).
+HANDOVER_EVALS = 15
 PHYSICAL_NOTE = (
     "a plan of the physical plan space (TP differing between stages, slow GPUs in groups as "
     "they are, pipelines from priced columns and from the GPUs the template plan leaves idle; "
@@ -191,11 +204,18 @@ def _widened(
     from .price_bound import Gathered, mean_bound_us, priced_bound_us  # HiGHS, on first use
 
     assert out.solution is not None
+    judged = time.perf_counter()
     upper = round(evaluate(inst, out.solution)[0] * 1e6)
+    # what follows widening, counted in evaluations of the answer timed at this load: what
+    # follows W7 in it keeps TAIL_EVALS of them back besides its share (the wall share alone
+    # did not beside a CPU burner, where a row gets a quarter of a core or less); W7 keeps
+    # its time (ending it earlier lost its plan there: 5.2263 s, 3.85%, against 5.4222 s)
+    after_s = TAIL_EVALS * (time.perf_counter() - judged)
     known: tuple[int | None, dict[str, float]] | None = None
     ran_on: dict[str, float | str] = {}
     gathered = Gathered()  # the bound's columns and prices, for W8
     with open_executor(options) as pool:  # W6's designs (params: executor, workers)
+        widening = partial(widen, inst, out.solution, executor=pool, counts=ran_on, keep_s=after_s)
         if deadline.remaining() >= BOUND_FIRST_S:  # the bound first, W7's targets from it
             try:
                 known = priced_bound_us(
@@ -220,21 +240,32 @@ def _widened(
                 )
                 known = (sharper, known[1])  # (widening's targets from the search's, as before)
             stop = deadline.earlier(deadline.share(1 - WIDEN_SHARE))
-            wide = widen(inst, out.solution, stop, pool, ran_on, lower=lower, gathered=gathered)
+            wide = widening(stop, lower=lower, gathered=gathered)
         else:  # short of time: widening first (W7 a smaller part of it), the bound last
             stop = deadline.earlier(deadline.share(1 - SHORT_WIDEN_SHARE))
-            wide = widen(inst, out.solution, stop, pool, ran_on, column_share=SHORT_COLUMN_SHARE)
+            wide = widening(stop, column_share=SHORT_COLUMN_SHARE)
         ran_on.update(pool.describe())
-    if evaluate(inst, wide) >= evaluate(inst, out.solution):
+    judged = time.perf_counter()
+    ours_value = evaluate(inst, out.solution)
+    judge_s = time.perf_counter() - judged  # one evaluation, at this load
+    if evaluate(inst, wide) >= ours_value:
         # not widened: the template answer, with the hand-over proving L2 and L3 in the time
-        # left (kept as it was if that time is too short to answer again)
+        # left (kept as it was if that time is too short to answer again), ending TAIL_EVALS
+        # evaluations before the deadline (beside a CPU burner at a quarter of a core it took
+        # 0.22 of the 0.29 s left and the 10 s row at 1,024 GPUs ended past its limit, #17)
         again = dataclasses.replace(options, hint=out.solution)
+        by = deadline.earlier(TAIL_EVALS * judge_s)
         try:
-            handed = solve_templates(inst, again, deadline)
+            # not started without the time for its own start and its answer's realisation,
+            # which do not stop at its deadline (HANDOVER_EVALS)
+            short = by.remaining() < HANDOVER_EVALS * judge_s
+            handed = out if short else solve_templates(inst, again, by)
         except DeadlineReached:
             handed = out
-        if handed.solution is not None and evaluate(inst, handed.solution) <= evaluate(
-            inst, out.solution
+        if (
+            handed is not out
+            and handed.solution is not None
+            and evaluate(inst, handed.solution) <= ours_value
         ):
             out = handed
         out = dataclasses.replace(out, stats={**out.stats, **ran_on})

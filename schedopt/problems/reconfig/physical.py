@@ -94,6 +94,7 @@ def widen(
     lower: int | None = None,
     column_share: float | None = None,
     gathered: Gathered | None = None,
+    keep_s: float = 0.0,
 ) -> ReconfigSolution:
     """W1–W7: the plan, re-split per stage (W2), with pipelines from its idle GPUs added while
     they lower L1 (W3, W4), from scratch too (W5), designed (W6) and from priced columns (W7,
@@ -102,7 +103,8 @@ def widen(
     validator's own evaluation decides). W6's designs run on ``executor`` (default: in this
     process); what became of them goes into ``counts`` (``designs_solved``,
     ``designs_failed``). ``gathered``: the bound's columns and prices; with ``lower`` and
-    time for it (``_branch_fits``), W8 first (``branch.py``)."""
+    time for it (``_branch_fits``), W8 first (``branch.py``). ``keep_s``: what follows W7
+    (W6, W3-W5) ends that much earlier than ``deadline`` (W7's share is of ``deadline``)."""
     part = Partitioner(inst)
     best, best_val = sol, evaluate(inst, sol)
     base = _chains_of(part, sol)
@@ -118,9 +120,15 @@ def widen(
 
     started = time.perf_counter()
     consider(base)
+    consider_s = time.perf_counter() - started  # one plan built and judged, at this load
     # a design ends as this did (a plan built, validated, evaluated), then sends it back: kept
     # back from its budget, twice over, so that a pool does not kill it with its plan made
-    reserve_s = JOIN_RESERVE_S + 2 * (time.perf_counter() - started)
+    reserve_s = JOIN_RESERVE_S + 2 * consider_s
+    # what follows W7 builds plans by ``tail``, one plan's judging (and ``keep_s``) before
+    # ``deadline``, and judges one only with that much left: beside a CPU burner at a quarter
+    # of a core, the starts' last plans were judged after ``deadline`` had passed and the 10 s
+    # row at 1,024 GPUs ended 0.15-0.40 s past its limit (RESULTS.md, #17)
+    tail = None if deadline is None else deadline.earlier(consider_s + keep_s)
     counts = {} if counts is None else counts
     upper = round(best_val[0] * 1e6)  # W7's search as without W8 (its landing moves with its start)
     if (
@@ -146,30 +154,30 @@ def widen(
 
     # W7 only where it can gain: not once a plan (W8's) meets the bound within its tolerance
     gain = not met(lower, round(best_val[0] * 1e6) - 1)
-    columned = search(inst, part, upper, own, lower, base) if gain else []
-    for chains in columned:
-        consider(chains)
+    columned = search(inst, part, upper, own, lower, base, tail) if gain else []
+    for chains in columned[:1]:  # W7's best (its plans come judged by the same validator,
+        consider(chains)  # best first): the others cannot beat it, and judging takes time
     upper = round(best_val[0] * 1e6)
     if executor is None:
         with InlineExecutor() as inline:
-            designed = _designed(inst, upper, deadline, inline, counts, reserve_s)
+            designed = _designed(inst, upper, tail, inline, counts, reserve_s)
     else:
-        designed = _designed(inst, upper, deadline, executor, counts, reserve_s)
+        designed = _designed(inst, upper, tail, executor, counts, reserve_s)
     for start in (*columned[:1], *designed, base, []):  # W7's and W6's plans: the best starts
         chains = list(start)
         for order in (0, 1, 0):  # W3 by size then by speed, W4 again on what is left
-            if deadline is not None and deadline.expired():
+            if tail is not None and tail.expired():
                 break
             taken = {g for ch in chains for grp in ch.groups for g in grp}
             current = _plan(inst, chains) if chains else None
             ref = round(evaluate(inst, current)[0] * 1e6) if current else round(best_val[0] * 1e6)
-            extra = new_chains(part, idle_groups(inst, taken), ref, deadline, order)
-            chains = _add_while_better(inst, chains, extra, deadline)
-        if chains:
+            extra = new_chains(part, idle_groups(inst, taken), ref, tail, order)
+            chains = _add_while_better(inst, chains, extra, tail)
+        if chains and (tail is None or not tail.expired()):
             consider(chains)
     pool = idle_groups(inst, set())
     for k in range(1, min(inst.micro_batches, len(pool), MAX_DEALT) + 1):  # W5: from scratch
-        if deadline is not None and deadline.expired():
+        if tail is not None and tail.expired():
             break
         dealt = deal(part, pool, k)
         if dealt:

@@ -7,6 +7,8 @@ starts from the best plan's packings. A heuristic: the validator judges every pl
 
 from __future__ import annotations
 
+import time
+
 from schedopt.core.stopping import Deadline, DeadlineReached
 
 from .chains import _plan, idle_groups
@@ -42,6 +44,7 @@ def columned(
     deadline: Deadline | None,
     lower: int | None = None,
     start: list[Chain] | None = None,
+    hard: Deadline | None = None,
 ) -> list[list[Chain]]:
     """W7 (columns.py): whole pipelines from priced columns over each W1 cut of every
     surviving GPU, then over the hosts' packings (the master cuts the hosts), at targets
@@ -49,7 +52,10 @@ def columned(
     ``COLUMN_FLOOR·upper``) by ``COLUMN_STEP`` until the columns hold ``M``, then bisected
     below the plan found; over the packings, again from ``lower`` while a pass finds a plan or
     new columns and the time lasts. ``start``: the plan of L1 ``upper`` (its pipelines are
-    columns from the first target on); the plans found, best first."""
+    columns from the first target on); the plans found, best first. A target starts before
+    ``deadline`` and with at least the time the last one took left before ``hard`` (else
+    ``deadline``): it may run past ``deadline``, as its MILP's share of it lets it, not past
+    ``hard``."""
     from .columns import Columns  # HiGHS, on first use
     from .stage_bound import stage_data
 
@@ -68,6 +74,19 @@ def columned(
     # plan) and every column it priced; no column entered and no plan came since, so it is
     # skipped as one that found nothing (at 16 GPUs such passes found neither, #17)
     ended: set[tuple[str, int, int]] = set()
+    # a target is tried only with at least the time the last one took left before ``hard``:
+    # its pricing's fixed work does not shrink with the time left (beside a CPU burner at
+    # 1,024 GPUs, at a seventh of a core, a target took 0.54 s, and the last one, started
+    # with 0.01 s left, ended W7 0.53 s past its deadline and the 10 s row past its limit;
+    # held to ``deadline`` itself, W7 lost its last target to W6, RESULTS.md, #17)
+    last_s = 0.0
+    limit = deadline if hard is None else hard
+
+    def no_time() -> bool:
+        if deadline is None:
+            return False
+        return deadline.expired() or (limit is not None and limit.remaining() <= last_s)
+
     first = max(int((lower or 0) * (1 + COLUMN_FIRST)), int(upper * COLUMN_FLOOR))
     for apart in (False, None, True):  # a W1 cut, the hosts' packings, the other cut
         cols = Columns(sd, part, None if apart is None else idle_groups(inst, set(), apart), seqs)
@@ -90,13 +109,15 @@ def columned(
             if apart is None and (name, known, hi) in ended:
                 top = failed  # the same pass again: skipped, a pass that found nothing
             while top - failed > max(1.0, tol * top):
-                if deadline is not None and deadline.expired():
-                    break
+                if no_time():
+                    break  # no time for another target (above)
                 if met(lower, hi):
                     break
                 cols.level = None if name == "free" else level
                 cols.own = name == "own"
+                began = time.perf_counter()
                 chains = cols.plan(lam, deadline)
+                last_s = time.perf_counter() - began
                 plan = _plan(inst, chains) if chains else None
                 if chains is None or plan is None or validate(inst, plan):
                     failed = lam
@@ -111,7 +132,7 @@ def columned(
                 # climb while nothing is found, then bisect between the failures and the best
                 lam = (failed + top + 1) // 2 if found else int(failed * (1 + COLUMN_STEP)) + 1
                 lam = min(lam, top)
-            if apart is not None or (deadline is not None and deadline.expired()):
+            if apart is not None or no_time():
                 break
             if met(lower, hi):
                 break  # the best plan meets the bound within the tolerance: nothing to gain
@@ -137,7 +158,7 @@ def columned(
             failed = hi if name == SECOND else floor - 1
             top = int(hi * (1 + COLUMN_STEP)) if name in ("own", SECOND) else hi
             lam = (failed + top + 1) // 2
-        if met(lower, hi):
+        if met(lower, hi) or no_time():
             break  # not the other cut either
     found.sort(key=lambda x: x[0])
     return [chains for _, chains in found[:3]]
