@@ -116,3 +116,14 @@ def test_row_log_records_machine_versions_and_resumes(tmp_path):
     lines = path.read_text().splitlines()
     assert lines[0] == '{"old": 1}' and lines[1] == '{"torn": '  # kept, each on its line
     assert [json.loads(x)["key"] for x in lines[2:]] == ["case/1", "replay/s0", "case/2"]
+
+
+def test_markdown_says_which_plan_space_a_gap_is_proven_over():
+    """A reconfig template answer's gap is over the template plan space, not the physical one
+    its stats bound beside it (#17): the table says so, and says nothing where no space is
+    named."""
+    row = _row("r", "auto")
+    row["stats"] = {"proven_over": "template plan space"}
+    text = report.markdown([row, _row("s", "auto")])
+    assert "| 50.00% (over the template plan space) |" in text
+    assert "| s | auto | 10 | 0 | feasible | 1 | 0.5 | 50.00% | 1 |" in text
