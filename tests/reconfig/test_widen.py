@@ -202,6 +202,7 @@ def test_the_packings_bisect_again_while_columns_grow(monkeypatch) -> None:
     class Fake:
         def __init__(self, sd, part, groups, seqs=None) -> None:  # type: ignore[no-untyped-def]
             self.packed, self.seqs, self.start = groups is None, seqs, None
+            self.cut = False
             self.k = len(made)  # which supply (ids of freed objects are reused)
             made.append(self)
 

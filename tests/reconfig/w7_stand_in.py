@@ -30,6 +30,7 @@ class StandInColumns:
         self.packed, self.seqs, self.start = groups is None, seqs, None
         self.level: int | None = None
         self.own = False
+        self.cut = False  # a ``plan`` stopped by its time share (``Columns.cut``)
 
     def seq(self, ch):  # type: ignore[no-untyped-def]
         return None
