@@ -1,6 +1,5 @@
 #!/bin/bash
 OLD=/work/wt/rc-w7-old; NEW=/tmp/rc-w7/newC
-fl() { P=""; for k in 1 2; do nice -n 5 python -c "while True: pass" & P="$P $!"; done; sleep 1; SCRIPT=diag2.py ./run1b.sh $1 $2; kill $P; wait $P 2>/dev/null; }
 go() { # TAG N MODE REC
   for i in $(seq 1 $2); do
     if [ $((i % 2)) = 1 ]; then $3 $OLD $1-old-$i; $3 $NEW $1-new-$i
@@ -13,5 +12,5 @@ small() { ./run1.sh $1 $2 "" 256gpu-16+16-s0; }
 go CQ 5 quiet
 go CB 2 busy
 go CS 2 small
-go CF 3 fl
+go CF 3 ./fl.sh
 touch out/done4
