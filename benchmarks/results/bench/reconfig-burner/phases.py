@@ -75,4 +75,5 @@ import schedopt.problems.reconfig.branch as br
 
 wrap(br, "branched", "W8")
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())
