@@ -205,7 +205,8 @@ def _widened(
 
     assert out.solution is not None
     judged = time.perf_counter()
-    upper = round(evaluate(inst, out.solution)[0] * 1e6)
+    ours_value = evaluate(inst, out.solution)
+    upper = round(ours_value[0] * 1e6)
     # what follows widening, counted in evaluations of the answer timed at this load: what
     # follows W7 in it keeps TAIL_EVALS of them back besides its share (the wall share alone
     # did not beside a CPU burner, where a row gets a quarter of a core or less); W7 keeps
@@ -246,9 +247,9 @@ def _widened(
             wide = widening(stop, column_share=SHORT_COLUMN_SHARE)
         ran_on.update(pool.describe())
     judged = time.perf_counter()
-    ours_value = evaluate(inst, out.solution)
+    wide_value = evaluate(inst, wide)
     judge_s = time.perf_counter() - judged  # one evaluation, at this load
-    if evaluate(inst, wide) >= ours_value:
+    if wide_value >= ours_value:
         # not widened: the template answer, with the hand-over proving L2 and L3 in the time
         # left (kept as it was if that time is too short to answer again), ending TAIL_EVALS
         # evaluations before the deadline (beside a CPU burner at a quarter of a core it took

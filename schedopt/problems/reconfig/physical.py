@@ -155,15 +155,15 @@ def widen(
     # W7 only where it can gain: not once a plan (W8's) meets the bound within its tolerance
     gain = not met(lower, round(best_val[0] * 1e6) - 1)
     columned = search(inst, part, upper, own, lower, base, tail) if gain else []
-    for chains in columned[:1]:  # W7's best (its plans come judged by the same validator,
-        consider(chains)  # best first): the others cannot beat it, and judging takes time
+    for chains in columned:  # W7's best
+        consider(chains)
     upper = round(best_val[0] * 1e6)
     if executor is None:
         with InlineExecutor() as inline:
             designed = _designed(inst, upper, tail, inline, counts, reserve_s)
     else:
         designed = _designed(inst, upper, tail, executor, counts, reserve_s)
-    for start in (*columned[:1], *designed, base, []):  # W7's and W6's plans: the best starts
+    for start in (*columned, *designed, base, []):  # W7's and W6's plans: the best starts
         chains = list(start)
         for order in (0, 1, 0):  # W3 by size then by speed, W4 again on what is left
             if tail is not None and tail.expired():

@@ -52,7 +52,7 @@ def columned(
     ``COLUMN_FLOOR·upper``) by ``COLUMN_STEP`` until the columns hold ``M``, then bisected
     below the plan found; over the packings, again from ``lower`` while a pass finds a plan or
     new columns and the time lasts. ``start``: the plan of L1 ``upper`` (its pipelines are
-    columns from the first target on); the plans found, best first. A target starts before
+    columns from the first target on); the best plan found (none or one). A target starts before
     ``deadline`` and with at least the time the last one took left before ``hard`` (else
     ``deadline``): it may run past ``deadline``, as its MILP's share of it lets it, not past
     ``hard``."""
@@ -167,8 +167,7 @@ def columned(
             lam = (failed + top + 1) // 2
         if met(lower, hi) or no_time():
             break  # not the other cut either
-    found.sort(key=lambda x: x[0])
-    return [chains for _, chains in found[:3]]
+    return [min(found, key=lambda x: x[0])[1]] if found else []
 
 
 def met(lower: int | None, hi: int) -> bool:
