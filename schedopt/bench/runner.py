@@ -32,12 +32,15 @@ from typing import Any
 import schedopt.problems  # noqa: F401  (registers every problem, in a worker too)
 from schedopt.bench.scale import instance_size
 from schedopt.bench.suite import DataMissing, Recipe, RecipeDrift, Suite, instance_checksum
+from schedopt.core.errors import ModelTooLargeError
 from schedopt.core.solve import solve
 from schedopt.core.stopping import Deadline
 from schedopt.executor import Executor, Task, TaskResult, usable_cores
 
-#: Statuses a row can have besides a solver's (``optimal``, ``feasible``, ...).
-SKIPPED, DRIFT, ERROR = "skipped", "drift", "error"
+#: Statuses a row can have besides a solver's (``optimal``, ``feasible``, ...). ``refused``: the
+#: method's exact model was refused for its size before it was built (``ModelTooLargeError``,
+#: the monolithic model beside a decomposition at the papers' scale), not a failure.
+SKIPPED, DRIFT, ERROR, REFUSED = "skipped", "drift", "error", "refused"
 
 
 @dataclass(frozen=True)
@@ -203,14 +206,17 @@ def run_row(job: Job) -> dict[str, Any]:
     row["checksum"] = checksum
     generate_s = time.perf_counter() - started
     cpu_started = time.process_time()
-    r = solve(
-        instance,
-        job.method,
-        time_limit_s=job.time_limit_s,
-        seed=job.seed,
-        threads=job.threads,
-        params=dict(job.params) or None,
-    )
+    try:
+        r = solve(
+            instance,
+            job.method,
+            time_limit_s=job.time_limit_s,
+            seed=job.seed,
+            threads=job.threads,
+            params=dict(job.params) or None,
+        )
+    except ModelTooLargeError as why:
+        return {**row, "status": REFUSED, "reason": str(why), "size": instance_size(instance)}
     cpu_s = time.process_time() - cpu_started
     return {
         **row,
@@ -355,6 +361,7 @@ def select(rows: Iterable[dict[str, Any]], jobs: Sequence[Job]) -> Iterator[dict
 __all__ = [
     "DRIFT",
     "ERROR",
+    "REFUSED",
     "SKIPPED",
     "Job",
     "commit",

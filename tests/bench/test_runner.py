@@ -108,6 +108,22 @@ def test_errors_and_deadline_are_rows(tmp_path):
     assert runner.read_rows(out) == []
 
 
+def test_a_model_refused_for_its_size_is_a_refused_row(tmp_path, monkeypatch):
+    """The monolithic model refused before it is built (ModelTooLargeError) is a ``refused``
+    row saying why, not an ``error`` row; the heuristic beside it still solves."""
+    monkeypatch.setattr("schedopt.problems.admission.data.MAX_MODEL_VARIABLES", 1)
+    with InlineExecutor() as ex:
+        rows = runner.run(runner.plan([TINY]), ex, tmp_path / "refused.jsonl")
+    by_method = {(r["recipe"], r["method"]): r for r in rows}
+    assert len(by_method) == 4
+    for (_, method), row in by_method.items():
+        if method == "cpsat":
+            assert row["status"] == runner.REFUSED, row
+            assert "variables" in row["reason"] and row["size"]["gpus"] > 0
+        else:
+            assert row["status"] == "feasible" and row["objectives"]
+
+
 def test_drift_is_reported_not_solved(tmp_path):
     drifted = Suite(
         "test-drift",
