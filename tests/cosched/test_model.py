@@ -230,3 +230,19 @@ def test_export_refuses_an_oversize_model(tmp_path) -> None:
     inst = generate_custom(256, 256, 200, 50, 0, (0, 1), scale=4)
     with pytest.raises(ModelTooLargeError, match="nonzeros"):
         schedopt.get_problem("cosched").export_model(inst, str(tmp_path / "m.mps"), "mps")
+
+
+def test_the_refusal_of_an_oversize_model_says_which_rule() -> None:
+    """An exact model is refused above the nonzeros no back-end is given, or when its build
+    would take more than half the time left; the reason names the rule it broke (it read
+    "about 4.9 s to build; 9.7 s left" at 656 GPUs × 40 jobs, as if 4.9 s did not fit)."""
+    from schedopt.problems.cosched.data import BUILD_S_PER_NONZERO, MAX_NONZEROS
+
+    big = build_data(generate_custom(256, 256, 200, 50, 0, (0, 1), scale=4))
+    assert big.nonzeros > MAX_NONZEROS
+    assert f"more than the {MAX_NONZEROS:,}" in str(big.too_big_for(1e9))
+    data = build_data(generate_custom(256, 256, 200, 20, 0, (0, 1), scale=4))
+    build_s = data.nonzeros * BUILD_S_PER_NONZERO
+    assert data.nonzeros <= MAX_NONZEROS
+    assert data.too_big_for(2.1 * build_s) is None
+    assert "more than half the" in str(data.too_big_for(1.9 * build_s))

@@ -130,9 +130,15 @@ class ModelData:
         estimate = self.nonzeros * BUILD_S_PER_NONZERO
         if self.nonzeros <= MAX_NONZEROS and estimate < 0.5 * seconds:
             return None
+        if self.nonzeros > MAX_NONZEROS:
+            return (
+                f"the exact model is too large ({self.nonzeros:,} nonzeros, more than the "
+                f"{MAX_NONZEROS:,} any back-end is given)"
+            )
+        # the build may take at most half the time left: the search needs the other half
         return (
             f"the exact model is too large for the time left ({self.nonzeros:,} nonzeros, "
-            f"about {estimate:.1f} s to build; {seconds:.1f} s left)"
+            f"about {estimate:.1f} s to build, more than half the {seconds:.1f} s left)"
         )
 
 
