@@ -6,6 +6,7 @@ import hashlib
 import json
 import sys
 import time
+from pathlib import Path
 
 import schedopt
 from schedopt.problems.reconfig import generate_custom
@@ -29,7 +30,7 @@ print(
             "plan_sha256": hashlib.sha256(r.solution.model_dump_json().encode()).hexdigest(),
             "stats": r.stats,
             "wall_s": round(wall, 2),
-            "load": open("/proc/loadavg").read().split()[:3],
+            "load": Path("/proc/loadavg").read_text().split()[:3],
         },
         sort_keys=True,
     )
