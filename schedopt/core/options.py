@@ -55,16 +55,13 @@ class SolveOptions:
     share's ``decomp``: its bounds' step limits, and no time-boxed L2/L3 repair after them;
     admission's ``decomp:lp``: its LPs to their end, its repair in CP-SAT steps of
     deterministic time; moe's ``decomp:layer`` and ``milp:scenario``: node budgets from the
-    limit, the local search's iterations to their end).
-    Honoured by every method except these, which still follow the wall clock
-    (``MethodSpec.reproducible`` is False; asked for a deterministic run they run to the
-    runaway cap with shares of it, often the same answer but not guaranteed, and
-    ``Result.stats["deterministic"]`` says so; ``auto`` too when it routes the instance to one
-    of them):
-
-    - reconfig's ``decomp:physical`` (so ``auto`` on the largest clusters): its widening
-      (W6-W8) and the bound's CPU shares stop on the wall clock (``decomp:rate`` runs its
-      search, its hand-over on node budgets and its bound's rounds to their end).
+    limit, the local search's iterations to their end; reconfig's ``decomp:physical``:
+    decomp:rate's search and bound to their end, then widening on budgets of W7 targets, W6
+    designs and MILP nodes fixed by the limit).
+    Honoured by every method. A method registered as not reproducible
+    (``MethodSpec.reproducible`` False; none is, since reconfig's ``decomp:physical`` honours
+    it) would run to the runaway cap with shares of it, and ``Result.stats["deterministic"]``
+    would say so (``auto`` too when it routes the instance to one).
     ``warm_start`` is what a method handed back last round (``Result.warm_start``: timeshare's
     simplex basis, keyed by job); a method that can resume from it does, the others ignore it.
     ``on_progress`` receives :class:`~schedopt.core.progress.Progress` events while the solve

@@ -50,7 +50,7 @@ SPEC = ProblemSpec(
             "decomp:rate's template plan widened to the physical plan space (TP differing "
             "between stages, slow GPUs as they are), with the stage-position bound over it",
             supports_hint=True,
-            reproducible=False,  # decomp:rate's plan, then wall-clock shares of its own
+            # deterministic mode: decomp:rate's plan, then budgets of work (budgets.py)
         ),
         MethodSpec(
             "heuristic:megatron",

@@ -15,6 +15,7 @@ import numpy as np
 
 from schedopt.core.stopping import Deadline
 
+from .budgets import phase_deadline
 from .columns import Columns
 from .design import Chain, Partitioner
 from .dw_prices import _credit
@@ -78,10 +79,11 @@ def integer_master(
     seqs: list[tuple[int, ...]],
     lam: int,
     deadline: Deadline | None,
+    nodes: int | None = None,
 ) -> list[Chain] | None:
     """The master over ``seqs`` and the hosts' packings with integer pipelines and hosts, the
     most micro-batches Q1–Q3 credit under ``lam``, realised on concrete hosts (W7's
-    realisation) and split (W2): the chains, or None."""
+    realisation) and split (W2): the chains, or None. ``nodes``: its MIP's node budget."""
     values = np.array(_credit(sd, seqs, lam), float)
     at = np.flatnonzero(values >= 1)
     if not len(at):
@@ -94,7 +96,9 @@ def integer_master(
     if mu is not None:
         near = values[at] - need @ mu >= REDUCED_MIN
         at, need = at[near], need[near]
-    _, y, _ = solve_master(values[at], need, sd.types, sd.classes, True, None, deadline)
+    _, y, _ = solve_master(
+        values[at], need, sd.types, sd.classes, True, None, deadline, max_nodes=nodes
+    )
     if y is None:  # (a MIP cut short by the deadline gives its incumbent)
         return None
     x = np.rint(y[: len(at)]).astype(int)
@@ -127,16 +131,18 @@ def branched(
     prices: list[np.ndarray],
     lower: int,
     deadline: Deadline | None,
+    nodes: int | None = None,
 ) -> list[Chain] | None:
     """W8: ``pool`` (the bound's columns) with every (depth, row) priced at the mean of the
     bound's ``prices``, then at its last PRICES newest first (``w8_prices``), at targets
     STEPS above ``lower`` (the bound reached), in at most PRICING_SHARE of the time; then the
-    integer master at TARGET above it."""
+    integer master at TARGET above it. ``nodes`` (deterministic mode): the master's node
+    budget, and the pricing takes no share of ``deadline`` (the runaway cap): every price."""
     pool = dict(pool)
     lams = [int(lower * (1 + step)) for step in STEPS]
-    pricing = None if deadline is None else deadline.earlier(deadline.share(1 - PRICING_SHARE))
+    pricing = phase_deadline(deadline, PRICING_SHARE, nodes is not None)
     for mu in w8_prices(prices):
         if pricing is not None and pricing.expired():
             break
         every_count(sd, lams, mu, pool, pricing)
-    return integer_master(sd, part, sorted(pool), int(lower * (1 + TARGET)), deadline)
+    return integer_master(sd, part, sorted(pool), int(lower * (1 + TARGET)), deadline, nodes)

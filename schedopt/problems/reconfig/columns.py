@@ -19,6 +19,7 @@ import numpy as np
 
 from schedopt.core.stopping import Deadline
 
+from .budgets import phase_deadline
 from .design import Chain, Partitioner
 from .master import solve_master
 from .pricing import _caps, _least_cost, cheapest_types
@@ -164,8 +165,10 @@ class Columns:
         integer: bool,
         deadline: Deadline | None,
         levels: np.ndarray | None = None,
+        nodes: int | None = None,
     ) -> tuple[float, np.ndarray | None, np.ndarray | None]:
-        """The master over ``cols`` and the cut's supply: (held, y, prices)."""
+        """The master over ``cols`` and the cut's supply: (held, y, prices); ``nodes``: the
+        MILP's node budget."""
         need = np.zeros((len(cols), len(self.sd.types)))
         for i, (_, seq) in enumerate(cols):
             np.add.at(need[i], list(seq), 1.0)
@@ -175,13 +178,18 @@ class Columns:
         supply = self.sd.classes if self.packed else self.supply
         start = self.start if integer and self.packed else None
         return solve_master(
-            values, need, self.sd.types, supply, integer, cap, deadline, start, levels
+            values, need, self.sd.types, supply, integer, cap, deadline, start, levels, nodes
         )
 
-    def plan(self, lam: int, deadline: Deadline | None) -> list[Chain] | None:
+    def plan(
+        self, lam: int, deadline: Deadline | None, nodes: int | None = None
+    ) -> list[Chain] | None:
         """Whole pipelines holding ``M`` micro-batches under ``lam``, realised on the cut's
         groups and split per stage (W2); None when the columns found do not hold ``M`` (and
-        ``cut`` when the MILP was stopped by its time share before it said so)."""
+        ``cut`` when the MILP was stopped by its time share before it said so). ``nodes``
+        (deterministic mode): the MILP's node budget, and neither the pricing nor the MILP
+        takes a share of ``deadline`` (the runaway cap): their rounds and nodes end them; a
+        MILP its budget stopped without a plan counts as failed (the same in every run)."""
         sd = self.sd
         self.cut = False
         mu = np.array([t for t, _ in sd.types], float) * sd.M / max(1.0, self.gpus())
@@ -191,7 +199,7 @@ class Columns:
         cols = [c for c in cols if c[0] >= 1 and offer[list(c[1])].all()]
         # the pricing takes at most PRICE_SHARE of the time left: the MILP over the columns
         # kept from earlier targets (and supplies) gets its turn
-        pricing = None if deadline is None else deadline.earlier(deadline.share(1 - PRICE_SHARE))
+        pricing = phase_deadline(deadline, PRICE_SHARE, nodes is not None)
         for _ in range(ROUNDS):
             if pricing is not None and pricing.expired():
                 break
@@ -208,13 +216,13 @@ class Columns:
             self.cut = pricing is not None and pricing.expired()
             return None
         # one MILP takes at most MILP_SHARE of the time left, so later targets get a turn
-        capped = None if deadline is None else deadline.earlier(deadline.share(1 - MILP_SHARE))
+        capped = phase_deadline(deadline, MILP_SHARE, nodes is not None)
         held = self.levels(cols, lam)  # the plan's L1 counts its largest all-reduce
-        value, y, _ = self._solve(cols, True, capped, held)
+        value, y, _ = self._solve(cols, True, capped, held, nodes)
         if y is None or value < sd.M - 0.5:
             # HiGHS ends at its time limit after ``capped`` (its clock starts later): a MILP
             # that ended before it answered for itself (no point holding M, under the cut-off)
-            self.cut = capped is not None and capped.expired()
+            self.cut = capped is not None and nodes is None and capped.expired()
             return None
         x = np.rint(y).astype(int)
         level = held[int(np.argmax(x[len(x) - len(held) :]))]  # the level chosen

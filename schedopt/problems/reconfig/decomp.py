@@ -21,6 +21,7 @@ from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.model.decompose import open_executor
 from schedopt.model.method import ExactBackend, exact_runner
 
+from .budgets import work_of
 from .data import data_of
 from .exact import INFEASIBLE, finish, prepare, refuse, warm_start
 from .instance import ReconfigInstance
@@ -172,7 +173,9 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
     # the data and the start are built by the whole deadline (all that follows needs them);
     # only the search stops at the template share: on a busy machine the share once passed
     # while the data were built, and no answer came, with 3/4 of the limit unused (#17)
-    search_by = deadline.earlier(deadline.share(1 - TEMPLATE_SHARE))
+    # (deterministic mode: the search runs to its end, the deadline only the runaway cap)
+    det = options.deterministic
+    search_by = None if det else deadline.earlier(deadline.share(1 - TEMPLATE_SHARE))
     try:
         out = solve_templates(inst, options, deadline, hand_over=False, search_by=search_by)
     except DeadlineReached as stop:  # no data by the deadline itself: nothing to answer with
@@ -183,12 +186,12 @@ def solve_physical(inst: ReconfigInstance, options: SolveOptions, deadline: Dead
     if out.solution is None:  # INFEASIBLE (a proof), as it is
         return out
     if deadline.expired():
-        return with_stage_bound(inst, out, deadline)
+        return with_stage_bound(inst, out, deadline, None, det)
     try:
         return _widened(inst, options, deadline, out, t0)
     except DeadlineReached as stop:  # cut short after the template answer: that answer stands
         cut = {**out.stats, "cut_short": str(stop)}
-        return with_stage_bound(inst, dataclasses.replace(out, stats=cut), deadline)
+        return with_stage_bound(inst, dataclasses.replace(out, stats=cut), deadline, None, det)
 
 
 #: ``decomp:physical``'s stats: why it has no template answer (and so no answer at all).
@@ -199,11 +202,16 @@ def _widened(
     inst: ReconfigInstance, options: SolveOptions, deadline: Deadline, out: Outcome, t0: float
 ) -> Outcome:
     """``decomp:physical`` after its template answer ``out``: the bound over the physical
-    space, widening, then the widened plan or the template answer handed over."""
+    space, widening, then the widened plan or the template answer handed over. Deterministic
+    mode (SolveOptions.deterministic): the bound's rounds run to their end, widening on
+    budgets of work fixed by the limit (``budgets.work_of``), the hand-over's levels on node
+    budgets, ``deadline`` only the runaway cap: no share of it and no time measured decides."""
     from .physical import widen
     from .price_bound import Gathered, mean_bound_us, priced_bound_us  # HiGHS, on first use
 
     assert out.solution is not None
+    det = options.deterministic
+    work = work_of(options.time_limit_s) if det else None
     judged = time.perf_counter()
     ours_value = evaluate(inst, out.solution)
     upper = round(ours_value[0] * 1e6)
@@ -211,19 +219,25 @@ def _widened(
     # follows W7 in it keeps TAIL_EVALS of them back besides its share (the wall share alone
     # did not beside a CPU burner, where a row gets a quarter of a core or less); W7 keeps
     # its time (ending it earlier lost its plan there: 5.2263 s, 3.85%, against 5.4222 s)
-    after_s = TAIL_EVALS * (time.perf_counter() - judged)
+    after_s = 0.0 if det else TAIL_EVALS * (time.perf_counter() - judged)
     known: tuple[int | None, dict[str, float]] | None = None
     ran_on: dict[str, float | str] = {}
     gathered = Gathered()  # the bound's columns and prices, for W8
     with open_executor(options) as pool:  # W6's designs (params: executor, workers)
-        widening = partial(widen, inst, out.solution, executor=pool, counts=ran_on, keep_s=after_s)
-        if deadline.remaining() >= BOUND_FIRST_S:  # the bound first, W7's targets from it
+        widening = partial(
+            widen, inst, out.solution, executor=pool, counts=ran_on, keep_s=after_s, work=work
+        )
+        # (deterministic mode: the time left deemed what the limit leaves after the template
+        # share, whatever the template answer took)
+        left_s = (1 - TEMPLATE_SHARE) * options.time_limit_s if det else deadline.remaining()
+        if left_s >= BOUND_FIRST_S:  # the bound first, W7's targets from it
             try:
                 known = priced_bound_us(
                     inst,
                     upper,
-                    deadline.cpu_share(BOUND_SHARE, BOUND_CPU_S, BOUND_MOST),
+                    deadline if det else deadline.cpu_share(BOUND_SHARE, BOUND_CPU_S, BOUND_MOST),
                     gathered=gathered,
+                    deterministic=det,
                 )
             except DeadlineReached:  # its share ran out while packing the hosts
                 known = None
@@ -236,14 +250,14 @@ def _widened(
                     gathered,
                     lower,
                     upper,
-                    deadline.cpu_share(MEAN_SHARE, MEAN_CPU_S, MEAN_MOST),
+                    deadline if det else deadline.cpu_share(MEAN_SHARE, MEAN_CPU_S, MEAN_MOST),
                     known[1],
                 )
                 known = (sharper, known[1])  # (widening's targets from the search's, as before)
-            stop = deadline.earlier(deadline.share(1 - WIDEN_SHARE))
+            stop = deadline if det else deadline.earlier(deadline.share(1 - WIDEN_SHARE))
             wide = widening(stop, lower=lower, gathered=gathered)
         else:  # short of time: widening first (W7 a smaller part of it), the bound last
-            stop = deadline.earlier(deadline.share(1 - SHORT_WIDEN_SHARE))
+            stop = deadline if det else deadline.earlier(deadline.share(1 - SHORT_WIDEN_SHARE))
             wide = widening(stop, column_share=SHORT_COLUMN_SHARE)
         ran_on.update(pool.describe())
     judged = time.perf_counter()
@@ -255,11 +269,12 @@ def _widened(
         # evaluations before the deadline (beside a CPU burner at a quarter of a core it took
         # 0.22 of the 0.29 s left and the 10 s row at 1,024 GPUs ended past its limit, #17)
         again = dataclasses.replace(options, hint=out.solution)
-        by = deadline.earlier(TAIL_EVALS * judge_s)
+        by = deadline if det else deadline.earlier(TAIL_EVALS * judge_s)
         try:
             # not started without the time for its own start and its answer's realisation,
-            # which do not stop at its deadline (HANDOVER_EVALS)
-            short = by.remaining() < HANDOVER_EVALS * judge_s
+            # which do not stop at its deadline (HANDOVER_EVALS; deterministic mode: its
+            # levels on node budgets, the runaway cap alone)
+            short = not det and by.remaining() < HANDOVER_EVALS * judge_s
             handed = out if short else solve_templates(inst, again, by)
         except DeadlineReached:
             handed = out
@@ -270,7 +285,7 @@ def _widened(
         ):
             out = handed
         out = dataclasses.replace(out, stats={**out.stats, **ran_on})
-        return with_stage_bound(inst, out, deadline, known)
+        return with_stage_bound(inst, out, deadline, known, det)
     stats = {
         **{k: v for k, v in out.stats.items() if k not in ("first_level_proven", "proven_over")},
         "plan_space": "physical",
@@ -279,7 +294,7 @@ def _widened(
         **ran_on,
     }
     ours = Outcome(Status.FEASIBLE, wide, build_s=out.build_s, stats=stats)
-    ours = with_stage_bound(inst, ours, deadline, known)
+    ours = with_stage_bound(inst, ours, deadline, known, det)
     bound = ours.stats.get("physical_bound_s")
     return dataclasses.replace(
         ours,

@@ -33,6 +33,7 @@ def solve_master(
     deadline: Deadline | None,
     start: np.ndarray | None = None,
     levels: np.ndarray | None = None,
+    max_nodes: int | None = None,
 ) -> tuple[float, np.ndarray | None, np.ndarray | None]:
     """(value, x, prices μ ≥ 0 per type, from the LP's duals; None for a MILP): ``x`` the
     columns' ``y``, then the packings' ``g`` in ``supply``'s order. ``need`` is (columns ×
@@ -41,7 +42,9 @@ def solve_master(
     all-reduce, one level chosen (binary ``u``, appended to ``x``) in place of ``values``'
     row. ``start``: hosts per packing (``g``) of a known plan, a MILP's partial start (its
     positive entries fixed, HiGHS completes the rest or drops it; a start changes what is
-    found first, never validity)."""
+    found first, never validity). ``max_nodes``: a MILP's budget of branch-and-bound nodes
+    (deterministic mode: work, not time; its serial search is then reproducible), its
+    incumbent if it has one when the budget runs out."""
     h = quiet_highs()
     ny, nt = need.shape
     packs = [] if isinstance(supply, np.ndarray) else [(n, pk) for n, ps in supply for pk in ps]
@@ -94,6 +97,8 @@ def solve_master(
         if left <= 0:
             return 0.0, None, None
         h.setOptionValue("time_limit", left)
+    if integer and max_nodes is not None:
+        h.setOptionValue("mip_max_nodes", max_nodes)
     h.run()
     if h.getInfo().primal_solution_status != 2:
         return 0.0, None, None

@@ -28,6 +28,7 @@ from schedopt.core.stopping import Deadline
 from schedopt.executor import Executor, InlineExecutor, Task
 from schedopt.model.decompose import JOIN_RESERVE_S, Budget, budget, run_parts
 
+from .budgets import Work, phase_deadline
 from .chains import _plan, idle_groups
 from .design import Chain, Designer, Partitioner
 from .instance import ReconfigInstance
@@ -95,6 +96,7 @@ def widen(
     column_share: float | None = None,
     gathered: Gathered | None = None,
     keep_s: float = 0.0,
+    work: Work | None = None,
 ) -> ReconfigSolution:
     """W1–W7: the plan, re-split per stage (W2), with pipelines from its idle GPUs added while
     they lower L1 (W3, W4), from scratch too (W5), designed (W6) and from priced columns (W7,
@@ -104,7 +106,9 @@ def widen(
     process); what became of them goes into ``counts`` (``designs_solved``,
     ``designs_failed``). ``gathered``: the bound's columns and prices; with ``lower`` and
     time for it (``_branch_fits``), W8 first (``branch.py``). ``keep_s``: what follows W7
-    (W6, W3-W5) ends that much earlier than ``deadline`` (W7's share is of ``deadline``)."""
+    (W6, W3-W5) ends that much earlier than ``deadline`` (W7's share is of ``deadline``).
+    ``work`` (deterministic mode): budgets of work in place of the shares of ``deadline``
+    and of the times measured here (``budgets.py``); ``deadline`` is then the runaway cap."""
     part = Partitioner(inst)
     best, best_val = sol, evaluate(inst, sol)
     base = _chains_of(part, sol)
@@ -128,41 +132,47 @@ def widen(
     # ``deadline``, and judges one only with that much left: beside a CPU burner at a quarter
     # of a core, the starts' last plans were judged after ``deadline`` had passed and the 10 s
     # row at 1,024 GPUs ended 0.15-0.40 s past its limit (RESULTS.md, #17)
-    tail = None if deadline is None else deadline.earlier(consider_s + keep_s)
+    # (deterministic mode, ``work``: ``deadline`` itself, the runaway cap)
+    tail = deadline
+    if deadline is not None and work is None:
+        tail = deadline.earlier(consider_s + keep_s)
     counts = {} if counts is None else counts
     upper = round(best_val[0] * 1e6)  # W7's search as without W8 (its landing moves with its start)
     if (
         gathered is not None
         and gathered.sd is not None
         and lower is not None
-        and _branch_fits(inst, deadline, gathered)
+        and _branch_fits(inst, deadline if work is None else work.widen_s, gathered)
     ):
         from .branch import branched  # W8: HiGHS, on first use
 
-        w8 = None if deadline is None else deadline.earlier(deadline.share(1 - BRANCH_SHARE))
+        w8 = phase_deadline(deadline, BRANCH_SHARE, work is not None)
         t8 = time.perf_counter()
-        chains = branched(gathered.sd, part, gathered.pool, gathered.prices, lower, w8)
-        counts["branch_s"] = round(time.perf_counter() - t8, 3)
+        nodes = None if work is None else work.nodes
+        sd, seqs, prices = gathered.sd, gathered.pool, gathered.prices
+        chains = branched(sd, part, seqs, prices, lower, w8, nodes=nodes)
+        if work is None:  # (a time: not in a deterministic run's stats)
+            counts["branch_s"] = round(time.perf_counter() - t8, 3)
         before = best_val
         consider(chains or [])
         if best_val < before:
             counts["branch_plan_s"] = best_val[0]
     share = COLUMN_SHARE if column_share is None else column_share
-    own = None if deadline is None else deadline.earlier(deadline.share(1 - share))
+    own = phase_deadline(deadline, share, work is not None)
     from .targets import columned as search  # W7: HiGHS, on first use
     from .targets import met
 
     # W7 only where it can gain: not once a plan (W8's) meets the bound within its tolerance
     gain = not met(lower, round(best_val[0] * 1e6) - 1)
-    columned = search(inst, part, upper, own, lower, base, tail) if gain else []
+    columned = search(inst, part, upper, own, lower, base, tail, work) if gain else []
     for chains in columned:  # W7's best
         consider(chains)
     upper = round(best_val[0] * 1e6)
     if executor is None:
         with InlineExecutor() as inline:
-            designed = _designed(inst, upper, tail, inline, counts, reserve_s)
+            designed = _designed(inst, upper, tail, inline, counts, reserve_s, work)
     else:
-        designed = _designed(inst, upper, tail, executor, counts, reserve_s)
+        designed = _designed(inst, upper, tail, executor, counts, reserve_s, work)
     for start in (*columned, *designed, base, []):  # W7's and W6's plans: the best starts
         chains = list(start)
         for order in (0, 1, 0):  # W3 by size then by speed, W4 again on what is left
@@ -205,16 +215,22 @@ BRANCH_SHORT_GPUS = 512
 BRANCH_SHORT_ROUNDS = 3
 
 
-def _branch_fits(inst: ReconfigInstance, deadline: Deadline | None, gathered: Gathered) -> bool:
+def _branch_fits(
+    inst: ReconfigInstance, deadline: Deadline | float | None, gathered: Gathered
+) -> bool:
     """W8 runs with no deadline, with BRANCH_MIN_S left, or with BRANCH_SHORT_S left on up to
-    BRANCH_SHORT_GPUS GPUs after BRANCH_SHORT_ROUNDS of the bound's prices."""
+    BRANCH_SHORT_GPUS GPUs after BRANCH_SHORT_ROUNDS of the bound's prices. A number in
+    place of ``deadline``: the seconds deemed left (deterministic mode, ``Work.widen_s``)."""
     if not gathered.prices:
         return False
-    if deadline is None or deadline.remaining() >= BRANCH_MIN_S:
+    if deadline is None:
+        return True
+    left = deadline if isinstance(deadline, float) else deadline.remaining()
+    if left >= BRANCH_MIN_S:
         return True
     small = inst.cluster.num_gpus <= BRANCH_SHORT_GPUS
     rounds = len(gathered.prices) >= BRANCH_SHORT_ROUNDS
-    return small and rounds and deadline.remaining() >= BRANCH_SHORT_S
+    return small and rounds and left >= BRANCH_SHORT_S
 
 
 #: W6's target pipe times, as fractions of the start's L1 (then a finer pass around the best).
@@ -246,13 +262,15 @@ def _designed(
     pool: Executor,
     counts: dict[str, float | str],
     reserve_s: float,
+    work: Work | None = None,
 ) -> list[list[Chain]]:
     """W6 (design.py): pipelines designed for target pipe times below ``upper``, from every
     surviving GPU (cut both ways, W1), as tasks on ``pool``: the targets of TARGETS, then a
-    finer pass around the best; the best few plans, for W3-W4 to add to."""
+    finer pass around the best; the best few plans, for W3-W4 to add to. ``work``
+    (deterministic mode): the first ``work.designs`` targets, no finer pass."""
     found: list[tuple[tuple[float, ...], int, float, list[Chain]]] = []
-    fractions = list(TARGETS)
-    for rnd in range(2):
+    fractions = list(TARGETS) if work is None else list(TARGETS[: work.designs])
+    for rnd in range(1 if work else 2):
         ways = [(apart, f) for apart in (False, True) for f in fractions]
         got = _run_designs(inst, upper, ways, deadline, pool, len(found), counts, reserve_s)
         found.extend(got)

@@ -11,6 +11,7 @@ import time
 
 from schedopt.core.stopping import Deadline, DeadlineReached
 
+from .budgets import Work
 from .chains import _plan, idle_groups
 from .design import Chain, Partitioner
 from .instance import ReconfigInstance
@@ -45,6 +46,7 @@ def columned(
     lower: int | None = None,
     start: list[Chain] | None = None,
     hard: Deadline | None = None,
+    work: Work | None = None,
 ) -> list[list[Chain]]:
     """W7 (columns.py): whole pipelines from priced columns over each W1 cut of every
     surviving GPU, then over the hosts' packings (the master cuts the hosts), at targets
@@ -55,7 +57,8 @@ def columned(
     columns from the first target on); the best plan found (none or one). A target starts before
     ``deadline`` and with at least the time the last one took left before ``hard`` (else
     ``deadline``): it may run past ``deadline``, as its MILP's share of it lets it, not past
-    ``hard``."""
+    ``hard``. ``work`` (deterministic mode): at most ``work.targets`` targets, each MILP on
+    ``work.nodes`` nodes, ``deadline`` only the runaway cap (no time measured)."""
     from .columns import Columns  # HiGHS, on first use
     from .stage_bound import stage_data
 
@@ -82,9 +85,15 @@ def columned(
     last_s = 0.0
     limit = deadline if hard is None else hard
 
+    tried = 0  # targets tried (deterministic mode: ``work.targets`` at most)
+
     def no_time() -> bool:
+        if work is not None and tried >= work.targets:
+            return True
         if deadline is None:
             return False
+        if work is not None:  # the runaway cap alone
+            return deadline.expired()
         return deadline.expired() or (limit is not None and limit.remaining() <= last_s)
 
     first = max(int((lower or 0) * (1 + COLUMN_FIRST)), int(upper * COLUMN_FLOOR))
@@ -119,8 +128,12 @@ def columned(
                 cols.level = None if name == "free" else level
                 cols.own = name == "own"
                 began = time.perf_counter()
-                chains = cols.plan(lam, deadline)
+                if work is None:
+                    chains = cols.plan(lam, deadline)
+                else:  # (deterministic mode: its MILP on a node budget)
+                    chains = cols.plan(lam, deadline, work.nodes)
                 last_s = time.perf_counter() - began
+                tried += 1
                 plan = _plan(inst, chains) if chains else None
                 if chains is None and cols.cut:
                     unknown = lam  # (at 1,024 GPUs 5.1009 s cut, 5.0833 s below it, #17)
