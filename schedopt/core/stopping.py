@@ -69,6 +69,17 @@ def slowdown(since_wall: float, since_cpu: float, *since_thread: float) -> float
         if on_cpu + waiting < MIN_MEASURED_S:  # blocked nearly all the time: nothing measured
             return 1.0
         return min(MAX_SLOWDOWN, max(1.0, (on_cpu + waiting) / max(on_cpu, 1e-9)))
+    return wall_per_cpu(since_wall, since_cpu)
+
+
+def wall_per_cpu(since_wall: float, since_cpu: float) -> float:
+    """Wall seconds per CPU second of this process since (``time.perf_counter()``,
+    ``time.process_time()``) = (since_wall, since_cpu), between 1 and MAX_SLOWDOWN (1 before
+    MIN_MEASURED_S of wall): how many times its CPU seconds a step of this process's CPU now
+    takes on the wall clock."""
+    wall = time.perf_counter() - since_wall
+    if wall < MIN_MEASURED_S:
+        return 1.0
     cpu = time.process_time() - since_cpu
     return min(MAX_SLOWDOWN, max(1.0, wall / max(cpu, 1e-9)))
 

@@ -44,6 +44,13 @@ STAGE_PART_JOBS = 200
 #: LP phase: it took 1.8-2.8 times their CPU seconds (256 × 800 s0 / s1); cut short it gives
 #: nothing the parts did not (its interior point or simplex stopped: no point, weaker duals).
 WHOLE_OVER_PARTS = 3.0
+#: When the whole LP is not started, the parts of LP_PART_JOBS jobs (twice as large) follow
+#: the first ones with this many times their wall left of the LP phase: they took 1.4-1.8
+#: times the first parts' CPU, and B1L at their prices is 4,939 / 4,802 (256 × 800 s0 / s1)
+#: against 4,950 / 4,821 at the first parts' (the whole LP's: 4,925 / 4,802); the whole LP
+#: took 2.1 / 4.5 times the first parts' (benchmarks/RESULTS.md, "Admission at a third of a
+#: core"). A rung cut short still gives the prices of the parts it solved.
+COARSER_OVER_PARTS = 2.0
 #: A part of the LP split is not started with less than this left of the LP phase.
 PART_MIN_S = 0.02
 #: Subgradient steps of B1L at most.
@@ -84,7 +91,11 @@ def _earlier(deadline: Deadline | None, stop_at: float) -> Deadline:
 
 
 def _by_parts(
-    data: ModelData, seconds: float, deadline: Deadline | None, part_jobs: int = LP_PART_JOBS
+    data: ModelData,
+    seconds: float,
+    deadline: Deadline | None,
+    part_jobs: int = LP_PART_JOBS,
+    scout: bool = True,
 ) -> L1Bound:
     """The parts' LPs joined: points mapped back to the whole instance, prices averaged over
     the parts that gave them. First a scout: one part of a split twice as fine (a quarter of
@@ -94,14 +105,16 @@ def _by_parts(
     answer and the last is cut, where equal shares cut every one (1,024 × 3,200 at load 5:
     each build took its 0.3-0.4 s share, no LP answered and the bound fell to B0, 20,580;
     B1L at the scout's prices is 19,375, at one part's 19,286, at all eight 19,224;
-    RESULTS.md). Any multipliers ``λ ≥ 0`` give a bound B1L: so do these."""
+    RESULTS.md). Any multipliers ``λ ≥ 0`` give a bound B1L: so do these. ``scout`` False:
+    no scout (a caller that has solved a finer split already)."""
     k = max(2, round(len(data.jobs) / part_jobs))
     started = time.perf_counter()
     joined = _Joined()
-    scout = _Joined()
+    scouted = _Joined()
     solved = True
     parts = split(data, k, False, 0)
-    for into, part in [(scout, split(data, 2 * k, False, 0)[0])] + [(joined, p) for p in parts]:
+    first = [(scouted, split(data, 2 * k, False, 0)[0])] if scout else []
+    for into, part in first + [(joined, p) for p in parts]:
         left = seconds - (time.perf_counter() - started)
         if left <= PART_MIN_S:
             solved = False
@@ -115,7 +128,7 @@ def _by_parts(
         if into is joined:
             solved = solved and got.solved
         into.add(got, part[0])
-    use = joined if joined.prices or joined.admit else scout
+    use = joined if joined.prices or joined.admit else scouted
     mean = {key: float(np.mean(v)) for key, v in use.prices.items()}
     seconds_used = time.perf_counter() - started
     return L1Bound(None, use.admit, solved, seconds_used, use.run, use.tier, mean)
@@ -123,26 +136,38 @@ def _by_parts(
 
 def _staged(
     data: ModelData, seconds: float, deadline: Deadline | None, deterministic: bool = False
-) -> list[L1Bound]:
-    """The LPs of an instance small enough for one (``WHOLE_LP_COLUMNS``): the parts' first
-    (``_by_parts`` with STAGE_PART_JOBS), then the whole LP in what is left of ``seconds``
-    when that is WHOLE_OVER_PARTS times what the parts took. The whole LP first in the list
-    when it was started (its bound, stopped or not, and its point when it has one), then the
-    parts'. On a busy machine the whole LP alone did not finish in its time (256 GPUs × 800
-    jobs s1, 0.85 CPU s, beside one burner: no prices, the bound fell to B0w 5,251 and the
-    start to the greedy plan, #17); the parts give B1L and priced plans at a third of it.
-    ``deterministic`` (SolveOptions.deterministic): the whole LP always follows the parts,
-    whatever they took on the clock (``seconds`` is then the runaway cap's share)."""
+) -> tuple[list[L1Bound], bool]:
+    """The LPs of an instance small enough for one (``WHOLE_LP_COLUMNS``), and whether the
+    whole LP was started: the parts' first (``_by_parts`` with STAGE_PART_JOBS), then the
+    whole LP in what is left of ``seconds`` when that is WHOLE_OVER_PARTS times what the
+    parts took, else the parts of LP_PART_JOBS when it is COARSER_OVER_PARTS times. The whole
+    LP first in the list when it was started (its bound, stopped or not, and its point when it
+    has one), then the parts' (the first parts' before the coarser ones: their point is the
+    rounding's, as without them). On a busy machine the whole LP alone did not finish in its
+    time (256 GPUs × 800 jobs s1, 0.85 CPU s, beside one burner: no prices, the bound fell to
+    B0w 5,251 and the start to the greedy plan, #17); the parts give B1L and priced plans at a
+    third of it. At a third of a core the whole LP was not started after them (s0 in 2 of 3
+    emulated runs, s1 in 3 of 3) and B1L stayed at the first parts' prices, 0.5% / 0.4% above
+    the coarser parts' (COARSER_OVER_PARTS). ``deterministic`` (SolveOptions.deterministic):
+    the whole LP always follows the parts, whatever they took on the clock (``seconds`` is
+    then the runaway cap's share)."""
     started = time.perf_counter()
     parts = _by_parts(data, seconds, deadline, STAGE_PART_JOBS)
     took = time.perf_counter() - started
-    if not deterministic and seconds - took < WHOLE_OVER_PARTS * took:
-        return [parts]
+    left = seconds - took
+    if not deterministic and left < WHOLE_OVER_PARTS * took:
+        if left < COARSER_OVER_PARTS * took:
+            return [parts], False
+        try:  # the cheaper rung; its scout is one of the first parts, solved already
+            coarser = _by_parts(data, left, deadline, LP_PART_JOBS, scout=False)
+        except DeadlineReached:
+            return [parts], False
+        return [parts, coarser], False
     try:  # the build stops at the LP phase's end, not the solve's (module docstring)
-        whole = l1_bound(data, seconds - took, _earlier(deadline, started + seconds))
+        whole = l1_bound(data, left, _earlier(deadline, started + seconds))
     except DeadlineReached:
-        return [parts]
-    return [whole, parts]
+        return [parts], False
+    return [whole, parts], True
 
 
 class _Joined:
@@ -171,16 +196,16 @@ def guide(
     whole = lp_columns(data) <= WHOLE_LP_COLUMNS
     # the rest for B1L's first evaluation (0.3-0.8 s at 3,200 jobs, load 5-7) and the rounding
     lp_s = seconds * (0.7 if whole else 0.6)
+    ran_whole = False
     try:
         if whole:
-            lps = _staged(data, lp_s, deadline, deterministic)
+            lps, ran_whole = _staged(data, lp_s, deadline, deterministic)
         else:
             lps = [_by_parts(data, lp_s, deadline)]
     except DeadlineReached:  # the relaxation not built by the guide's end: no LP
         lps = [L1Bound(None, {}, False, seconds)]
-    # the point for the rounding: the whole LP's when it has one, else the parts'
+    # the point for the rounding: the whole LP's when it has one, else the first parts'
     lp = next((one for one in lps if one.admit), lps[-1])
-    ran_whole = whole and len(lps) == 2
     bound = lps[0].bound if ran_whole else None
     label = "B1+B1c LP" + ("" if lps[0].solved else " (stopped)") if ran_whole else ""
     lagrangian = None

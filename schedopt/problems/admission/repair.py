@@ -15,6 +15,7 @@ left instead (``neighbourhood.py``). A group's model is C1–C7 and L1 alone
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -22,7 +23,7 @@ import numpy as np
 from schedopt.backends.first_import import CPSAT, solver_in_time
 from schedopt.core.gates import first_import_deadline
 from schedopt.core.options import SolveOptions
-from schedopt.core.stopping import Deadline, DeadlineReached
+from schedopt.core.stopping import Deadline, DeadlineReached, wall_per_cpu
 
 from .assemble import RawPlan, guaranteed_value
 from .bound import L1Bound
@@ -33,7 +34,8 @@ from .neighbourhood import lp_groups, lp_start
 #: SLO jobs per group: CP-SAT proves or nearly proves a group this size in a fraction of a
 #: second (benchmarks/RESULTS.md, "LP rounding and repair").
 GROUP_JOBS = 60
-#: Seconds of CP-SAT per group at most.
+#: Seconds of CP-SAT per group at most: CPU seconds, on the wall clock times the wall per CPU
+#: second the repair has had (``step_seconds``).
 STEP_S = 0.6
 #: Passes over every group in a row without a gain before the repair stops (the groups start
 #: at a new random offset each pass, by deadline and by slot in turn, and double in size after
@@ -129,6 +131,19 @@ def groups(
     return [[j.index for j in g] for g in out if g]
 
 
+def step_seconds(size: int, since: tuple[float, float], deterministic: bool) -> float:
+    """A step's CP-SAT limit for a group of ``size`` jobs: STEP_S a GROUP_JOBS in CPU seconds,
+    on the wall clock that times the wall per CPU second the repair has had ``since`` its
+    start (``wall_per_cpu``; deterministic: CP-SAT's deterministic time, not stretched).
+    Beside other work a step of STEP_S wall seconds got a third of its CPU and found nothing
+    in the windows quiet steps improve (256 GPUs × 800 jobs, a third of a core emulated: a
+    gain of 0, 0, 10 over 12-13 steps on s0 and 0 in 3 of 3 runs on s1; in CPU seconds 22 in
+    7-8 steps and 20 in 6-7, every run; benchmarks/RESULTS.md, "Admission at a third of a
+    core")."""
+    stretch = 1.0 if deterministic else wall_per_cpu(*since)
+    return STEP_S * size / GROUP_JOBS * stretch
+
+
 def _pass_kind(passes: int, guided: bool) -> str:
     """Groups of pass ``passes`` (from 1): by deadline, then by slot, in turn; with an LP
     guide every third pass is its neighbourhoods (deadline, slot, lp, slot, deadline, lp): the
@@ -167,6 +182,7 @@ def repair(
     gained = 0
     guided = lp is not None and bool(lp.tier)
     idle_passes = passes = 0
+    began = (time.perf_counter(), time.process_time())
     while deadline.remaining() > 0.15 and idle_passes < IDLE_PASSES:
         if max_steps is not None and steps >= max_steps:
             break
@@ -181,7 +197,7 @@ def repair(
         else:
             batch = groups(data, current, size, rng, by_slot=kind == "slot")
         for indices in batch:
-            seconds = min(STEP_S * size / GROUP_JOBS, deadline.remaining() - 0.1)
+            seconds = min(step_seconds(size, began, deterministic), deadline.remaining() - 0.1)
             if seconds < 0.05 or (max_steps is not None and steps >= max_steps):
                 break
             group = [data.jobs[i] for i in indices if data.jobs[i].is_slo]
