@@ -6,10 +6,11 @@ The round is cut into parts, each a slice of every GPU pool and of every tenant'
 every unit's accounts split by its demand (``pool_split.py``): a share of ``t`` in every part is
 a share of at least ``t`` on the whole (the formulation proves it), so the join keeps the
 parts' minimum. Each part runs gavel-round (the Gavel LP, rounded and water-filled) on its own
-hosts; the join keeps every part's placement (the host groups are disjoint) and water-fills the
-GPUs the parts left idle, puts running jobs back where they ran (``restore.py``), then wins
-back the L2 the rounding lost with L1 held, and L3 at the plan's L2, with the bounds behind the
-joined plan (``join_levels.py``).
+hosts, or, where its LP did not reach its L2 stage in time, the rounding on the whole round's
+GPU prices (``price_round.py``); the join keeps every part's placement (the host groups are
+disjoint) and water-fills the GPUs the parts left idle, puts running jobs back where they ran
+(``restore.py``), then wins back the L2 the rounding lost with L1 held, and L3 at the plan's
+L2, with the bounds behind the joined plan (``join_levels.py``).
 
 Hard guarantees (C5) and a preemption cap (C6) are not split: with either, the method answers
 NO_SOLUTION at once and ``auto`` keeps the monolithic model.
@@ -39,6 +40,7 @@ from .l2_repair import deterministic_neighbourhoods
 from .lp_guide import lp_guide
 from .plan import Plan
 from .pool_split import _host_groups, scale_units, split
+from .price_round import priced_round
 from .restore import restore_running
 from .subround import part_data
 
@@ -65,22 +67,33 @@ JOIN_PER_BUILD = 1.5
 #: Seconds per job a water-fill of missing parts' jobs needs before its first stop check.
 SORT_S_PER_JOB = 5e-5
 
+#: The whole round's B2 prices by GPU type and B1, for a part's priced rounding.
+PartPrices = tuple[dict[str, float], float]
+
 #: One job's answer from a part: (GPU type, count, kept, hosts), or None (idle).
 Answer = tuple[str, int, bool, dict[str, int]] | None
 
 
-def solve_part(part: ModelData, budget: decompose.Budget) -> list[Answer]:
-    """gavel-round on one part within ``budget`` (module-level: a process pool's task). In
-    deterministic mode the budget is the runaway cap (core/solve.py): the part's LP stages
-    are solved to the end and the rounding is a bounded loop, fixed work."""
+def solve_part(
+    part: ModelData, budget: decompose.Budget, prices: PartPrices | None = None
+) -> list[Answer]:
+    """gavel-round on one part within ``budget`` (module-level: a process pool's task), or,
+    with the whole round's ``prices`` where the part's LP did not reach its L2 stage in time,
+    the priced rounding (``price_round.py``: L2 17-57% under its bound on 16,384 GPUs beside
+    two CPU burners, where the LP's L1 point or no guide was rounded, #17). In deterministic
+    mode the budget is the runaway cap (core/solve.py): the part's LP stages are solved to
+    the end and the rounding is a bounded loop, fixed work."""
     time_limit_s = budget.deadline().remaining()
     try:
-        lp, keep = lp_guide(part, 0.7 * time_limit_s)
+        lp, keep = lp_guide(part, 0.7 * time_limit_s, need_l2=prices is not None)
     except DeadlineReached:
         lp, keep = GavelAllocation(Status.NO_SOLUTION, 0.0, 0.0, (), {}, {}), []
-    state, problem = run_gavel_round(part, GavelRoundParams(), lp, keep_first=keep)
-    if problem:
-        raise RuntimeError(problem)
+    if prices is not None and not lp.status.has_solution:
+        state = priced_round(part, prices[0], prices[1])
+    else:
+        state, problem = run_gavel_round(part, GavelRoundParams(), lp, keep_first=keep)
+        if problem:
+            raise RuntimeError(problem)
     out: list[Answer] = []
     for job, r in zip(part.jobs, state.raw, strict=True):
         if r.option is None:
@@ -182,12 +195,19 @@ def decomposition(
     det = options.deterministic
     budget = deterministic_neighbourhoods(options.time_limit_s) if det else None
 
+    def prices() -> PartPrices | None:
+        """B2's prices and B1 for the parts' priced rounding (computed before the parts)."""
+        whole = found.get("whole")
+        if whole is None or not whole.prices:
+            return None
+        return dict(zip(sorted(data.type_capacity), whole.prices, strict=True)), whole.l1
+
     def bound(seconds: float) -> decompose.Bound:
         b = found["whole"] = bounds(data, None if det else Deadline.after(seconds))
         return decompose.Bound(b.l1, {"L2_bound": b.l2, "L3_bound": b.l3, **timings})
 
     return decompose.Decomposition(
-        part=lambda p, budget: Task(f"part{p}", solve_part, (pieces[p], budget)),
+        part=lambda p, budget: Task(f"part{p}", solve_part, (pieces[p], budget, prices())),
         count=k,
         join=lambda answers, dl: join(data, job_parts, answers, dl, found.get("whole"), budget),
         bound=bound,

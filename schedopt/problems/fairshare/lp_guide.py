@@ -19,13 +19,17 @@ from .lp_rows import Linear, part_lp
 L2_HOLD = 1e-6
 
 
-def lp_guide(part: ModelData, time_limit_s: float) -> tuple[GavelAllocation, list[int]]:
+def lp_guide(
+    part: ModelData, time_limit_s: float, need_l2: bool = False
+) -> tuple[GavelAllocation, list[int]]:
     """The part's time fractions for gavel-round's rounding, and the running jobs the LP keeps
     (``k_j ≥ 1/2``): the LP relaxation of the model (C1–C7), L1, then L2 with L1 held, then
     L3 with both held (so that the LP keeps running jobs where L2 does not need them moved),
     solved by HiGHS without PuLP (its build took 2/3 of a part's time, measured on 2,500-job
     parts), as one LP whose later stages start from the last basis (``StagedLp``). The LP is
-    built straight into arrays (``lp_rows.part_lp``), not relaxed from the whole model."""
+    built straight into arrays (``lp_rows.part_lp``), not relaxed from the whole model.
+    ``need_l2``: without the L2 stage's point there is no guide (the caller has another
+    rounding for that case, ``price_round.py``); else the L1 stage's point is one."""
     deadline = Deadline.after(time_limit_s)
     none = GavelAllocation(Status.NO_SOLUTION, 0.0, 0.0, (), {}, {})
     p = part_lp(part)
@@ -46,6 +50,8 @@ def lp_guide(part: ModelData, time_limit_s: float) -> tuple[GavelAllocation, lis
     hold(p.l1, best, STAGE1_TOL)
     # (L2 first: the L3 stage only gets what L2 leaves, and a tenth when L2 is slow)
     second = lp.maximise(p.l2.objective(n, True), deadline.share(0.9))
+    if second is None and need_l2:
+        return none, []
     if second is not None:
         x = second
         hold(p.l2, p.l2.value(x), L2_HOLD)
