@@ -27,7 +27,12 @@ MAX_TIME_LIMIT_S = 7 * 24 * 3600.0
 #: the return from the solver's last callback. Measured in benchmarks/RESULTS.md (worst seen:
 #: 0.93 s); the tests assert it on a large instance of every problem. A heuristic pass is not
 #: interrupted: the largest measured, MoE placement's EPLB at the DeepSeek-V3 shape (256 GPUs
-#: × 58 layers × 256 experts), returns in 0.9–1.1 s even for a 0.5 s limit.
+#: × 58 layers × 256 experts), returns in 0.9–1.1 s even for a 0.5 s limit. Those seconds are
+#: CPU work: where the process gets a 1/s share of a core (s, the slowdown: its wall time over
+#: its CPU time), they take s times as long, and the overhead is this times s (what the tests of
+#: the promise assert, tests/timing.py). Measured at a sixth of a core and less (fair share's
+#: 16,384 GPUs at 10 s beside other work: 12.1 s at 1.8 CPU s, 14.2 s at 0.7 CPU s;
+#: benchmarks/RESULTS.md, "Fair share 16,384 on a starved machine").
 TIME_LIMIT_OVERHEAD_S = 1.0
 
 
@@ -36,7 +41,8 @@ class SolveOptions:
     """Limits and knobs shared by every method.
 
     ``time_limit_s`` is a promise: ``solve`` returns within it plus
-    :data:`TIME_LIMIT_OVERHEAD_S`, with the best solution found, its bound and gap.
+    :data:`TIME_LIMIT_OVERHEAD_S` (times the slowdown where the machine gives the process less
+    than a core), with the best solution found, its bound and gap.
     ``mip_gap`` is the relative gap at which an exact back-end may stop and still call the
     result OPTIMAL (0.0 = prove exact optimality). ``hint`` is a solution of the same problem
     used as a warm start. ``params`` carries method-specific parameters (heuristic knobs).
