@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .data import JobData, ModelData
+from .data import JobData, ModelData, Option
 from .heuristics import AstraeaParams, water_fill
 from .l1_fix import need_gpus
 from .plan import Plan
@@ -26,12 +26,14 @@ from .units import UnitData
 RHO_STEPS = 20
 
 
+def _profit(option: Option, prices: Mapping[str, float], rho: float) -> float:
+    """An option's reduced profit ``e_jo − (μ_g − ρ_v) n_o``."""
+    return option.eff - (prices.get(option.gpu_type, 0.0) - rho) * option.n
+
+
 def _ranked(job: JobData, prices: Mapping[str, float], rho: float) -> list[tuple[float, int]]:
-    """(reduced profit ``e_jo − (μ_g − ρ_v) n_o``, option) of every option, best first."""
-    return sorted(
-        ((o.eff - (prices.get(o.gpu_type, 0.0) - rho) * o.n, k) for k, o in enumerate(job.options)),
-        reverse=True,
-    )
+    """(reduced profit, option) of every option, best first."""
+    return sorted(((_profit(o, prices, rho), k) for k, o in enumerate(job.options)), reverse=True)
 
 
 def _chosen_gpus(part: ModelData, unit: UnitData, prices: Mapping[str, float], rho: float) -> int:
@@ -40,10 +42,7 @@ def _chosen_gpus(part: ModelData, unit: UnitData, prices: Mapping[str, float], r
     for j in unit.jobs:
         # (the first best option, as _ranked's order has it: profit, then the higher index)
         best = max(
-            (
-                (o.eff - (prices.get(o.gpu_type, 0.0) - rho) * o.n, k, o.n)
-                for k, o in enumerate(part.jobs[j].options)
-            ),
+            ((_profit(o, prices, rho), k, o.n) for k, o in enumerate(part.jobs[j].options)),
             default=None,
         )
         if best is not None and best[0] > 0.0:

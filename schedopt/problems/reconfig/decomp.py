@@ -21,7 +21,7 @@ from schedopt.core.stopping import Deadline, DeadlineReached
 from schedopt.model.decompose import open_executor
 from schedopt.model.method import ExactBackend, exact_runner
 
-from .budgets import work_of
+from .budgets import phase_deadline, work_of
 from .data import data_of
 from .exact import INFEASIBLE, finish, prepare, refuse, warm_start
 from .instance import ReconfigInstance
@@ -254,10 +254,10 @@ def _widened(
                     known[1],
                 )
                 known = (sharper, known[1])  # (widening's targets from the search's, as before)
-            stop = deadline if det else deadline.earlier(deadline.share(1 - WIDEN_SHARE))
+            stop = phase_deadline(deadline, WIDEN_SHARE, det)
             wide = widening(stop, lower=lower, gathered=gathered)
         else:  # short of time: widening first (W7 a smaller part of it), the bound last
-            stop = deadline if det else deadline.earlier(deadline.share(1 - SHORT_WIDEN_SHARE))
+            stop = phase_deadline(deadline, SHORT_WIDEN_SHARE, det)
             wide = widening(stop, column_share=SHORT_COLUMN_SHARE)
         ran_on.update(pool.describe())
     judged = time.perf_counter()

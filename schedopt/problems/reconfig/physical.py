@@ -142,7 +142,7 @@ def widen(
         gathered is not None
         and gathered.sd is not None
         and lower is not None
-        and _branch_fits(inst, deadline if work is None else work.widen_s, gathered)
+        and _branch_fits(inst, _seconds_left(deadline, work), gathered)
     ):
         from .branch import branched  # W8: HiGHS, on first use
 
@@ -215,18 +215,21 @@ BRANCH_SHORT_GPUS = 512
 BRANCH_SHORT_ROUNDS = 3
 
 
-def _branch_fits(
-    inst: ReconfigInstance, deadline: Deadline | float | None, gathered: Gathered
-) -> bool:
-    """W8 runs with no deadline, with BRANCH_MIN_S left, or with BRANCH_SHORT_S left on up to
-    BRANCH_SHORT_GPUS GPUs after BRANCH_SHORT_ROUNDS of the bound's prices. A number in
-    place of ``deadline``: the seconds deemed left (deterministic mode, ``Work.widen_s``)."""
+def _seconds_left(deadline: Deadline | None, work: Work | None) -> float | None:
+    """The seconds widening has left for W8's rule: ``deadline``'s (None: no deadline), or in
+    deterministic mode those the limit deems it (``Work.widen_s``)."""
+    if work is not None:
+        return work.widen_s
+    return None if deadline is None else deadline.remaining()
+
+
+def _branch_fits(inst: ReconfigInstance, left: float | None, gathered: Gathered) -> bool:
+    """W8 runs with no deadline (``left`` None), with BRANCH_MIN_S left, or with
+    BRANCH_SHORT_S left on up to BRANCH_SHORT_GPUS GPUs after BRANCH_SHORT_ROUNDS of the
+    bound's prices."""
     if not gathered.prices:
         return False
-    if deadline is None:
-        return True
-    left = deadline if isinstance(deadline, float) else deadline.remaining()
-    if left >= BRANCH_MIN_S:
+    if left is None or left >= BRANCH_MIN_S:
         return True
     small = inst.cluster.num_gpus <= BRANCH_SHORT_GPUS
     rounds = len(gathered.prices) >= BRANCH_SHORT_ROUNDS
