@@ -1,9 +1,11 @@
 """RL co-scheduling suites: small (tiny and small sizes), medium (64 GPUs × 8 jobs), paper
 (issue #17's 656 GPUs × 40 jobs, RollMux's 328 H20 + 328 H800, and 4,096 GPUs × 200 jobs at
-60 s), and the tables of benchmarks/RESULTS.md: ``cosched-scaling(-60s)`` (RollMux's two
-baselines, packing and ``auto``; a row's metrics hold the cost efficiency against both
-baselines on the same jobs and the SLO attainment on held-out rollout samples) and
-``cosched-chance`` (planning at p90 against the scenario model C13)."""
+60 s), ``cosched-sizes-60s`` (``auto`` at 60 s on a quarter, half and three quarters of the
+4,096-GPU shape, and on it), and the tables of benchmarks/RESULTS.md:
+``cosched-scaling(-60s)`` (RollMux's two baselines, packing and ``auto``; a row's metrics
+hold the cost efficiency against both baselines on the same jobs and the SLO attainment on
+held-out rollout samples) and ``cosched-chance`` (planning at p90 against the scenario model
+C13)."""
 
 from __future__ import annotations
 
@@ -46,6 +48,14 @@ def _shape(
 SMALL = _shape("64gpu-8j-s0", 4, 4, 8, 8, (0,))
 TESTBED = _shape("656gpu-40j-s0", 41, 41, 40, 40, (0, 1))
 LARGE = _shape("4096gpu-200j-s0", 256, 256, 200, 200, (0, 1))
+#: Issue #17's "the largest size that fits": the 4,096-GPU shape at a quarter, half and three
+#: quarters (jobs, hosts and CPU hosts in proportion), then the row itself.
+SIZES = (
+    _shape("1024gpu-50j-s0", 64, 64, 50, 50, (0, 1)),
+    _shape("2048gpu-100j-s0", 128, 128, 100, 100, (0, 1)),
+    _shape("3072gpu-150j-s0", 192, 192, 150, 150, (0, 1)),
+    LARGE,
+)
 
 
 SUITES = (
@@ -81,6 +91,15 @@ SUITES = (
         time_limit_s=60.0,
         methods=PAPER_METHODS,
         description="issue #17's 4,096-GPU row (60 s)",
+        columns=COLUMNS,
+    ),
+    Suite(
+        "cosched-sizes-60s",
+        P,
+        SIZES,
+        time_limit_s=60.0,
+        methods=("auto",),
+        description="auto at 60 s from 1,024 to 4,096 GPUs: where the 5% target stops holding",
         columns=COLUMNS,
     ),
     Suite(
