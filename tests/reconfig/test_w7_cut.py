@@ -35,7 +35,7 @@ def test_a_target_cut_by_its_time_is_tried_around(monkeypatch) -> None:
         x BEST the MILP is cut by its time share; above, a plan of 1.009 x BEST (below the
         cut targets: 5.0981 s from 5.1118 s), and from 1.05 x BEST one of 1.03 x BEST."""
 
-        def plan(self, lam, deadline):  # type: ignore[no-untyped-def]
+        def plan(self, lam, deadline, nodes=None):  # type: ignore[no-untyped-def]
             self.cut = False
             if not self.packed:
                 return None

@@ -20,7 +20,7 @@ def _landing(monkeypatch: pytest.MonkeyPatch, lower: int) -> int:
         BEST (or with each column's own all-reduce) a plan of 1.015 x BEST; up to 1.03 x BEST,
         BEST itself; above, a plan just under the target."""
 
-        def plan(self, lam, deadline):  # type: ignore[no-untyped-def]
+        def plan(self, lam, deadline, nodes=None):  # type: ignore[no-untyped-def]
             if not self.packed or lam < BEST * 1.01:
                 return None
             if lam < BEST * 1.02 or self.own:

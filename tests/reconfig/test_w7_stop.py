@@ -29,7 +29,7 @@ def _columned(
         first "free" target after it (the cycle then comes back to a second start that is
         not the same pass again)."""
 
-        def plan(self, lam, deadline):  # type: ignore[no-untyped-def]
+        def plan(self, lam, deadline, nodes=None):  # type: ignore[no-untyped-def]
             if not self.packed:
                 return None
             tried.append((lam, self.own))
@@ -94,7 +94,7 @@ def test_w7_tries_no_target_it_has_no_time_for(monkeypatch, hard: bool) -> None:
     class Slow(StandInColumns):
         """Each target takes ``took_s`` whatever the time left; BEST from BEST on."""
 
-        def plan(self, lam, deadline):  # type: ignore[no-untyped-def]
+        def plan(self, lam, deadline, nodes=None):  # type: ignore[no-untyped-def]
             left.append(deadline.remaining())
             time.sleep(took_s)
             return [_Plan(BEST)] if lam >= BEST else None

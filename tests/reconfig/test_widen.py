@@ -212,7 +212,7 @@ def test_the_packings_bisect_again_while_columns_grow(monkeypatch) -> None:
         def packings_of(self, chains):  # type: ignore[no-untyped-def]
             return None
 
-        def plan(self, lam, deadline):  # type: ignore[no-untyped-def]
+        def plan(self, lam, deadline, nodes=None):  # type: ignore[no-untyped-def]
             tried.append((self.k, self.packed, lam))
             if len(self.seqs) < 12:
                 self.seqs.add((len(self.seqs),))  # a new column each time, up to 12

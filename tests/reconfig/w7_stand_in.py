@@ -23,7 +23,7 @@ class StandInPlan:
 
 
 class StandInColumns:
-    """``columns.Columns`` with no packings or sequences of its own; ``plan(lam, deadline)``
+    """``columns.Columns`` with no packings or sequences of its own; ``plan(lam, deadline, nodes)``
     is the test's."""
 
     def __init__(self, sd, part, groups, seqs=None) -> None:  # type: ignore[no-untyped-def]

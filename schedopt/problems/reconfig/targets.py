@@ -128,10 +128,8 @@ def columned(
                 cols.level = None if name == "free" else level
                 cols.own = name == "own"
                 began = time.perf_counter()
-                if work is None:
-                    chains = cols.plan(lam, deadline)
-                else:  # (deterministic mode: its MILP on a node budget)
-                    chains = cols.plan(lam, deadline, work.nodes)
+                # (deterministic mode: its MILP on a node budget)
+                chains = cols.plan(lam, deadline, None if work is None else work.nodes)
                 last_s = time.perf_counter() - began
                 tried += 1
                 plan = _plan(inst, chains) if chains else None
