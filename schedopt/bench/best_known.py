@@ -7,6 +7,12 @@ row's (a generator changed) is replaced, not merged, since it describes another 
 the first level of a lexicographic objective is compared (the level the suites are ranked by);
 a bound is kept only from a row that reports one (a proof), on its own side: for a maximised
 level the smallest upper bound, for a minimised one the largest lower bound.
+
+One instance may be a recipe of several suites (cosched's 4,096-GPU row is in
+``cosched-paper-60s``, ``cosched-scaling-60s`` and ``cosched-sizes-60s``): entries with the same
+checksum share the best value and the best bound any of them holds, the key it came from in
+``value_from`` / ``bound_from`` (a value and a bound of one instance are comparable whichever
+run found them).
 """
 
 from __future__ import annotations
@@ -49,20 +55,67 @@ def update(
                 commit=r.get("versions", {}).get("commit", "unknown"),
                 when=str(r.get("when", ""))[:10],
             )
+            entry.pop("value_from", None)  # its own row's now
         bound = r.get("bound")
         if bound is not None and (
-            "bound" not in entry
-            or _better("min" if sense == "max" else "max", bound, entry["bound"])
+            "bound" not in entry or _better(_other(sense), bound, entry["bound"])
         ):
             entry.update(bound=float(bound), bound_method=r.get("method_used") or r["method"])
-        closed = "bound" in entry and abs(entry["bound"] - entry["value"]) <= 1e-6 * max(
-            1.0, abs(entry["value"])
-        )
-        entry["status"] = "closed" if closed else "open"
+            entry.pop("bound_from", None)
+        entry["status"] = "closed" if _closed(entry) else "open"
         if (entry != before or key not in out) and key not in changed:
             changed.append(key)
         out[key] = entry
+    _share(out, changed)
     return dict(sorted(out.items())), changed
+
+
+#: The fields that travel with an entry's value, and with its bound.
+VALUE_FIELDS = ("value", "method", "time_limit_s", "wall_s", "commit", "when")
+BOUND_FIELDS = ("bound", "bound_method")
+
+
+def _share(table: dict[str, Any], changed: list[str]) -> None:
+    """Each entry takes the best value and bound of the entries with its checksum (the same
+    instance under another suite's name); ``changed`` gains the keys that took one."""
+    by_instance: dict[str, list[str]] = {}
+    for key, entry in table.items():
+        if entry.get("checksum"):
+            by_instance.setdefault(entry["checksum"], []).append(key)
+    for keys in by_instance.values():
+        if len(keys) < 2:
+            continue
+        sense = table[keys[0]]["sense"]
+        valued = [k for k in keys if "value" in table[k]]
+        bounded = [k for k in keys if "bound" in table[k]]
+        for key in keys:
+            entry, before = table[key], dict(table[key])
+            for source in valued:
+                src = table[source]
+                if "value" not in entry or _better(sense, src["value"], entry["value"]):
+                    entry.update({f: src[f] for f in VALUE_FIELDS if f in src})
+                    entry["value_from"] = src.get("value_from", source)
+            for source in bounded:
+                src = table[source]
+                if "bound" not in entry or _better(_other(sense), src["bound"], entry["bound"]):
+                    entry.update({f: src[f] for f in BOUND_FIELDS if f in src})
+                    entry["bound_from"] = src.get("bound_from", source)
+            entry["status"] = "closed" if _closed(entry) else "open"
+            if entry != before and key not in changed:
+                changed.append(key)
+
+
+def _other(sense: str) -> str:
+    """The sense a bound improves in: up for a minimised level, down for a maximised one."""
+    return "min" if sense == "max" else "max"
+
+
+def _closed(entry: Mapping[str, Any]) -> bool:
+    return (
+        "bound" in entry
+        and "value" in entry
+        and abs(entry["bound"] - entry["value"]) <= (1e-6 * max(1.0, abs(entry["value"])))
+    )
 
 
 def load(path: Path) -> dict[str, Any]:

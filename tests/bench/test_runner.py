@@ -222,6 +222,39 @@ def test_best_known_keeps_the_best_value_and_tightest_bound():
     assert table["s/r"]["value"] == 1.0  # another instance: replaced, not merged
 
 
+def test_best_known_shares_value_and_bound_between_suites_of_one_instance():
+    def row(suite, value, bound, checksum="c1"):
+        return {
+            "suite": suite,
+            "recipe": "r",
+            "problem": "cosched",
+            "method": "auto",
+            "status": "feasible",
+            "objectives": [value],
+            "senses": ["min"],
+            "bound": bound,
+            "checksum": checksum,
+            "time_limit_s": 60,
+            "wall_s": 58.0,
+            "when": "2026-12-06T17",
+            "versions": {"commit": "abc"},
+        }
+
+    table, _ = best_known.update({}, [row("a", 3759.0, 3417.0), row("other", 1.0, 0.5, "c2")])
+    table, changed = best_known.update(table, [row("b", 3738.0, 3300.0)])
+    # a's bound is the better one (a lower bound: the larger), b's value (minimised: smaller)
+    for key in ("a/r", "b/r"):
+        assert (table[key]["value"], table[key]["bound"]) == (3738.0, 3417.0)
+    assert table["a/r"]["value_from"] == "b/r" and "bound_from" not in table["a/r"]
+    assert table["b/r"]["bound_from"] == "a/r" and "value_from" not in table["b/r"]
+    assert sorted(changed) == ["a/r", "b/r"]
+    assert table["other/r"]["value"] == 1.0  # another instance: untouched
+    # a row of a's own that beats the shared value takes it back, and the origin goes
+    table, _ = best_known.update(table, [row("a", 3700.0, None)])
+    assert table["a/r"]["value"] == table["b/r"]["value"] == 3700.0
+    assert "value_from" not in table["a/r"] and table["b/r"]["value_from"] == "a/r"
+
+
 def test_suites_name_known_methods_and_unique_recipes():
     suites = all_suites()
     for problem in ("admission", "fairshare", "timeshare", "moe_placement", "cosched", "reconfig"):
