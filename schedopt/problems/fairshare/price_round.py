@@ -62,6 +62,12 @@ def unit_rho(part: ModelData, prices: Mapping[str, float], need: float, unit: Un
     return hi
 
 
+def _take(state: Plan, job: JobData, k: int) -> bool:
+    """``job`` on option ``k``: kept where it ran, if ``k`` is its previous option and it can
+    be; else placed afresh."""
+    return (k == job.prev_option and job.keepable and state.keep(job)) or state.place(job, k)
+
+
 def priced_round(part: ModelData, prices: Mapping[str, float], t_hat: float) -> Plan:
     """The part's plan: running jobs whose previous option is their best by reduced profit kept
     first; then every counted unit, worst share first, up to ``m_v(t̂)`` GPUs, its jobs by best
@@ -84,16 +90,13 @@ def priced_round(part: ModelData, prices: Mapping[str, float], t_hat: float) -> 
 
     def give_any(state: Plan, job: JobData) -> bool:
         options = [k for _, k in ranked[job.index]]
-        if options and options[0] == job.prev_option and job.keepable and state.keep(job):
-            return True
-        return any(state.place(job, k) for k in options)
+        if not options:
+            return False
+        return _take(state, job, options[0]) or any(state.place(job, k) for k in options[1:])
 
     def give_best(state: Plan, job: JobData) -> bool:
         best = ranked[job.index]
-        if not best or best[0][0] <= 0.0:
-            return False
-        k = best[0][1]
-        return (k == job.prev_option and job.keepable and state.keep(job)) or state.place(job, k)
+        return bool(best) and best[0][0] > 0.0 and _take(state, job, best[0][1])
 
     def free(unit: UnitData) -> bool:
         # (every type's GPUs used: the jobs left would each fail to fit, 0.3 CPU s at 16,384
